@@ -1,0 +1,410 @@
+/**
+ * The one HTTP primitive of the client: JSON in and out over an undici `Pool` per endpoint origin, bearer
+ * authentication, zod parsing of responses, an overall deadline, retries with backoff, and recognition of writes
+ * whose outcome is unknown.
+ *
+ * This module is loaded by `require` in the process that runs it (the program, or the dynamic-provider host); it is
+ * never serialized. Pools are created lazily, inside functions, so nothing is built at load time.
+ *
+ * Retry rules (see `execute`):
+ * - Transient failures: a network error (refused, reset, cut mid-response), 429 whose code is not `QuotaExceeded`,
+ *   and 502/503/504. Nothing else is retried (a 500 is a bug; 4xx are answers).
+ * - 429 means the request was turned away unprocessed: every method is retried.
+ * - A network error or 502/503/504 leaves a write's outcome unknown ("ambiguous"):
+ *   GET, PUT, DELETE and PATCH bodies without `$append/` are retried as they are (they are idempotent);
+ *   POST creating a named object (path = collection, body has `name`) is recognised: GET `<collection>/<name>`,
+ *   an object containing every field sent is the result, 404 sends the POST again, and a retried POST answered 409
+ *   is checked the same way; PATCH with `$append/` is recognised: GET the object, drop the appended items already
+ *   present (by the array's key rule), succeed with the object if the rest changes nothing, else send the rest;
+ *   other POSTs are retried only when declared idempotent (queries, join scripts), otherwise the error is raised.
+ * - A DELETE answered 404 after an ambiguous attempt counts as done.
+ * - Delays: full jitter, `random(0, min(maxDelayMs, minDelayMs·2^n))`, or exactly `Retry-After` when the server
+ *   sends it. No delay or attempt goes past the deadline: when the next one would, the last error is raised.
+ * - `timeoutMs` bounds the whole call (every attempt, every delay, every recognition GET); when it runs out the call
+ *   fails with code `Timeout`.
+ */
+import { Pool } from "undici";
+import type { z } from "zod";
+import { apiError } from "../../api/errors.js";
+import { parseLink } from "../../api/links.js";
+import { CplnApiError, invalidResponseError, networkError, timeoutError } from "./errors.js";
+import { deepContains, hasAppendDirective, reduceAppendPatch } from "./recognise.js";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface RetryOptions {
+  /** Attempts after the first one. Default 4. */
+  retries?: number;
+  /** Base of the exponential backoff. Default 250 ms. */
+  minDelayMs?: number;
+  /** Cap of one backoff delay (not of `Retry-After`). Default 8000 ms. */
+  maxDelayMs?: number;
+}
+
+export const defaultRetry: Required<RetryOptions> = { retries: 4, minDelayMs: 250, maxDelayMs: 8000 };
+/** Default limit for one call, attempts and delays included. */
+export const defaultTimeoutMs = 60_000;
+
+export interface Connection {
+  /** `https://api.cpln.io`, or `http://127.0.0.1:8080`; a path prefix (`https://host/api`) is kept. */
+  endpoint: string;
+  token: string;
+}
+
+export interface RequestOptions<T> {
+  method: HttpMethod;
+  /** API path (`/org/acme/policy/p`), appended to the endpoint's path prefix. */
+  path: string;
+  body?: unknown;
+  /** Parses a 2xx body; a mismatch is an `InvalidResponse` error. Without it the body is returned as parsed JSON. */
+  schema?: z.ZodType<T>;
+  timeoutMs?: number;
+  retry?: RetryOptions;
+  /** A POST with no side effect beyond its answer (a query): retried like a GET. */
+  idempotent?: boolean;
+}
+
+export interface HttpResponse<T> {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: T;
+  /** Sends of the request itself (recognition GETs not counted). */
+  attempts: number;
+  /**
+   * Set when the result was established by reading the object back after an ambiguous failure (the body is then
+   * the object as read), or, for a DELETE, when a retry found it gone.
+   */
+  recognised: boolean;
+}
+
+// ---- pools ----
+
+let pools: Map<string, Pool> | undefined;
+
+function poolFor(origin: string): Pool {
+  pools ??= new Map();
+  let pool = pools.get(origin);
+  if (pool === undefined || pool.closed || pool.destroyed) {
+    pool = new Pool(origin, { keepAliveTimeout: 10_000, connections: 32 });
+    pools.set(origin, pool);
+  }
+  return pool;
+}
+
+/** Closes the pool of `endpoint`'s origin (in-flight requests finish first); a later request opens a new one. */
+export async function closePool(endpoint: string): Promise<void> {
+  const origin = new URL(endpoint).origin;
+  const pool = pools?.get(origin);
+  if (pool === undefined) return;
+  pools?.delete(origin);
+  await pool.close();
+}
+
+// ---- one attempt ----
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+function splitEndpoint(endpoint: string): { origin: string; prefix: string } {
+  const url = new URL(endpoint);
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, "") };
+}
+
+function authorization(token: string): string {
+  return /^bearer /i.test(token) ? token : `Bearer ${token}`;
+}
+
+async function sendOnce(
+  connection: Connection,
+  method: HttpMethod,
+  path: string,
+  body: unknown,
+  deadline: number,
+  timeoutMs: number,
+): Promise<RawResponse> {
+  const remaining = deadline - Date.now();
+  if (remaining <= 0) throw timeoutError(method, path, timeoutMs);
+  const { origin, prefix } = splitEndpoint(connection.endpoint);
+  const headers: Record<string, string> = {
+    accept: "application/json",
+    authorization: authorization(connection.token),
+    "user-agent": "cpln-pulumi",
+  };
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, remaining);
+  try {
+    const response = await poolFor(origin).request({
+      method,
+      path: prefix + path,
+      headers,
+      body: body === undefined ? null : JSON.stringify(body),
+      signal: controller.signal,
+      headersTimeout: remaining,
+      bodyTimeout: remaining,
+    });
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: response.headers, text };
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (timedOut || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+      throw timeoutError(method, path, timeoutMs);
+    }
+    throw networkError(method, path, error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+// ---- responses ----
+
+function header(raw: RawResponse, name: string): string | undefined {
+  const value = raw.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  if (text.trim() === "") return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+const statusCodes: Readonly<Record<number, string>> = {
+  400: "BadRequest",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "NotFound",
+  409: "Conflict",
+  413: "PayloadTooLarge",
+  415: "UnsupportedMediaType",
+  429: "TooManyRequests",
+  500: "InternalError",
+  502: "BadGateway",
+  503: "ServiceUnavailable",
+  504: "GatewayTimeout",
+};
+
+/** The error a non-2xx answer stands for; a body that is not the error shape (a proxy's page) still gives one. */
+function errorFromResponse(method: HttpMethod, path: string, raw: RawResponse): CplnApiError {
+  const parsed = parseJson(raw.text);
+  const shaped = parsed.ok ? apiError().safeParse(parsed.value) : undefined;
+  const requestId = header(raw, "x-request-id");
+  if (shaped?.success === true) {
+    return new CplnApiError({
+      status: raw.status,
+      code: shaped.data.code,
+      apiMessage: shaped.data.message,
+      details: shaped.data.details,
+      requestId: shaped.data.id || requestId,
+      method,
+      path,
+      retryable: isTransientStatus(raw.status, shaped.data.code),
+    });
+  }
+  const snippet = raw.text.replace(/\s+/g, " ").trim().slice(0, 200);
+  const code = statusCodes[raw.status] ?? `Http${raw.status}`;
+  return new CplnApiError({
+    status: raw.status,
+    code,
+    apiMessage: snippet === "" ? `HTTP ${raw.status} with no error body` : snippet,
+    method,
+    path,
+    requestId,
+    retryable: isTransientStatus(raw.status, code),
+  });
+}
+
+function isTransientStatus(status: number, code: string): boolean {
+  return (status === 429 && code !== "QuotaExceeded") || status === 502 || status === 503 || status === 504;
+}
+
+function successBody<T>(method: HttpMethod, path: string, raw: RawResponse, schema: z.ZodType<T> | undefined): T {
+  const parsed = parseJson(raw.text);
+  if (!parsed.ok) {
+    throw invalidResponseError(method, path, raw.status, "the body is not JSON", header(raw, "x-request-id"));
+  }
+  if (schema === undefined) return parsed.value as T;
+  const result = schema.safeParse(parsed.value);
+  if (result.success) return result.data;
+  const problems = result.error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.map(String).join(".") || "(body)"}: ${issue.message}`)
+    .join("; ");
+  throw invalidResponseError(method, path, raw.status, problems, header(raw, "x-request-id"));
+}
+
+// ---- delays ----
+
+function retryAfterMs(raw: RawResponse | undefined): number | undefined {
+  const value = raw === undefined ? undefined : header(raw, "retry-after");
+  if (value === undefined || value.trim() === "") return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function backoffMs(retry: Required<RetryOptions>, retryIndex: number, raw: RawResponse | undefined): number {
+  const told = retryAfterMs(raw);
+  if (told !== undefined) return told;
+  const ceiling = Math.min(retry.maxDelayMs, retry.minDelayMs * 2 ** retryIndex);
+  return Math.random() * ceiling;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// ---- the request loop ----
+
+type Outcome = { raw: RawResponse } | { error: CplnApiError; raw?: RawResponse };
+
+async function attempt(
+  connection: Connection,
+  method: HttpMethod,
+  path: string,
+  body: unknown,
+  deadline: number,
+  timeoutMs: number,
+): Promise<Outcome> {
+  try {
+    const raw = await sendOnce(connection, method, path, body, deadline, timeoutMs);
+    if (raw.status >= 200 && raw.status < 300) return { raw };
+    return { error: errorFromResponse(method, path, raw), raw };
+  } catch (error) {
+    if (error instanceof CplnApiError) return { error };
+    throw error;
+  }
+}
+
+/** 429 (not quota): the service turned the request away unprocessed. */
+function isRefused(outcome: { error: CplnApiError }): boolean {
+  return outcome.error.status === 429 && outcome.error.code !== "QuotaExceeded";
+}
+
+/** Network error or 502/503/504: the request may or may not have been applied. Timeouts end the call instead. */
+function isAmbiguous(outcome: { error: CplnApiError }): boolean {
+  const { status, code } = outcome.error;
+  return (status === 0 && code === "NetworkError") || status === 502 || status === 503 || status === 504;
+}
+
+function createTarget(method: HttpMethod, path: string, body: unknown): { org: string; path: string } | undefined {
+  if (method !== "POST") return undefined;
+  const parsed = parseLink(path);
+  const name = (body as { name?: unknown } | null | undefined)?.name;
+  if (parsed === undefined || parsed.name !== undefined || typeof name !== "string" || name === "") return undefined;
+  return { org: parsed.org, path: `${path}/${encodeURIComponent(name)}` };
+}
+
+export function request<T = unknown>(connection: Connection, options: RequestOptions<T>): Promise<HttpResponse<T>> {
+  const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
+  return execute(connection, options, Date.now() + timeoutMs, timeoutMs);
+}
+
+async function execute<T>(
+  connection: Connection,
+  options: RequestOptions<T>,
+  deadline: number,
+  timeoutMs: number,
+): Promise<HttpResponse<T>> {
+  const { method, path, schema } = options;
+  const retry = { ...defaultRetry, ...options.retry };
+  const create = createTarget(method, path, options.body);
+  let body = options.body;
+  let sends = 0;
+  let ambiguousSeen = false;
+
+  const done = (raw: RawResponse, recognised = false): HttpResponse<T> => ({
+    status: raw.status,
+    headers: raw.headers,
+    body: successBody(method, path, raw, schema),
+    attempts: sends,
+    recognised,
+  });
+  const readBack = (target: string): Promise<HttpResponse<unknown>> =>
+    execute(connection, { method: "GET", path: target, retry: options.retry }, deadline, timeoutMs);
+  const recognisedAs = (record: unknown, status: number): HttpResponse<T> => {
+    const parsed = schema === undefined ? { success: true as const, data: record as T } : schema.safeParse(record);
+    if (!parsed.success) throw invalidResponseError("GET", path, status, parsed.error.message);
+    return { status, headers: {}, body: parsed.data, attempts: sends, recognised: true };
+  };
+  /** Waits before the next send; false when the deadline does not leave room for it. */
+  const pause = async (raw: RawResponse | undefined): Promise<boolean> => {
+    if (sends > retry.retries) return false;
+    const delay = backoffMs(retry, sends - 1, raw);
+    if (Date.now() + delay >= deadline) return false;
+    await sleep(delay);
+    return true;
+  };
+
+  for (;;) {
+    sends += 1;
+    const outcome = await attempt(connection, method, path, body, deadline, timeoutMs);
+    if ("raw" in outcome && !("error" in outcome)) return done(outcome.raw);
+    const failure = outcome as { error: CplnApiError; raw?: RawResponse };
+
+    if (method === "DELETE" && ambiguousSeen && failure.error.status === 404) {
+      return {
+        status: 404,
+        headers: failure.raw?.headers ?? {},
+        body: undefined as T,
+        attempts: sends,
+        recognised: true,
+      };
+    }
+
+    // A retried create answered 409: ours if the object holds what we sent.
+    if (create !== undefined && ambiguousSeen && failure.error.status === 409) {
+      const existing = await readBack(create.path).catch(() => undefined);
+      if (existing !== undefined && deepContains(body, existing.body, create.org)) {
+        return recognisedAs(existing.body, existing.status);
+      }
+      throw failure.error;
+    }
+
+    if (isRefused(failure)) {
+      if (!(await pause(failure.raw))) throw failure.error;
+      continue;
+    }
+    if (!isAmbiguous(failure)) throw failure.error;
+
+    ambiguousSeen = true;
+    if (method === "POST" && !options.idempotent) {
+      if (create === undefined) throw failure.error;
+      if (!(await pause(failure.raw))) throw failure.error;
+      let existing: HttpResponse<unknown> | undefined;
+      try {
+        existing = await readBack(create.path);
+      } catch (readError) {
+        if (!(readError instanceof CplnApiError) || readError.status !== 404) throw failure.error;
+      }
+      if (existing !== undefined && deepContains(body, existing.body, create.org)) {
+        return recognisedAs(existing.body, existing.status);
+      }
+      // Absent: it was not created, send it again. Present but different: the next POST's answer (409) tells.
+      continue;
+    }
+
+    if (method === "PATCH" && hasAppendDirective(body)) {
+      if (!(await pause(failure.raw))) throw failure.error;
+      const parsed = parseLink(path);
+      const current = await readBack(path);
+      const reduced = parsed === undefined ? undefined : reduceAppendPatch(parsed.kind, body, current.body);
+      if (reduced === undefined) throw failure.error;
+      if (reduced.changesNothing) return recognisedAs(current.body, current.status);
+      body = reduced.patch;
+      continue;
+    }
+
+    if (!(await pause(failure.raw))) throw failure.error;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Where the org, endpoint and token come from, resolved at call time (nothing is read when the module loads, so a
+ * serialized provider never captures a value):
+ *
+ *   resource input `org` → stack config `cpln:org|endpoint|token` → env `CPLN_ORG|CPLN_ENDPOINT|CPLN_TOKEN`
+ *   → endpoint default `https://api.cpln.io`.
+ *
+ * Stack config reaches the dynamic provider through its `configure` hook, and the program process through
+ * `new pulumi.Config("cpln")`; both are passed here as `stackConfig`.
+ */
+
+export const defaultEndpoint = "https://api.cpln.io";
+
+/** Read access to stack config by fully qualified key (`cpln:org`). Secrets arrive unwrapped. */
+export interface StackConfig {
+  get(key: string): string | undefined;
+}
+
+export interface ResolveConfigOptions {
+  /** The resource's or function's own `org` input. */
+  inputOrg?: string;
+  stackConfig?: StackConfig;
+  /** Defaults to `process.env`, read at call time. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
+
+export interface ResolvedConfig {
+  org: string;
+  endpoint: string;
+  token: string;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+function present(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+/** The endpoint, token and org (without requiring the org: some calls, like `about`, need none). */
+export function resolveConnection(options: ResolveConfigOptions = {}): {
+  org: string | undefined;
+  endpoint: string;
+  token: string;
+} {
+  const env = options.env ?? process.env;
+  const stack = (key: string): string | undefined => present(options.stackConfig?.get(`cpln:${key}`));
+  const org = present(options.inputOrg) ?? stack("org") ?? present(env.CPLN_ORG);
+  const endpoint = stack("endpoint") ?? present(env.CPLN_ENDPOINT) ?? defaultEndpoint;
+  const token = stack("token") ?? present(env.CPLN_TOKEN);
+  if (token === undefined) {
+    throw new ConfigError(
+      "No Control Plane token: set the stack config `cpln:token` (pulumi config set --secret cpln:token <token>) " +
+        "or the environment variable CPLN_TOKEN",
+    );
+  }
+  try {
+    const url = new URL(endpoint);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
+  } catch {
+    throw new ConfigError(
+      `The Control Plane endpoint "${endpoint}" (from \`cpln:endpoint\` or CPLN_ENDPOINT) is not an http(s) URL`,
+    );
+  }
+  return { org, endpoint, token };
+}
+
+export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfig {
+  const { org, endpoint, token } = resolveConnection(options);
+  if (org === undefined) {
+    throw new ConfigError(
+      "No Control Plane org: pass `org`, set the stack config `cpln:org` (pulumi config set cpln:org <org>) " +
+        "or the environment variable CPLN_ORG",
+    );
+  }
+  return { org, endpoint, token };
+}

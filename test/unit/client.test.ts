@@ -1,0 +1,511 @@
+import util from "node:util";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { applyPatch, patchRules, type JsonObject } from "../../api/patch/index.js";
+import { CplnApiError } from "../../provider/client/errors.js";
+import { closePool, request, type Connection } from "../../provider/client/http.js";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Part 1: the retry, timeout and recognition rules, against a small server whose answers each test scripts.
+// ---------------------------------------------------------------------------------------------------------------
+
+interface Seen {
+  method: string;
+  url: string;
+  body: unknown;
+  authorization: string | undefined;
+}
+
+type Action =
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  | "cut" // destroy the connection without answering
+  | "hang"; // never answer
+
+type Script = (seen: Seen, index: number) => Action | Promise<Action>;
+
+const token = "sk-test-DO-NOT-LEAK-7f3a9c";
+const fastRetry = { retries: 3, minDelayMs: 1, maxDelayMs: 5 };
+
+let app: FastifyInstance;
+let connection: Connection;
+let seen: Seen[] = [];
+let script: Script = () => ({ status: 500 });
+
+function errorBody(status: number, code: string, message: string) {
+  return { status, code, message, id: `req-${status}` };
+}
+
+function record(name: string, extra: Record<string, unknown> = {}) {
+  return {
+    kind: "policy",
+    id: "5f0c7b0e-93f4-4d51-9a8c-2f1f8a3c9d11",
+    name,
+    version: 1,
+    created: "2026-01-01T00:00:00.000Z",
+    lastModified: "2026-01-01T00:00:00.000Z",
+    links: [{ rel: "self", href: `/org/acme/policy/${name}` }],
+    ...extra,
+  };
+}
+
+async function answer(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const entry: Seen = {
+    method: req.method,
+    url: req.url,
+    body: req.body,
+    authorization: req.headers.authorization,
+  };
+  seen.push(entry);
+  const action = await script(entry, seen.length - 1);
+  if (action === "cut") {
+    reply.hijack();
+    req.raw.socket.destroy();
+    return;
+  }
+  if (action === "hang") {
+    reply.hijack();
+    return;
+  }
+  void reply
+    .code(action.status)
+    .headers(action.headers ?? {})
+    .send(action.body);
+}
+
+async function expectError(promise: Promise<unknown>): Promise<CplnApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(CplnApiError);
+    return error as CplnApiError;
+  }
+  throw new Error("expected the call to fail");
+}
+
+beforeAll(async () => {
+  app = Fastify({ forceCloseConnections: true });
+  app.route({ method: ["GET", "POST", "PUT", "PATCH", "DELETE"], url: "/*", handler: answer });
+  const url = await app.listen({ host: "127.0.0.1", port: 0 });
+  connection = { endpoint: url, token };
+});
+
+afterAll(async () => {
+  await closePool(connection.endpoint);
+  await app.close();
+});
+
+afterEach(() => {
+  seen = [];
+  script = () => ({ status: 500 });
+});
+
+describe("request: retries", () => {
+  it("retries a GET on 503 and 502 and returns the first success; the server sees exactly 3 requests", async () => {
+    script = (_, i) => (i === 0 ? { status: 503 } : i === 1 ? { status: 502 } : { status: 200, body: { ok: 1 } });
+    const response = await request(connection, { method: "GET", path: "/org/acme/policy/p", retry: fastRetry });
+    expect(response.body).toEqual({ ok: 1 });
+    expect(response.attempts).toBe(3);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      "GET /org/acme/policy/p",
+      "GET /org/acme/policy/p",
+      "GET /org/acme/policy/p",
+    ]);
+    expect(seen.every((s) => s.authorization === `Bearer ${token}`)).toBe(true);
+  });
+
+  it("gives up after `retries` retries: 1 + 2 requests, then the last 504 as a retryable CplnApiError", async () => {
+    script = () => ({ status: 504, body: errorBody(504, "GatewayTimeout", "upstream slow") });
+    const error = await expectError(
+      request(connection, { method: "GET", path: "/org/acme/quota", retry: { ...fastRetry, retries: 2 } }),
+    );
+    expect(seen).toHaveLength(3);
+    expect(error.status).toBe(504);
+    expect(error.retryable).toBe(true);
+    expect(error.message).toBe("GET /org/acme/quota failed (504 GatewayTimeout): upstream slow");
+  });
+
+  it("honours Retry-After (1 s) on a 429 even when the backoff settings are a few milliseconds", async () => {
+    script = (_, i) =>
+      i === 0
+        ? { status: 429, headers: { "retry-after": "1" }, body: errorBody(429, "TooManyRequests", "slow down") }
+        : { status: 200, body: { ok: true } };
+    const started = Date.now();
+    const response = await request(connection, { method: "GET", path: "/org/acme/group", retry: fastRetry });
+    const elapsed = Date.now() - started;
+    expect(response.body).toEqual({ ok: true });
+    expect(seen).toHaveLength(2);
+    expect(elapsed).toBeGreaterThanOrEqual(990);
+    expect(elapsed).toBeLessThan(3000);
+  });
+
+  it("does not retry a 429 QuotaExceeded: one request, the error names the quota", async () => {
+    script = () => ({ status: 429, body: errorBody(429, "QuotaExceeded", "quota 'gvcs' (max 20) exceeded") });
+    const error = await expectError(
+      request(connection, { method: "POST", path: "/org/acme/policy", body: { name: "p" }, retry: fastRetry }),
+    );
+    expect(seen).toHaveLength(1);
+    expect(error.status).toBe(429);
+    expect(error.code).toBe("QuotaExceeded");
+    expect(error.retryable).toBe(false);
+    expect(error.requestId).toBe("req-429");
+  });
+
+  it("retries a POST answered 429 (not quota): the request was refused unprocessed", async () => {
+    script = (_, i) =>
+      i === 0 ? { status: 429, body: errorBody(429, "TooManyRequests", "busy") } : { status: 201, body: record("p") };
+    const response = await request(connection, {
+      method: "POST",
+      path: "/org/acme/policy",
+      body: { name: "p" },
+      retry: fastRetry,
+    });
+    expect(response.status).toBe(201);
+    expect(seen.map((s) => s.method)).toEqual(["POST", "POST"]);
+  });
+
+  it("does not retry 500 or 400", async () => {
+    for (const status of [500, 400]) {
+      seen = [];
+      script = () => ({ status, body: errorBody(status, status === 400 ? "BadRequest" : "Internal", "no") });
+      const error = await expectError(request(connection, { method: "GET", path: "/x", retry: fastRetry }));
+      expect(error.status).toBe(status);
+      expect(seen).toHaveLength(1);
+    }
+  });
+
+  it("retries a GET after a cut connection", async () => {
+    script = (_, i) => (i === 0 ? "cut" : { status: 200, body: [1] });
+    const response = await request(connection, { method: "GET", path: "/org/acme/group", retry: fastRetry });
+    expect(response.body).toEqual([1]);
+    expect(seen).toHaveLength(2);
+  });
+
+  it("retries a PATCH without $append/ as it is after a cut connection (same body twice)", async () => {
+    const patch = { description: "new", "$drop/targetLinks": ["/org/acme/group/a"] };
+    script = (_, i) => (i === 0 ? "cut" : { status: 200, body: record("p", { description: "new" }) });
+    await request(connection, { method: "PATCH", path: "/org/acme/policy/p", body: patch, retry: fastRetry });
+    expect(seen.map((s) => [s.method, s.body])).toEqual([
+      ["PATCH", patch],
+      ["PATCH", patch],
+    ]);
+  });
+
+  it("reports a refused connection as a NetworkError with status 0, after retrying", async () => {
+    const closed = Fastify();
+    const url = await closed.listen({ host: "127.0.0.1", port: 0 });
+    await closed.close();
+    const error = await expectError(
+      request({ endpoint: url, token }, { method: "GET", path: "/about", retry: { ...fastRetry, retries: 1 } }),
+    );
+    expect(error.status).toBe(0);
+    expect(error.code).toBe("NetworkError");
+    expect(error.message).toMatch(/^GET \/about failed \(NetworkError\): .*ECONNREFUSED/);
+    await closePool(url);
+  });
+});
+
+describe("request: responses", () => {
+  it("parses the body with the schema; a mismatch is an InvalidResponse error naming the field", async () => {
+    script = () => ({ status: 200, body: { name: 42 } });
+    const error = await expectError(
+      request(connection, { method: "GET", path: "/org/acme/group/g", schema: z.object({ name: z.string() }) }),
+    );
+    expect(error.code).toBe("InvalidResponse");
+    expect(error.status).toBe(200);
+    expect(error.message).toMatch(/^GET \/org\/acme\/group\/g failed \(200 InvalidResponse\): .*name: /);
+  });
+
+  it("turns a non-JSON error page into an error with the status and a snippet", async () => {
+    script = () => ({ status: 404, headers: { "content-type": "text/html" }, body: "<h1>nope</h1>" });
+    const error = await expectError(request(connection, { method: "GET", path: "/x" }));
+    expect(error.status).toBe(404);
+    expect(error.code).toBe("NotFound");
+    expect(error.message).toBe("GET /x failed (404 NotFound): <h1>nope</h1>");
+  });
+
+  it("fails a call to a server that stops answering within the time limit, with a Timeout error", async () => {
+    script = () => "hang";
+    const started = Date.now();
+    const error = await expectError(
+      request(connection, { method: "GET", path: "/org/acme/quota", timeoutMs: 400, retry: fastRetry }),
+    );
+    const elapsed = Date.now() - started;
+    expect(error.code).toBe("Timeout");
+    expect(error.status).toBe(0);
+    expect(error.message).toBe(
+      "GET /org/acme/quota failed (Timeout): no complete response within the time limit of 400 ms",
+    );
+    expect(elapsed).toBeGreaterThanOrEqual(390);
+    expect(elapsed).toBeLessThan(1500);
+    expect(seen).toHaveLength(1);
+  });
+
+  it("keeps the deadline across retries: 503s with Retry-After 5 s end at the deadline, not after", async () => {
+    script = () => ({ status: 503, headers: { "retry-after": "5" } });
+    const started = Date.now();
+    const error = await expectError(
+      request(connection, { method: "GET", path: "/x", timeoutMs: 500, retry: fastRetry }),
+    );
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(error.status).toBe(503);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe("request: recognising writes with an unknown outcome", () => {
+  /** A one-collection store the scripts below use: POST creates, GET reads, PATCH applies directives. */
+  let objects: Map<string, JsonObject>;
+  const created = (name: string, body: JsonObject) => {
+    const stored = { ...record(name), ...body, tags: { ...(body.tags as JsonObject), "cpln/managed": "yes" } };
+    objects.set(name, stored);
+    return stored;
+  };
+  const getAnswer = (name: string): Action => {
+    const found = objects.get(name);
+    return found ? { status: 200, body: found } : { status: 404, body: errorBody(404, "NotFound", "not found") };
+  };
+  const nameOf = (url: string) => url.split("/")[4] ?? "";
+
+  it("POST cut after the server created the object: one GET recognises it, no second POST", async () => {
+    objects = new Map();
+    const body = { name: "p", description: "d", tags: { team: "a" }, targetKind: "group" };
+    script = (s) => {
+      if (s.method === "POST") {
+        created("p", s.body as JsonObject);
+        return "cut";
+      }
+      return getAnswer(nameOf(s.url));
+    };
+    const response = await request(connection, { method: "POST", path: "/org/acme/policy", body, retry: fastRetry });
+    expect(response.recognised).toBe(true);
+    expect(response.body).toMatchObject({ name: "p", description: "d", tags: { team: "a", "cpln/managed": "yes" } });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(["POST /org/acme/policy", "GET /org/acme/policy/p"]);
+    expect(objects.size).toBe(1);
+  });
+
+  it("POST cut before the server created anything: GET 404, then the POST is sent again", async () => {
+    objects = new Map();
+    const body = { name: "q", targetKind: "group" };
+    script = (s, i) => {
+      if (s.method === "POST") {
+        if (i === 0) return "cut";
+        return { status: 201, body: created("q", s.body as JsonObject) };
+      }
+      return getAnswer(nameOf(s.url));
+    };
+    const response = await request(connection, { method: "POST", path: "/org/acme/policy", body, retry: fastRetry });
+    expect(response.status).toBe(201);
+    expect(response.recognised).toBe(false);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([
+      "POST /org/acme/policy",
+      "GET /org/acme/policy/q",
+      "POST /org/acme/policy",
+    ]);
+    expect(objects.size).toBe(1);
+  });
+
+  it("a retried POST answered 409 is ours when the object holds what was sent (relative links included)", async () => {
+    objects = new Map();
+    const body = { name: "r", targetKind: "group", targetLinks: ["//group/a"] };
+    let visible = false;
+    script = (s, i) => {
+      if (s.method === "POST" && i === 0) {
+        // Created, but the gateway timed out; and the read replica does not see it yet.
+        created("r", { ...(s.body as JsonObject), targetLinks: ["/org/acme/group/a"] });
+        return { status: 502 };
+      }
+      if (s.method === "POST") {
+        visible = true;
+        return { status: 409, body: errorBody(409, "AlreadyExists", "policy 'r' already exists") };
+      }
+      return visible ? getAnswer("r") : { status: 404, body: errorBody(404, "NotFound", "not found") };
+    };
+    const response = await request(connection, { method: "POST", path: "/org/acme/policy", body, retry: fastRetry });
+    expect(response.recognised).toBe(true);
+    expect(response.body).toMatchObject({ name: "r", targetLinks: ["/org/acme/group/a"] });
+    expect(seen.map((s) => s.method)).toEqual(["POST", "GET", "POST", "GET"]);
+  });
+
+  it("a retried POST answered 409 for a different object raises the 409", async () => {
+    objects = new Map();
+    script = (s, i) => {
+      if (s.method === "POST" && i === 0) return "cut";
+      if (s.method === "POST") {
+        created("s", { name: "s", description: "someone else's" });
+        return { status: 409, body: errorBody(409, "AlreadyExists", "policy 's' already exists") };
+      }
+      return getAnswer("s");
+    };
+    const error = await expectError(
+      request(connection, {
+        method: "POST",
+        path: "/org/acme/policy",
+        body: { name: "s", description: "mine" },
+        retry: fastRetry,
+      }),
+    );
+    expect(error.status).toBe(409);
+    expect(error.code).toBe("AlreadyExists");
+    expect(seen.map((s) => s.method)).toEqual(["POST", "GET", "POST", "GET"]);
+  });
+
+  it("a first POST answered 409 is raised as it is (no read-back)", async () => {
+    script = () => ({ status: 409, body: errorBody(409, "AlreadyExists", "exists") });
+    const error = await expectError(
+      request(connection, { method: "POST", path: "/org/acme/policy", body: { name: "t" }, retry: fastRetry }),
+    );
+    expect(error.code).toBe("AlreadyExists");
+    expect(seen).toHaveLength(1);
+  });
+
+  it("a POST without a name (addKey) is not retried after a cut", async () => {
+    script = () => "cut";
+    const error = await expectError(
+      request(connection, {
+        method: "POST",
+        path: "/org/acme/serviceaccount/sa/-addKey",
+        body: { description: "k" },
+        retry: fastRetry,
+      }),
+    );
+    expect(error.code).toBe("NetworkError");
+    expect(seen).toHaveLength(1);
+  });
+
+  it("an idempotent POST (a query) is retried like a GET", async () => {
+    script = (_, i) => (i === 0 ? { status: 503 } : { status: 200, body: { items: [] } });
+    await request(connection, {
+      method: "POST",
+      path: "/org/acme/cloudaccount/-query",
+      body: {},
+      idempotent: true,
+      retry: fastRetry,
+    });
+    expect(seen.map((s) => s.method)).toEqual(["POST", "POST"]);
+  });
+
+  const policyWith = (principals: string[], description = "d") =>
+    record("p", {
+      description,
+      targetKind: "group",
+      bindings: [
+        { permissions: ["view"], principalLinks: principals },
+        { permissions: ["edit"], principalLinks: ["/org/acme/group/x"] },
+      ],
+    }) as unknown as JsonObject;
+
+  it("PATCH with $append/ cut after the server applied it: a GET shows it done; not applied twice", async () => {
+    let stored = policyWith(["/org/acme/group/a"]);
+    const patch = {
+      "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": ["/org/acme/group/b"] }],
+    };
+    script = (s) => {
+      if (s.method === "PATCH") {
+        stored = applyPatch(stored, s.body as JsonObject, patchRules.policy!);
+        return "cut";
+      }
+      return { status: 200, body: stored };
+    };
+    const response = await request(connection, {
+      method: "PATCH",
+      path: "/org/acme/policy/p",
+      body: patch,
+      retry: fastRetry,
+    });
+    expect(response.recognised).toBe(true);
+    expect(seen.map((s) => s.method)).toEqual(["PATCH", "GET"]);
+    const bindings = stored.bindings as Array<{ principalLinks: string[] }>;
+    expect(bindings[0]!.principalLinks).toEqual(["/org/acme/group/a", "/org/acme/group/b"]);
+    expect(response.body).toEqual(stored);
+  });
+
+  it("PATCH with $append/ cut before it was applied: the GET shows nothing done, the same patch is sent again", async () => {
+    let stored = policyWith(["/org/acme/group/a"]);
+    const patch = {
+      description: "changed",
+      "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": ["/org/acme/group/b"] }],
+    };
+    script = (s, i) => {
+      if (s.method === "PATCH") {
+        if (i === 0) return "cut";
+        stored = applyPatch(stored, s.body as JsonObject, patchRules.policy!);
+        return { status: 200, body: stored };
+      }
+      return { status: 200, body: stored };
+    };
+    const response = await request(connection, {
+      method: "PATCH",
+      path: "/org/acme/policy/p",
+      body: patch,
+      retry: fastRetry,
+    });
+    expect(response.recognised).toBe(false);
+    expect(seen.map((s) => s.method)).toEqual(["PATCH", "GET", "PATCH"]);
+    expect(seen[2]!.body).toEqual(patch);
+    expect(stored.description).toBe("changed");
+    expect((stored.bindings as Array<{ principalLinks: string[] }>)[0]!.principalLinks).toEqual([
+      "/org/acme/group/a",
+      "/org/acme/group/b",
+    ]);
+  });
+
+  it("PATCH with $append/ after a 502: the items already present are dropped from the patch sent again", async () => {
+    // Another writer added group/b meanwhile; our patch appends b and c: only c is sent again.
+    let stored = policyWith(["/org/acme/group/a"]);
+    const patch = { "$append/targetLinks": ["/org/acme/group/b", "/org/acme/group/c"] };
+    script = (s, i) => {
+      if (s.method === "PATCH" && i === 0) {
+        stored = { ...stored, targetLinks: ["/org/acme/group/b"] };
+        return { status: 502 };
+      }
+      if (s.method === "PATCH") {
+        stored = applyPatch(stored, s.body as JsonObject, patchRules.policy!);
+        return { status: 200, body: stored };
+      }
+      return { status: 200, body: stored };
+    };
+    await request(connection, { method: "PATCH", path: "/org/acme/policy/p", body: patch, retry: fastRetry });
+    expect(seen.map((s) => s.method)).toEqual(["PATCH", "GET", "PATCH"]);
+    expect(seen[2]!.body).toEqual({ "$append/targetLinks": ["/org/acme/group/c"] });
+    expect(stored.targetLinks).toEqual(["/org/acme/group/b", "/org/acme/group/c"]);
+  });
+
+  it("DELETE cut after the server deleted: the retry's 404 counts as deleted", async () => {
+    script = (_, i) => (i === 0 ? "cut" : { status: 404, body: errorBody(404, "NotFound", "gone") });
+    const response = await request(connection, { method: "DELETE", path: "/org/acme/policy/p", retry: fastRetry });
+    expect(response.recognised).toBe(true);
+    expect(seen.map((s) => s.method)).toEqual(["DELETE", "DELETE"]);
+  });
+
+  it("a first DELETE answered 404 is an error (nothing suggests it was ours)", async () => {
+    script = () => ({ status: 404, body: errorBody(404, "NotFound", "policy 'p' not found") });
+    const error = await expectError(request(connection, { method: "DELETE", path: "/org/acme/policy/p" }));
+    expect(error.status).toBe(404);
+    expect(seen).toHaveLength(1);
+  });
+});
+
+describe("secrets", () => {
+  it("the token appears in no error: response errors, network errors, timeouts", async () => {
+    const errors: CplnApiError[] = [];
+    script = () => ({ status: 401, body: errorBody(401, "Unauthorized", "bad credentials") });
+    errors.push(await expectError(request(connection, { method: "GET", path: "/org/acme/group" })));
+    script = () => "cut";
+    errors.push(await expectError(request(connection, { method: "GET", path: "/x", retry: { retries: 0 } })));
+    script = () => "hang";
+    errors.push(await expectError(request(connection, { method: "GET", path: "/x", timeoutMs: 100 })));
+    expect(errors.map((e) => e.code)).toEqual(["Unauthorized", "NetworkError", "Timeout"]);
+    for (const error of errors) {
+      for (const text of [
+        error.message,
+        String(error.stack),
+        util.inspect(error, { depth: 10 }),
+        JSON.stringify(error),
+      ]) {
+        expect(text).not.toContain(token);
+        expect(text).not.toContain("DO-NOT-LEAK");
+      }
+    }
+  });
+});
