@@ -1,0 +1,239 @@
+/**
+ * JSON Schema (as produced by zod 4's `z.toJSONSchema`) → Pulumi package-schema property specs.
+ *
+ * Nested objects become named object types (`cpln:index:<Owner><Path>`) collected in `types`; string enums become
+ * enum types; unions become Pulumi union types; anything unrepresentable becomes `pulumi.json#/Any`.
+ */
+
+/** The subset of JSON Schema 2020-12 that zod emits. */
+export interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema | JsonSchema[];
+  prefixItems?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  $ref?: string;
+  $defs?: Record<string, JsonSchema>;
+  format?: string;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+}
+
+/** A Pulumi type reference (typeSpec). */
+export interface TypeSpec {
+  type?: string;
+  items?: TypeSpec;
+  additionalProperties?: TypeSpec;
+  $ref?: string;
+  oneOf?: TypeSpec[];
+}
+
+/** A Pulumi property (propertySpec). */
+export interface PropertySpec extends TypeSpec {
+  description?: string;
+  const?: string | number | boolean;
+  default?: string | number | boolean;
+  defaultInfo?: { environment: string[] };
+  secret?: boolean;
+  replaceOnChanges?: boolean;
+  willReplaceOnChanges?: boolean;
+}
+
+export interface ObjectTypeSpec {
+  type: "object";
+  description?: string;
+  properties: Record<string, PropertySpec>;
+  required?: string[];
+}
+
+export interface EnumTypeSpec {
+  type: "string" | "number" | "integer" | "boolean";
+  description?: string;
+  enum: { value: string | number | boolean }[];
+}
+
+export type ComplexTypeSpec = ObjectTypeSpec | EnumTypeSpec;
+
+export const ANY_REF = "pulumi.json#/Any";
+const PRIMITIVES = new Set(["string", "number", "integer", "boolean"]);
+
+/** `autoscaling` → `Autoscaling`, `mount-options` → `MountOptions`. */
+export function pascal(name: string): string {
+  return name
+    .split(/[^A-Za-z0-9]+/)
+    .filter((part) => part.length > 0)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join("");
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
+}
+
+function equalJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Types collected while converting; a name already taken by a different definition is an error (no silent merge). */
+export class TypeCollector {
+  readonly types: Record<string, ComplexTypeSpec> = {};
+
+  constructor(readonly packageName: string) {}
+
+  token(name: string): string {
+    return `${this.packageName}:index:${name}`;
+  }
+
+  /** Registers `spec` under `name`, or under `name` + `suffix` when `name` holds a different type. */
+  add(name: string, spec: ComplexTypeSpec, suffix: string): string {
+    for (const candidate of [name, `${name}${suffix}`]) {
+      const token = this.token(candidate);
+      const existing = this.types[token];
+      if (existing === undefined) {
+        this.types[token] = spec;
+        return `#/types/${token}`;
+      }
+      if (equalJson(existing, spec)) return `#/types/${token}`;
+    }
+    throw new Error(`gen-schema: two different types want the name ${name} (and ${name}${suffix})`);
+  }
+}
+
+export interface ConvertContext {
+  collector: TypeCollector;
+  /** Root document, for `$ref: "#/$defs/..."` and `$ref: "#"`. */
+  root: JsonSchema;
+  /** Appended to a type name that is taken by a different definition (`Output` for output shapes). */
+  suffix: string;
+}
+
+function resolveRef(ref: string, root: JsonSchema): JsonSchema {
+  if (ref === "#") return root;
+  const match = /^#\/\$defs\/(.+)$/.exec(ref);
+  const target = match ? root.$defs?.[decodeURIComponent(match[1]!)] : undefined;
+  if (!target) throw new Error(`gen-schema: unresolvable $ref ${ref}`);
+  return target;
+}
+
+/** Drops the `null` alternative: optional-or-null fields are optional properties in Pulumi. */
+function withoutNull(schema: JsonSchema): JsonSchema {
+  if (Array.isArray(schema.type)) {
+    const types = schema.type.filter((t) => t !== "null");
+    return { ...schema, type: types.length === 1 ? types[0]! : types };
+  }
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) {
+    const rest = alternatives.filter((alt) => alt.type !== "null");
+    if (rest.length === 1) {
+      const { anyOf: _a, oneOf: _o, ...outer } = schema;
+      return { ...rest[0]!, ...outer, description: schema.description ?? rest[0]!.description };
+    }
+    if (rest.length !== alternatives.length) return { ...schema, anyOf: rest, oneOf: undefined };
+  }
+  return schema;
+}
+
+/** Converts one JSON Schema node at `path` (type-name parts) to a Pulumi typeSpec, registering nested types. */
+export function convertType(input: JsonSchema, path: string[], ctx: ConvertContext): TypeSpec {
+  let schema = input;
+  if (schema.$ref) schema = { ...resolveRef(schema.$ref, ctx.root), description: schema.description };
+  if (schema.allOf && schema.allOf.length === 1) schema = { ...schema.allOf[0]!, description: schema.description };
+  schema = withoutNull(schema);
+
+  if (Array.isArray(schema.type)) {
+    const alternatives = schema.type.map((type) => convertType({ type }, path, ctx));
+    return alternatives.length === 1 ? alternatives[0]! : { oneOf: alternatives };
+  }
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) {
+    const converted: TypeSpec[] = [];
+    alternatives.forEach((alt, index) => {
+      const spec = convertType(alt, [...path, `Variant${index + 1}`], ctx);
+      if (!converted.some((seen) => equalJson(seen, spec))) converted.push(spec);
+    });
+    return converted.length === 1 ? converted[0]! : { oneOf: converted };
+  }
+  if (schema.enum && schema.enum.length > 1 && schema.enum.every(isScalar)) {
+    const values = schema.enum as (string | number | boolean)[];
+    const type = typeof values[0] === "string" ? "string" : typeof values[0] === "boolean" ? "boolean" : "number";
+    const spec: EnumTypeSpec = { type, enum: values.map((value) => ({ value })) };
+    if (schema.description) spec.description = schema.description;
+    return { type, $ref: ctx.collector.add(pascal(path.join("-")), spec, ctx.suffix) };
+  }
+  if (schema.const !== undefined || (schema.enum && schema.enum.length === 1)) {
+    const value = schema.const ?? schema.enum?.[0];
+    return { type: typeof value === "number" ? "number" : typeof value === "boolean" ? "boolean" : "string" };
+  }
+  switch (schema.type) {
+    case "string":
+    case "number":
+    case "integer":
+    case "boolean":
+      return { type: schema.type };
+    case "array": {
+      const items = Array.isArray(schema.items) ? undefined : schema.items;
+      return { type: "array", items: items ? convertType(items, [...path, "Item"], ctx) : { $ref: ANY_REF } };
+    }
+    case "object": {
+      if (schema.properties && Object.keys(schema.properties).length > 0) {
+        const spec = convertObject(schema, path, ctx);
+        return { type: "object", $ref: ctx.collector.add(pascal(path.join("-")), spec, ctx.suffix) };
+      }
+      const values = schema.additionalProperties;
+      if (values && typeof values === "object") {
+        return { type: "object", additionalProperties: convertType(values, [...path, "Value"], ctx) };
+      }
+      return { type: "object", additionalProperties: { $ref: ANY_REF } };
+    }
+    default:
+      return { $ref: ANY_REF };
+  }
+}
+
+/** A property: its type plus description, const and scalar default. */
+export function convertProperty(schema: JsonSchema, path: string[], ctx: ConvertContext): PropertySpec {
+  const spec: PropertySpec = { ...convertType(schema, path, ctx) };
+  const resolved = schema.$ref ? resolveRef(schema.$ref, ctx.root) : schema;
+  const description = schema.description ?? resolved.description;
+  if (description) spec.description = description;
+  if (isScalar(resolved.const)) spec.const = resolved.const;
+  if (isScalar(schema.default)) spec.default = schema.default;
+  return spec;
+}
+
+/** An object node → an objectTypeSpec (properties sorted, required sorted). */
+export function convertObject(schema: JsonSchema, path: string[], ctx: ConvertContext): ObjectTypeSpec {
+  const properties: Record<string, PropertySpec> = {};
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    properties[name] = convertProperty(property, [...path, name], ctx);
+  }
+  const spec: ObjectTypeSpec = { type: "object", properties };
+  if (schema.description) spec.description = schema.description;
+  const required = (schema.required ?? []).filter((name) => name in properties).sort();
+  if (required.length > 0) spec.required = required;
+  return spec;
+}
+
+/** Recursively sorts object keys, so the serialized schema does not depend on declaration order. */
+export function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object") {
+    const sorted: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
+    return sorted;
+  }
+  return value;
+}
