@@ -1,5 +1,5 @@
 import { PatchError } from "./errors.js";
-import { isObject, join, own, put, type Json, type JsonObject } from "./json.js";
+import { isObject, join, own, pick, put, type Json, type JsonObject } from "./json.js";
 import { arrayRule, type ArrayRule, type PatchRules } from "./rules.js";
 
 /** The steps of one object level, in the order they apply (DESIGN §3). */
@@ -74,6 +74,7 @@ function applyEntry(target: JsonObject, entry: Entry, level: Level): void {
       for (const name of value as string[]) delete target[name];
       return;
     case "replace":
+      assertNoDirectives(value, at);
       if (value === null) delete target[field];
       else put(target, field, value);
       return;
@@ -94,7 +95,26 @@ function mergeField(target: JsonObject, field: string, value: Json, inner: Level
     if (!isObject(base)) put(target, field, (base = {}));
     mergeObject(base, value, inner);
   } else {
+    assertNoDirectives(value, inner.at);
     put(target, field, value);
+  }
+}
+
+/** Values that replace (plain arrays, `$replace/` values, `$append/` items) are stored as given: a directive
+ * inside one would end up as a field of the record, so it is refused rather than silently kept. */
+function assertNoDirectives(value: Json, at: string): void {
+  if (Array.isArray(value)) value.forEach((item, i) => assertNoDirectives(item, `${at}[${i}]`));
+  else if (isObject(value)) {
+    for (const key of Object.keys(value)) {
+      const inner = join(at, key);
+      if (key.startsWith("$")) {
+        throw new PatchError(
+          inner,
+          "directives apply only in objects that merge (plain object fields, $patch/ items), not inside a value that replaces or is appended",
+        );
+      }
+      assertNoDirectives(value[key] as Json, inner);
+    }
   }
 }
 
@@ -166,7 +186,7 @@ function itemList(value: Json, array: TargetArray): Json[] {
 function patchItems(partials: Json[], array: TargetArray, rules: PatchRules): Json[] {
   const items = [...array.items];
   const { rule } = array;
-  itemKeys(array);
+  itemKeys(array); // every existing item must have a key for a partial to find its item
   partials.forEach((partial, p) => {
     const at = `${array.at}[${p}]`;
     const key = isObject(partial) ? rule.key(pick(partial, rule.keyFields)) : rule.key(partial);
@@ -196,6 +216,7 @@ function patchItems(partials: Json[], array: TargetArray, rules: PatchRules): Js
 function appendItems(additions: Json[], array: TargetArray): Json[] {
   const keys = new Set(array.items.map(array.rule.key));
   additions.forEach((item, i) => {
+    assertNoDirectives(item, `${array.at}[${i}]`);
     const key = array.rule.key(item);
     if (key === undefined) return;
     if (keys.has(key))
@@ -203,13 +224,4 @@ function appendItems(additions: Json[], array: TargetArray): Json[] {
     keys.add(key);
   });
   return [...array.items, ...additions];
-}
-
-export function pick(object: JsonObject, fields: readonly string[]): JsonObject {
-  const picked: JsonObject = {};
-  for (const field of fields) {
-    const value = own(object, field);
-    if (value !== undefined) put(picked, field, value);
-  }
-  return picked;
 }

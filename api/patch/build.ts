@@ -1,5 +1,4 @@
-import { pick } from "./apply.js";
-import { equalUnder, isObject, join, own, presentFields, put, type Json, type JsonObject } from "./json.js";
+import { equalUnder, isObject, join, own, pick, presentFields, put, type Json, type JsonObject } from "./json.js";
 import { arrayRule, type PatchRules } from "./rules.js";
 
 /**

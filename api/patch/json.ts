@@ -21,6 +21,16 @@ export function put(object: JsonObject, field: string, value: Json): void {
   else object[field] = value;
 }
 
+/** The listed fields that the object holds. */
+export function pick(object: JsonObject, fields: readonly string[]): JsonObject {
+  const picked: JsonObject = {};
+  for (const field of fields) {
+    const value = own(object, field);
+    if (value !== undefined) put(picked, field, value);
+  }
+  return picked;
+}
+
 /** Joins a field path: `join("targetQuery", "spec")` → `targetQuery.spec`. */
 export function join(path: string, field: string): string {
   return path ? `${path}.${field}` : field;

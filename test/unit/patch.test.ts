@@ -335,6 +335,19 @@ describe("applyPatch: errors carry the path of the offending directive", () => {
     );
   });
 
+  it("a directive inside a value that replaces or is appended (it would be stored as a field)", () => {
+    const plain = catchPatchError(() =>
+      applyPolicy({ bindings: [{ permissions: ["view"], "$append/principalLinks": ["/x"] }] }),
+    );
+    expect(plain.path).toBe("bindings[0].$append/principalLinks");
+    expect(
+      catchPatchError(() => applyPolicy({ "$append/bindings": [{ permissions: ["create"], $drop: [] }] })).path,
+    ).toBe("$append/bindings[0].$drop");
+    expect(catchPatchError(() => applyPolicy({ "$replace/targetQuery": { spec: { "$append/terms": [] } } })).path).toBe(
+      "$replace/targetQuery.spec.$append/terms",
+    );
+  });
+
   it("a failed patch leaves the record unchanged", () => {
     const record = policy();
     catchPatchError(() =>
