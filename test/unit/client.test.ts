@@ -5,6 +5,7 @@ import { z } from "zod";
 import { applyPatch, patchRules, type JsonObject } from "../../api/patch/index.js";
 import { CplnApiError } from "../../provider/client/errors.js";
 import { closePool, request, type Connection } from "../../provider/client/http.js";
+import { CplnClient } from "../../provider/client/index.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Part 1: the retry, timeout and recognition rules, against a small server whose answers each test scripts.
@@ -507,5 +508,31 @@ describe("secrets", () => {
         expect(text).not.toContain("DO-NOT-LEAK");
       }
     }
+  });
+
+  it("the token is in neither JSON.stringify(client) nor util.inspect(client), even with hidden fields shown", () => {
+    const client = new CplnClient({ endpoint: connection.endpoint, token, org: "acme" });
+    for (const text of [
+      JSON.stringify(client),
+      util.inspect(client),
+      util.inspect(client, { showHidden: true, depth: 10, customInspect: false }),
+      String(client),
+      JSON.stringify(Object.entries(client)),
+    ]) {
+      expect(text).not.toContain(token);
+    }
+    expect(JSON.parse(JSON.stringify(client))).toEqual({ endpoint: connection.endpoint, org: "acme" });
+  });
+
+  it("the client sends the token only as the Authorization header, and its errors do not carry it", async () => {
+    const client = new CplnClient({ endpoint: connection.endpoint, token, org: "acme", retry: fastRetry });
+    script = () => ({ status: 403, body: errorBody(403, "Forbidden", "forbidden") });
+    const error = await expectError(client.getPolicy("p"));
+    expect(seen).toEqual([
+      { method: "GET", url: "/org/acme/policy/p", body: undefined, authorization: `Bearer ${token}` },
+    ]);
+    expect(error.message).toBe("GET /org/acme/policy/p failed (403 Forbidden): forbidden");
+    expect(util.inspect(error)).not.toContain(token);
+    expect(JSON.stringify(error)).not.toContain(token);
   });
 });
