@@ -112,3 +112,11 @@ export function issuesFromZod(error: z.ZodError, prefix: readonly PropertyKey[] 
     return [{ path: issuePath([...prefix, ...zodIssue.path]), message: zodIssue.message }];
   });
 }
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; issues: Issue[] };
+
+/** Parses `input` with `schema`; on failure returns every problem as an issue with its dotted path. */
+export function validate<T>(schema: z.ZodType<T>, input: unknown, prefix: readonly PropertyKey[] = []): Validated<T> {
+  const result = schema.safeParse(input);
+  return result.success ? { ok: true, value: result.data } : { ok: false, issues: issuesFromZod(result.error, prefix) };
+}

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { lazy } from "../lazy.js";
+import {
+  description,
+  describedTaggedPatchFields,
+  name,
+  patchObject,
+  readOnlyPatchShape,
+  recordShape,
+  tags,
+} from "./common.js";
+
+export const cloudAccountProviders = ["aws", "azure", "gcp", "ngs"] as const;
+export type CloudAccountProvider = (typeof cloudAccountProviders)[number];
+
+function data() {
+  return z
+    .record(z.string(), z.unknown())
+    .describe("Provider-specific data, e.g. {roleArn} for aws, {projectId} for gcp, {secretLink} for azure and ngs.");
+}
+
+export const cloudAccount = lazy(() =>
+  z
+    .looseObject({
+      ...recordShape("cloudaccount"),
+      provider: z.enum(cloudAccountProviders).describe("Cloud provider. Read-only."),
+      data: data().optional(),
+    })
+    .describe("Access to an account at a cloud provider."),
+);
+export type CloudAccount = z.infer<ReturnType<typeof cloudAccount>>;
+
+export const cloudAccountCreate = lazy(() =>
+  z
+    .strictObject({
+      name: name(),
+      description: description().optional(),
+      tags: tags().optional(),
+      provider: z.enum(cloudAccountProviders).describe("Cloud provider: aws, azure, gcp or ngs."),
+      data: data().optional(),
+    })
+    .describe("Body of POST /org/{org}/cloudaccount."),
+);
+
+export const cloudAccountPatch = lazy(() =>
+  patchObject(
+    {
+      ...describedTaggedPatchFields(),
+      data: { value: data(), merge: z.record(z.string(), z.unknown()).describe("Data keys to set; null removes one.") },
+    },
+    {
+      ...readOnlyPatchShape(),
+      provider: z.enum(cloudAccountProviders).optional().describe("Read-only; must equal the current value."),
+    },
+  ).describe("Body of PATCH /org/{org}/cloudaccount/{name}."),
+);

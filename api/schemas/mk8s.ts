@@ -1,0 +1,152 @@
+import { z } from "zod";
+import { lazy } from "../lazy.js";
+import {
+  description,
+  describedTaggedPatchFields,
+  name,
+  object,
+  patchObject,
+  readOnlyPatchShape,
+  recordShape,
+  tags,
+  type ObjectMode,
+} from "./common.js";
+
+export const mk8sProviders = [
+  "generic",
+  "hetzner",
+  "aws",
+  "gcp",
+  "azure",
+  "linode",
+  "oblivus",
+  "lambdalabs",
+  "paperspace",
+  "ephemeral",
+  "triton",
+  "digitalocean",
+] as const;
+export type Mk8sProvider = (typeof mk8sProviders)[number];
+
+function nodePool(mode: ObjectMode) {
+  return object(mode, { name: z.string().min(1).describe("Node pool name.") }).describe(
+    "A node pool (other fields are provider-specific).",
+  );
+}
+
+/** Provider-specific configuration; only the node pools matter to this API (join scripts name a pool). */
+function providerConfig() {
+  return z
+    .looseObject({
+      nodePools: z.array(nodePool("loose")).optional().describe("Node pools."),
+      dedicatedServerNodePools: z
+        .array(nodePool("loose"))
+        .optional()
+        .describe("Hetzner dedicated-server node pools (joined with a join script)."),
+    })
+    .describe("Provider configuration.");
+}
+
+/** The provider in `spec.provider`: an object with exactly one key, the provider's name. */
+function providerObject(strict: boolean) {
+  return z
+    .record(strict ? z.enum(mk8sProviders) : z.string(), providerConfig())
+    .superRefine((value, ctx) => {
+      const keys = Object.keys(value);
+      if (keys.length !== 1) {
+        ctx.addIssue({
+          code: "custom",
+          message: `must have exactly one key naming the provider (${mk8sProviders.join(", ")}); got ${keys.length}`,
+        });
+      }
+    })
+    .describe(`Exactly one key naming the provider (${mk8sProviders.join(", ")}), holding its configuration.`);
+}
+
+/** The provider name of a cluster spec (`{provider: {generic: {...}}}` → `generic`). */
+export function mk8sProviderName(spec: { provider?: Record<string, unknown> }): string | undefined {
+  const keys = Object.keys(spec.provider ?? {});
+  return keys.length === 1 ? keys[0] : undefined;
+}
+
+function firewallRule(mode: ObjectMode) {
+  return object(mode, {
+    sourceCIDR: z.string().min(1).describe("Allowed source range."),
+    description: z.string().optional().describe("Why it is allowed."),
+  }).describe("An allowed source range.");
+}
+
+function buildSpec(mode: ObjectMode) {
+  return object(mode, {
+    version: z.string().min(1).describe("Kubernetes version, e.g. 1.28.4."),
+    provider: providerObject(mode === "strict"),
+    firewall: z.array(firewallRule(mode)).optional().describe("Allowed source ranges for the API server."),
+    addOns: z.record(z.string(), z.unknown()).optional().describe("Add-ons by name."),
+  }).describe("Cluster specification.");
+}
+
+export const mk8sSpec = lazy(() => buildSpec("strict"));
+
+export const mk8s = lazy(() =>
+  z
+    .looseObject({
+      ...recordShape("mk8s"),
+      spec: buildSpec("loose"),
+      status: z.looseObject({}).optional().describe("Server-maintained state."),
+    })
+    .describe("A managed Kubernetes cluster."),
+);
+export type Mk8s = z.infer<ReturnType<typeof mk8s>>;
+
+export const mk8sCreate = lazy(() =>
+  z
+    .strictObject({ name: name(), description: description().optional(), tags: tags().optional(), spec: mk8sSpec() })
+    .describe("Body of POST /org/{org}/mk8s."),
+);
+
+export const mk8sPatch = lazy(() =>
+  patchObject(
+    {
+      ...describedTaggedPatchFields(),
+      spec: {
+        value: mk8sSpec(),
+        merge: patchObject({
+          version: { value: z.string().min(1).describe("Kubernetes version.") },
+          provider: { value: providerObject(true), merge: z.record(z.string(), providerConfig().nullable()) },
+          firewall: { value: z.array(firewallRule("strict")).describe("Allowed source ranges.") },
+          addOns: {
+            value: z.record(z.string(), z.unknown()).describe("Add-ons by name."),
+            merge: z.record(z.string(), z.unknown()).describe("Add-ons by name; null removes one."),
+          },
+        }),
+      },
+    },
+    readOnlyPatchShape(),
+  ).describe("Body of PATCH /org/{org}/mk8s/{name}."),
+);
+
+/**
+ * Body of POST /org/{org}/mk8s/{name}/-join: flat options (the CLI's `--options k=v`). `nodePoolName` names the pool
+ * to join; the CLI help's `nodepool` spelling is accepted too.
+ */
+export const mk8sJoinRequest = lazy(() =>
+  z
+    .object({
+      nodePoolName: z.string().min(1).optional().describe("Node pool the node joins."),
+      nodepool: z.string().min(1).optional().describe("Alternative spelling of nodePoolName."),
+    })
+    .catchall(z.union([z.string(), z.number(), z.boolean()]))
+    .describe("Join options (flat key/value pairs)."),
+);
+export type Mk8sJoinRequest = z.infer<ReturnType<typeof mk8sJoinRequest>>;
+
+export const mk8sJoinResponse = lazy(() =>
+  z
+    .looseObject({ script: z.string().describe("Bash script that joins a node; contains a short-lived secret token.") })
+    .describe("Response of POST /org/{org}/mk8s/{name}/-join."),
+);
+export type Mk8sJoinResponse = z.infer<ReturnType<typeof mk8sJoinResponse>>;
+
+/** Names used by docs/ARCHITECTURE.md. */
+export const joinRequest = mk8sJoinRequest;
+export const joinResponse = mk8sJoinResponse;

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { lazy } from "../lazy.js";
+import {
+  description,
+  describedTaggedPatchFields,
+  patchObject,
+  readOnlyPatchShape,
+  recordShape,
+  tags,
+} from "./common.js";
+
+export const user = lazy(() =>
+  z
+    .looseObject({
+      ...recordShape("user"),
+      email: z.string().describe("Email address; also the user's name in links (/org/{org}/user/{email})."),
+      idp: z.string().optional().describe("Identity provider the user signs in with."),
+    })
+    .describe("A human principal, authenticated by JWT (its email claim names the user)."),
+);
+export type User = z.infer<ReturnType<typeof user>>;
+
+/** Body of POST /org/{org}/user: the user's name is its email. */
+export const userCreate = lazy(() =>
+  z
+    .strictObject({
+      email: z.email("must be an email address").describe("Email address; becomes the user's name."),
+      idp: z.string().min(1).optional().describe("Identity provider."),
+      description: description().optional(),
+      tags: tags().optional(),
+    })
+    .describe("Body of POST /org/{org}/user."),
+);
+
+export const userPatch = lazy(() =>
+  patchObject(describedTaggedPatchFields(), {
+    ...readOnlyPatchShape(),
+    email: z.string().optional().describe("Read-only."),
+    idp: z.string().optional().describe("Read-only."),
+  }).describe("Body of PATCH /org/{org}/user/{email}."),
+);

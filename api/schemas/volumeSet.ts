@@ -1,0 +1,509 @@
+import { z } from "zod";
+import type { Issue } from "../errors.js";
+import { lazy } from "../lazy.js";
+import {
+  description,
+  describedTaggedPatchFields,
+  name,
+  object,
+  patchObject,
+  readOnlyPatchShape,
+  recordShape,
+  tags,
+  type ObjectMode,
+  type PatchField,
+} from "./common.js";
+
+// ---- limits and enums (reference/control-plane-api.md §4) ----
+
+export const performanceClasses = ["general-purpose-ssd", "high-throughput-ssd", "shared"] as const;
+export type PerformanceClass = (typeof performanceClasses)[number];
+export const fileSystemTypes = ["ext4", "xfs", "shared"] as const;
+export type FileSystemType = (typeof fileSystemTypes)[number];
+
+export const CAPACITY_MAX = 65536;
+/** Smallest initial capacity (GB) per performance class. */
+export const capacityMin: Readonly<Record<PerformanceClass, number>> = {
+  "general-purpose-ssd": 10,
+  "high-throughput-ssd": 200,
+  shared: 10,
+};
+export const RETENTION_PATTERN = /^\d+(\.\d+)?[dhm]$/;
+export const STORAGE_CLASS_SUFFIX_PATTERN = /^[a-zA-Z][0-9a-zA-Z\-_]*$/;
+export const MOUNT_RESOURCE_MAX_LENGTH = 20;
+const CPU_PATTERN = /^\d+(\.\d+)?m?$/;
+const MEMORY_PATTERN = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|K|M|G|T)?$/;
+/** Mount resources: max − min at most 4000 millicores / 4096 MiB, and min at least a quarter of max. */
+const MOUNT_CPU_SPREAD_MAX = 4000;
+const MOUNT_MEMORY_SPREAD_MAX_MI = 4096;
+
+// ---- cron (snapshots.schedule) ----
+
+const cronFieldRanges: readonly { name: string; min: number; max: number; names?: readonly string[] }[] = [
+  { name: "minute", min: 0, max: 59 },
+  { name: "hour", min: 0, max: 23 },
+  { name: "day of month", min: 1, max: 31 },
+  {
+    name: "month",
+    min: 1,
+    max: 12,
+    names: ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"],
+  },
+  { name: "day of week", min: 0, max: 7, names: ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"] },
+];
+
+function cronValue(token: string, range: (typeof cronFieldRanges)[number]): number | undefined {
+  const index = range.names?.indexOf(token.toUpperCase()) ?? -1;
+  if (index >= 0) return range.min + index;
+  if (!/^\d+$/.test(token)) return undefined;
+  const value = Number(token);
+  return value >= range.min && value <= range.max ? value : undefined;
+}
+
+/**
+ * Why `expression` is not an acceptable snapshot schedule, or undefined when it is: five cron fields, and the minute
+ * a single number so that snapshots run at most hourly.
+ */
+export function cronProblem(expression: string): string | undefined {
+  const fields = expression.trim().split(/\s+/);
+  if (fields.length !== 5) return `must be a cron expression with 5 fields (got ${fields.length})`;
+  const minute = fields[0] as string;
+  if (!/^\d+$/.test(minute) || Number(minute) > 59) {
+    return "the minute field must be a single number from 0 to 59 (snapshots run at most hourly)";
+  }
+  for (let i = 1; i < 5; i++) {
+    const range = cronFieldRanges[i] as (typeof cronFieldRanges)[number];
+    for (const part of (fields[i] as string).split(",")) {
+      const [base = "", step, ...rest] = part.split("/");
+      if (rest.length > 0 || (step !== undefined && !/^[1-9]\d*$/.test(step))) {
+        return `the ${range.name} field has an invalid step in '${part}'`;
+      }
+      if (base === "*") continue;
+      const bounds = base.split("-");
+      if (bounds.length > 2 || bounds.some((b) => cronValue(b, range) === undefined)) {
+        return `the ${range.name} field '${part}' is not a value or range within ${range.min}-${range.max}`;
+      }
+    }
+  }
+  return undefined;
+}
+
+// ---- spec ----
+
+function leafFields() {
+  return {
+    initialCapacity: z
+      .number()
+      .int("must be a whole number of GB")
+      .min(10, "must be at least 10 GB")
+      .max(CAPACITY_MAX, `must be at most ${CAPACITY_MAX} GB`)
+      .describe(
+        `Capacity in GB of each new volume: 10-${CAPACITY_MAX} (200-${CAPACITY_MAX} for high-throughput-ssd); at most autoscaling.maxCapacity.`,
+      ),
+    performanceClass: z
+      .enum(performanceClasses)
+      .describe("Performance class (immutable). Required unless fileSystemType is 'shared', which implies 'shared'."),
+    storageClassSuffix: z
+      .string()
+      .regex(STORAGE_CLASS_SUFFIX_PATTERN, `must match ${STORAGE_CLASS_SUFFIX_PATTERN.source}`)
+      .describe("Suffix appended to the storage class name (BYOK clusters)."),
+    fileSystemType: z
+      .enum(fileSystemTypes)
+      .describe("File system (immutable): ext4 (default), xfs, or shared (implies performanceClass 'shared')."),
+  };
+}
+
+function customEncryptionRegion(mode: ObjectMode) {
+  return object(mode, {
+    keyId: z.string().min(1).describe("KMS key id (ARN) used to encrypt volumes in this region."),
+  }).describe("Encryption key for one region.");
+}
+
+const regionKey = () => z.string().regex(/^aws-[a-z0-9-]+$/, "must be an AWS location name such as aws-us-east-1");
+
+function customEncryption(mode: ObjectMode) {
+  return object(mode, {
+    regions: z.record(regionKey(), customEncryptionRegion(mode)).describe("Keys per location (aws-<region>)."),
+  }).describe("Customer-managed encryption keys (AWS only; not for shared file systems).");
+}
+
+function snapshotFields() {
+  return {
+    createFinalSnapshot: z.boolean().describe("Take a snapshot when a volume is deleted."),
+    retentionDuration: z
+      .string()
+      .regex(RETENTION_PATTERN, "must be a number followed by d, h or m, e.g. 7d, 12h, 30m, 1.5d")
+      .describe("How long snapshots are kept: a number followed by d, h or m (e.g. 7d)."),
+    schedule: z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = cronProblem(value);
+        if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .describe("Cron schedule (5 fields, UTC) for automatic snapshots; the minute must be a single number."),
+  };
+}
+
+function snapshots(mode: ObjectMode) {
+  const f = snapshotFields();
+  return object(mode, {
+    createFinalSnapshot: f.createFinalSnapshot.optional(),
+    retentionDuration: f.retentionDuration.optional(),
+    schedule: f.schedule.optional(),
+  }).describe("Snapshot settings (not supported by the shared file system).");
+}
+
+function predictiveFields() {
+  return {
+    enabled: z.boolean().describe("Enable predictive scaling (default false)."),
+    lookbackHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(168)
+      .describe("Hours of history used for the prediction: 1-168 (default 24)."),
+    projectionHours: z.number().int().min(1).max(72).describe("Hours ahead to project: 1-72 (default 6)."),
+    minDataPoints: z
+      .number()
+      .int()
+      .min(2)
+      .max(100)
+      .describe("Data points needed before predicting: 2-100 (default 10)."),
+    minGrowthRateGBPerHour: z
+      .number()
+      .min(0)
+      .describe("Smallest growth rate (GB/hour) that triggers scaling: >= 0 (default 0.01)."),
+    scalingFactor: z
+      .number()
+      .min(1.1)
+      .describe("Growth factor for predictive expansion: >= 1.1 (defaults to autoscaling.scalingFactor)."),
+  };
+}
+
+function predictive(mode: ObjectMode) {
+  const f = predictiveFields();
+  return object(mode, {
+    enabled: f.enabled.optional(),
+    lookbackHours: f.lookbackHours.optional(),
+    projectionHours: f.projectionHours.optional(),
+    minDataPoints: f.minDataPoints.optional(),
+    minGrowthRateGBPerHour: f.minGrowthRateGBPerHour.optional(),
+    scalingFactor: f.scalingFactor.optional(),
+  }).describe("Predictive scaling; needs autoscaling.minFreePercentage and autoscaling.scalingFactor when enabled.");
+}
+
+function autoscalingFields() {
+  return {
+    maxCapacity: z
+      .number()
+      .int()
+      .min(10, "must be at least 10 GB")
+      .max(CAPACITY_MAX, `must be at most ${CAPACITY_MAX} GB`)
+      .describe(`Largest size (GB) a volume may grow to: 10-${CAPACITY_MAX}, at least initialCapacity.`),
+    minFreePercentage: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .describe("Grow a volume when its free space falls below this percentage: 1-100."),
+    scalingFactor: z.number().min(1.1).describe("Factor a volume grows by: >= 1.1."),
+  };
+}
+
+function autoscaling(mode: ObjectMode) {
+  const f = autoscalingFields();
+  return object(mode, {
+    maxCapacity: f.maxCapacity.optional(),
+    minFreePercentage: f.minFreePercentage.optional(),
+    scalingFactor: f.scalingFactor.optional(),
+    predictive: predictive(mode).optional(),
+  }).describe("Automatic volume expansion.");
+}
+
+function mountResourceFields() {
+  const limited = (pattern: RegExp, example: string, text: string) =>
+    z
+      .string()
+      .max(MOUNT_RESOURCE_MAX_LENGTH, `must be at most ${MOUNT_RESOURCE_MAX_LENGTH} characters`)
+      .regex(pattern, `must be a quantity such as ${example}`)
+      .describe(text);
+  return {
+    maxCpu: limited(CPU_PATTERN, "2000m or 2", "CPU limit of the mount helper (default 2000m)."),
+    minCpu: limited(CPU_PATTERN, "500m or 0.5", "CPU request of the mount helper (default 500m)."),
+    minMemory: limited(MEMORY_PATTERN, "1Gi or 512Mi", "Memory request of the mount helper (default 1Gi)."),
+    maxMemory: limited(MEMORY_PATTERN, "2Gi or 2048Mi", "Memory limit of the mount helper (default 2Gi)."),
+  };
+}
+
+function mountOptions(mode: ObjectMode) {
+  const f = mountResourceFields();
+  return object(mode, {
+    resources: object(mode, {
+      maxCpu: f.maxCpu.optional(),
+      minCpu: f.minCpu.optional(),
+      minMemory: f.minMemory.optional(),
+      maxMemory: f.maxMemory.optional(),
+    })
+      .optional()
+      .describe("Resources of the mount helper (shared file system)."),
+  }).describe("Mount options.");
+}
+
+function buildSpec(mode: ObjectMode) {
+  const f = leafFields();
+  return object(mode, {
+    initialCapacity: f.initialCapacity,
+    performanceClass: f.performanceClass.optional(),
+    storageClassSuffix: f.storageClassSuffix.optional(),
+    fileSystemType: f.fileSystemType.optional(),
+    customEncryption: customEncryption(mode).optional(),
+    snapshots: snapshots(mode).optional(),
+    autoscaling: autoscaling(mode).optional(),
+    mountOptions: mountOptions(mode).optional(),
+  }).describe("Volume set specification.");
+}
+
+/** Spec of a volume set in a create body or a `$replace/spec` (unknown fields rejected). */
+export const volumeSetSpec = lazy(() => buildSpec("strict"));
+/** Spec as returned by the server. */
+export const volumeSetSpecOutput = lazy(() => buildSpec("loose"));
+export type VolumeSetSpec = z.infer<ReturnType<typeof volumeSetSpec>>;
+
+// ---- status and record ----
+
+export const volumeLifecycles = ["creating", "unused", "unbound", "bound", "deleted", "repairing"] as const;
+
+export const volumeSetStatus = lazy(() =>
+  z
+    .looseObject({
+      parentId: z.string().optional().describe("Id of the gvc holding the volume set."),
+      usedByWorkload: z.string().optional().describe("Link of the workload that mounts the volume set."),
+      workloadLinks: z.array(z.string()).optional().describe("Links of the workloads that mount the volume set."),
+      bindingId: z.string().optional().describe("Id of the workload binding."),
+      locations: z
+        .array(
+          z
+            .looseObject({
+              name: z.string().describe("Location name."),
+              volumes: z
+                .array(
+                  z
+                    .looseObject({
+                      index: z.number().int().optional().describe("Replica index."),
+                      lifecycle: z
+                        .string()
+                        .optional()
+                        .describe(`Lifecycle: ${volumeLifecycles.join(", ")}.`),
+                      storageDeviceId: z.string().optional().describe("Cloud storage device id."),
+                      currentSize: z.number().optional().describe("Current size in GB."),
+                      currentBytesUsed: z.number().optional().describe("Bytes in use."),
+                      resourceName: z.string().optional().describe("Kubernetes volume name."),
+                    })
+                    .describe("One volume."),
+                )
+                .optional()
+                .describe("Volumes in this location."),
+              desiredVolumeCount: z.number().int().optional().describe("Volumes wanted in this location."),
+              clusterId: z.string().optional().describe("Cluster serving the location."),
+            })
+            .describe("Volumes of one location."),
+        )
+        .optional()
+        .describe("Per-location volumes; absent until a workload mounts the volume set."),
+      snapshots: z
+        .array(
+          z
+            .looseObject({
+              name: z.string().optional().describe("Snapshot name."),
+              created: z.string().optional().describe("When the snapshot was taken."),
+              location: z.string().optional().describe("Location of the snapshot."),
+              volumeIndex: z.number().int().optional().describe("Replica index of the volume."),
+              size: z.number().optional().describe("Size in GB."),
+            })
+            .describe("One snapshot."),
+        )
+        .optional()
+        .describe("Snapshots of the volumes."),
+    })
+    .describe("Server-maintained state of the volume set."),
+);
+
+export const volumeSet = lazy(() =>
+  z
+    .looseObject({
+      ...recordShape("volumeset"),
+      gvc: z.unknown().optional().describe("The gvc (the real API returns an empty object here)."),
+      spec: volumeSetSpecOutput(),
+      status: volumeSetStatus().optional(),
+    })
+    .describe("A set of persistent volumes mounted by workloads of one gvc."),
+);
+export type VolumeSet = z.infer<ReturnType<typeof volumeSet>>;
+
+// ---- bodies ----
+
+export const volumeSetCreate = lazy(() =>
+  z
+    .strictObject({
+      name: name(),
+      description: description().optional(),
+      tags: tags().optional(),
+      spec: volumeSetSpec(),
+    })
+    .describe("Body of POST /org/{org}/gvc/{gvc}/volumeset."),
+);
+export type VolumeSetCreate = z.infer<ReturnType<typeof volumeSetCreate>>;
+
+function leafPatchFields(leaves: Record<string, z.ZodType>): Record<string, PatchField> {
+  const fields: Record<string, PatchField> = {};
+  for (const [key, value] of Object.entries(leaves)) fields[key] = { value };
+  return fields;
+}
+
+function volumeSetSpecPatch() {
+  const regionPatch = patchObject(leafPatchFields({ keyId: z.string().min(1).describe("KMS key id.") }));
+  return patchObject({
+    ...leafPatchFields(leafFields()),
+    customEncryption: {
+      value: customEncryption("strict"),
+      merge: patchObject({
+        regions: {
+          value: z.record(regionKey(), customEncryptionRegion("strict")).describe("Keys per location."),
+          merge: z.record(regionKey(), regionPatch).describe("Keys per location; null removes a location."),
+        },
+      }),
+    },
+    snapshots: { value: snapshots("strict"), merge: patchObject(leafPatchFields(snapshotFields())) },
+    autoscaling: {
+      value: autoscaling("strict"),
+      merge: patchObject({
+        ...leafPatchFields(autoscalingFields()),
+        predictive: { value: predictive("strict"), merge: patchObject(leafPatchFields(predictiveFields())) },
+      }),
+    },
+    mountOptions: {
+      value: mountOptions("strict"),
+      merge: patchObject({
+        resources: {
+          value: mountOptions("strict").shape.resources.unwrap(),
+          merge: patchObject(leafPatchFields(mountResourceFields())),
+        },
+      }),
+    },
+  }).describe("Changes to the spec (performanceClass and fileSystemType cannot change).");
+}
+
+/** Body of PATCH /org/{org}/gvc/{gvc}/volumeset/{name}. */
+export const volumeSetPatch = lazy(() =>
+  patchObject(
+    {
+      ...describedTaggedPatchFields(),
+      spec: { value: volumeSetSpec(), merge: volumeSetSpecPatch() },
+    },
+    { ...readOnlyPatchShape(), gvc: z.unknown().optional().describe("Read-only; ignored.") },
+  ).describe("Body of PATCH /org/{org}/gvc/{gvc}/volumeset/{name}: merge fields and patch directives."),
+);
+export type VolumeSetPatch = z.infer<ReturnType<typeof volumeSetPatch>>;
+
+// ---- cross-field rules (shared by the server and the provider's check) ----
+
+/** Fills the file-system/class defaults the server applies: ext4, and 'shared' pairs with 'shared'. */
+export function volumeSetSpecDefaults<T extends { performanceClass?: string; fileSystemType?: string }>(spec: T): T {
+  const filled = { ...spec };
+  if (filled.fileSystemType === undefined)
+    filled.fileSystemType = filled.performanceClass === "shared" ? "shared" : "ext4";
+  if (filled.performanceClass === undefined && filled.fileSystemType === "shared") filled.performanceClass = "shared";
+  return filled;
+}
+
+function millicores(quantity: string): number | undefined {
+  if (!CPU_PATTERN.test(quantity)) return undefined;
+  return quantity.endsWith("m") ? Number(quantity.slice(0, -1)) : Number(quantity) * 1000;
+}
+
+const memoryUnitsMi: Record<string, number> = {
+  "": 1 / (1024 * 1024),
+  K: 1000 / (1024 * 1024),
+  M: 1e6 / (1024 * 1024),
+  G: 1e9 / (1024 * 1024),
+  T: 1e12 / (1024 * 1024),
+  Ki: 1 / 1024,
+  Mi: 1,
+  Gi: 1024,
+  Ti: 1024 * 1024,
+};
+
+function mebibytes(quantity: string): number | undefined {
+  const match = MEMORY_PATTERN.exec(quantity);
+  if (!match) return undefined;
+  const unit = memoryUnitsMi[match[2] ?? ""] as number;
+  return Number(quantity.slice(0, quantity.length - (match[2]?.length ?? 0))) * unit;
+}
+
+/**
+ * Rules spanning several fields of a volume set spec that has already passed `volumeSetSpec()`. Paths start with
+ * `prefix` (default `spec`; pass "" when the fields are at the top level).
+ */
+export function volumeSetSpecIssues(spec: VolumeSetSpec, prefix = "spec"): Issue[] {
+  const issues: Issue[] = [];
+  const at = (path: string, message: string) => issues.push({ path: prefix ? `${prefix}.${path}` : path, message });
+  const { performanceClass, fileSystemType } = volumeSetSpecDefaults(spec);
+
+  if (fileSystemType === "shared" && performanceClass !== "shared") {
+    at("performanceClass", "must be 'shared' when fileSystemType is 'shared'");
+  } else if (performanceClass === "shared" && fileSystemType !== "shared") {
+    at("fileSystemType", "must be 'shared' when performanceClass is 'shared'");
+  } else if (performanceClass === undefined) {
+    at("performanceClass", "is required unless fileSystemType is 'shared'");
+  }
+
+  if (performanceClass !== undefined) {
+    const min = capacityMin[performanceClass as PerformanceClass];
+    if (min !== undefined && spec.initialCapacity < min) {
+      at("initialCapacity", `must be at least ${min} GB for performanceClass '${performanceClass}'`);
+    }
+  }
+
+  const scaling = spec.autoscaling;
+  if (scaling?.maxCapacity !== undefined && spec.initialCapacity > scaling.maxCapacity) {
+    at("initialCapacity", `must not exceed autoscaling.maxCapacity (${scaling.maxCapacity} GB)`);
+  }
+  if (scaling?.predictive?.enabled === true) {
+    if (scaling.minFreePercentage === undefined) {
+      at("autoscaling.minFreePercentage", "is required when autoscaling.predictive.enabled is true");
+    }
+    if (scaling.scalingFactor === undefined) {
+      at("autoscaling.scalingFactor", "is required when autoscaling.predictive.enabled is true");
+    }
+  }
+
+  if (fileSystemType === "shared") {
+    if (spec.snapshots !== undefined) at("snapshots", "is not supported with fileSystemType 'shared'");
+    if (spec.customEncryption !== undefined) at("customEncryption", "is not supported with fileSystemType 'shared'");
+  }
+
+  const resources = spec.mountOptions?.resources;
+  if (resources) {
+    const pair = (
+      minField: "minCpu" | "minMemory",
+      maxField: "maxCpu" | "maxMemory",
+      toUnits: (q: string) => number | undefined,
+      spreadMax: number,
+      unit: string,
+    ) => {
+      const minText = resources[minField];
+      const maxText = resources[maxField];
+      if (minText === undefined || maxText === undefined) return;
+      const min = toUnits(minText);
+      const max = toUnits(maxText);
+      if (min === undefined || max === undefined) return;
+      const path = `mountOptions.resources.${maxField}`;
+      if (max < min) at(path, `must not be less than ${minField} (${minText})`);
+      else if (max - min > spreadMax) at(path, `must be within ${spreadMax}${unit} of ${minField} (${minText})`);
+      else if (min * 4 < max) at(path, `must be at most 4 times ${minField} (${minText})`);
+    };
+    pair("minCpu", "maxCpu", millicores, MOUNT_CPU_SPREAD_MAX, "m");
+    pair("minMemory", "maxMemory", mebibytes, MOUNT_MEMORY_SPREAD_MAX_MI, "Mi");
+  }
+  return issues;
+}
