@@ -1,0 +1,128 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+/** One measured figure; printed as one JSON line and kept for `bench/results/latest.json`. */
+export interface Figure {
+  /** Dotted name: `<benchmark>.<subject>.<measure>`, e.g. `service.get.rps`. */
+  name: string;
+  value: number;
+  unit: string;
+  /** Samples behind the value (requests, operations, runs). */
+  n: number;
+  p50?: number;
+  p99?: number;
+  /** Where the figure has one: the target it is held to and whether it was met. */
+  target?: string;
+  met?: boolean;
+  /** Anything else worth keeping beside the figure (errors, status counts, sizes). */
+  [extra: string]: unknown;
+}
+
+/** Percentile of already sorted samples (nearest rank). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length) - 1;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] ?? Number.NaN;
+}
+
+export interface Distribution {
+  n: number;
+  mean: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export function distribution(samples: readonly number[]): Distribution {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const sum = sorted.reduce((a, b) => a + b, 0);
+  return {
+    n: sorted.length,
+    mean: sorted.length ? sum / sorted.length : Number.NaN,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+  };
+}
+
+/** Rounds for display and JSON: 3 significant decimals are more than a shared machine can tell apart. */
+export function round(value: number, digits = 3): number {
+  if (!Number.isFinite(value)) return value;
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export function machine(): Record<string, unknown> {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? "unknown",
+    cpuSpeedMHz: cpus[0]?.speed ?? 0,
+    totalMemoryMiB: Math.round(os.totalmem() / 2 ** 20),
+    freeMemoryMiB: Math.round(os.freemem() / 2 ** 20),
+    loadAverage: os.loadavg().map((l) => round(l, 2)),
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+  };
+}
+
+/** Collects the figures of one run, prints each as a JSON line as it comes, and writes the whole run at the end. */
+export class Report {
+  readonly figures: Figure[] = [];
+  readonly notes: string[] = [];
+  private readonly started = new Date();
+
+  constructor(
+    private readonly command: string,
+    private readonly mode: "quick" | "full",
+  ) {}
+
+  add(figure: Figure): Figure {
+    const rounded: Figure = { ...figure, value: round(figure.value) };
+    if (figure.p50 !== undefined) rounded.p50 = round(figure.p50);
+    if (figure.p99 !== undefined) rounded.p99 = round(figure.p99);
+    this.figures.push(rounded);
+    process.stdout.write(`${JSON.stringify(rounded)}\n`);
+    return rounded;
+  }
+
+  note(text: string): void {
+    this.notes.push(text);
+    process.stdout.write(`# ${text}\n`);
+  }
+
+  /** The short table: name, value with unit, p50/p99, target. */
+  table(): string {
+    const rows = this.figures.map((f) => [
+      f.name,
+      `${f.value} ${f.unit}`,
+      f.p50 === undefined ? "" : String(f.p50),
+      f.p99 === undefined ? "" : String(f.p99),
+      f.target === undefined ? "" : `${f.target} ${f.met ? "ok" : "MISSED"}`,
+    ]);
+    const header = ["figure", "value", "p50", "p99", "target"];
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+    const line = (cells: string[]) =>
+      cells
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join("  ")
+        .trimEnd();
+    return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+  }
+
+  write(file: string, extra: Record<string, unknown>): void {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const body = {
+      command: this.command,
+      mode: this.mode,
+      started: this.started.toISOString(),
+      finished: new Date().toISOString(),
+      machine: machine(),
+      ...extra,
+      notes: this.notes,
+      figures: this.figures,
+    };
+    writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Benchmark 2 — provider throughput. Volume sets are created, updated and deleted through Pulumi's real
+ * dynamic-provider host (a child process) at concurrency 16, against cpln-local (another child process); each
+ * operation is the engine's whole step (Check+Create, Check+Diff+Update, Delete). Then the same server gets the same
+ * work from `CplnClient` directly, in this process: the ratio is the provider's overhead (gRPC, host, check, diff).
+ */
+import { CplnClient } from "../provider/client/index.js";
+import type { DynamicProviderHost, PropertyMap } from "../tools/runner/host.js";
+import { create, destroy, startHost, update, urnOf, type Deployed } from "./lib/engine.js";
+import { Http, runConcurrent } from "./lib/http.js";
+import { startCplnLocal } from "./lib/procs.js";
+import { providerText, typeToken } from "./lib/providers.js";
+import { distribution, type Report } from "./lib/report.js";
+import type { BenchContext } from "./context.js";
+
+const CONCURRENCY = 16;
+
+function inputs(name: string, gvc: string, description: string, text: string): PropertyMap {
+  return {
+    name,
+    gvc,
+    initialCapacity: 10,
+    performanceClass: "general-purpose-ssd",
+    fileSystemType: "ext4",
+    description,
+    tags: { bench: "true" },
+    __provider: text,
+  };
+}
+
+function names(prefix: string, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(4, "0")}`);
+}
+
+export async function providerThroughput(ctx: BenchContext, report: Report): Promise<void> {
+  const count = ctx.quick ? 200 : 1_000;
+  const org = ctx.org;
+  const server = await startCplnLocal({ data: ctx.tempFile("provider.db"), org, adminKey: ctx.adminKey });
+  const admin = new Http(server.url, ctx.adminKey, 2);
+  const client = new CplnClient({ endpoint: server.url, token: ctx.adminKey, org });
+  let host: DynamicProviderHost | undefined;
+  try {
+    for (const gvc of ["tp", "raw", "warm"]) await admin.expect(201, "POST", `/org/${org}/gvc`, { name: gvc });
+    host = await startHost({ org, endpoint: server.url, token: ctx.adminKey });
+    const text = await providerText("VolumeSet");
+    const type = typeToken("VolumeSet");
+    const h = host;
+
+    const provider = {
+      create: (gvc: string, list: string[]) => {
+        const states: Deployed[] = new Array<Deployed>(list.length);
+        return runConcurrent(list, CONCURRENCY, async (name, i) => {
+          states[i] = await create(h, urnOf(type, `${gvc}-${name}`), inputs(name, gvc, "created", text));
+        }).then((run) => ({ run, states }));
+      },
+      update: (states: Deployed[]) =>
+        runConcurrent(states, CONCURRENCY, async (state, i) => {
+          const next = inputs(String(state.inputs.name), String(state.inputs.gvc), "updated", text);
+          states[i] = await update(h, state, next);
+        }),
+      delete: (states: Deployed[]) => runConcurrent(states, CONCURRENCY, (state) => destroy(h, state)),
+    };
+    const raw = {
+      create: (gvc: string, list: string[]) =>
+        runConcurrent(list, CONCURRENCY, async (name) => {
+          await client.createVolumeSet(gvc, {
+            name,
+            description: `bench volume set ${name}`,
+            tags: { bench: "true" },
+            spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd", fileSystemType: "ext4" },
+          });
+        }),
+      patch: (gvc: string, list: string[], n: number) =>
+        runConcurrent(list, CONCURRENCY, async (name) => {
+          await client.patchVolumeSet(gvc, name, { description: `raw patch ${n}` });
+        }),
+      delete: (gvc: string, list: string[]) =>
+        runConcurrent(list, CONCURRENCY, async (name) => {
+          await client.deleteVolumeSet(gvc, name);
+        }),
+    };
+
+    // Warm-up of both paths (first calls deserialize the provider, open connections, compile hot code).
+    const warm = names("warm", 48);
+    const warmed = await provider.create("warm", warm);
+    await provider.update(warmed.states);
+    await raw.patch("warm", warm, 0);
+    await provider.delete(warmed.states);
+
+    const list = names("tp", count);
+    const created = await provider.create("tp", list);
+    const updated = await provider.update(created.states);
+    const patched = await raw.patch("tp", list, 1);
+    const deleted = await provider.delete(created.states);
+    const rawList = names("raw", count);
+    const rawCreated = await raw.create("raw", rawList);
+    const rawDeleted = await raw.delete("raw", rawList);
+
+    const figure = (name: string, what: string, run: { latencies: number[]; wallMs: number }) => {
+      const d = distribution(run.latencies);
+      const opsPerSecond = (run.latencies.length / run.wallMs) * 1000;
+      report.add({
+        name,
+        value: opsPerSecond,
+        unit: "ops/s",
+        n: d.n,
+        p50: d.p50,
+        p99: d.p99,
+        latencyUnit: "ms",
+        concurrency: CONCURRENCY,
+        what,
+      });
+      return opsPerSecond;
+    };
+    const pCreate = figure(
+      "provider.create.ops",
+      "Check + Create through the dynamic-provider host (POST + GET)",
+      created.run,
+    );
+    const pUpdate = figure("provider.update.ops", "Check + Diff + Update through the host (one PATCH)", updated);
+    const pDelete = figure("provider.delete.ops", "Delete through the host (one DELETE)", deleted);
+    const rPatch = figure(
+      "provider.raw-client-patch.ops",
+      "CplnClient.patchVolumeSet, same server, same concurrency",
+      patched,
+    );
+    const rCreate = figure("provider.raw-client-create.ops", "CplnClient.createVolumeSet", rawCreated);
+    const rDelete = figure("provider.raw-client-delete.ops", "CplnClient.deleteVolumeSet", rawDeleted);
+    const updateRatio = pUpdate / rPatch;
+    report.add({
+      name: "provider.update.ratio-to-raw-patch",
+      value: updateRatio,
+      unit: "ratio",
+      n: count * 2,
+      target: ">= 0.5",
+      met: updateRatio >= 0.5,
+    });
+    report.add({ name: "provider.create.ratio-to-raw-create", value: pCreate / rCreate, unit: "ratio", n: count * 2 });
+    report.add({ name: "provider.delete.ratio-to-raw-delete", value: pDelete / rDelete, unit: "ratio", n: count * 2 });
+    const left = await admin.expect(200, "GET", `/org/${org}/gvc/tp/volumeset`);
+    const remaining = ((left.body as { items?: unknown[] }).items ?? []).length;
+    if (remaining !== 0) report.note(`provider: ${remaining} volume sets left in gvc tp after the delete phase`);
+  } finally {
+    await host?.stop();
+    await admin.close();
+    await server.stop();
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * `npm run bench` (full) and `npm run bench -- --quick` (CI, under two minutes). Runs the five benchmarks in one
+ * process, prints one JSON object per figure as it is measured, then a short table, and writes the whole run to
+ * `bench/results/latest.json`. The exit code is 1 only when the request counts of benchmark 1 differ from their
+ * targets (or could not be measured); every other figure is printed, never enforced — a slow machine must not fail
+ * a build. `--only=requests,provider,service,scaling,startup` runs a subset (the exit rule is the same).
+ */
+import path from "node:path";
+import { BenchContext } from "./context.js";
+import { footprint } from "./footprint.js";
+import { repoRoot } from "./lib/procs.js";
+import { Report } from "./lib/report.js";
+import { providerThroughput } from "./provider.js";
+import { requestsPerOperation } from "./requests.js";
+import { scaling } from "./scaling.js";
+import { serviceThroughput } from "./service.js";
+
+const benchmarks = {
+  requests: requestsPerOperation,
+  provider: providerThroughput,
+  service: serviceThroughput,
+  scaling,
+  startup: footprint,
+} as const;
+type BenchName = keyof typeof benchmarks;
+
+function parseArgs(argv: string[]): { quick: boolean; only: BenchName[] } {
+  let quick = false;
+  let only = Object.keys(benchmarks) as BenchName[];
+  for (const arg of argv) {
+    if (arg === "--quick") quick = true;
+    else if (arg.startsWith("--only=")) {
+      const names = arg.slice("--only=".length).split(",");
+      for (const name of names) {
+        if (!(name in benchmarks))
+          throw new Error(`--only: unknown benchmark "${name}" (one of ${Object.keys(benchmarks).join(", ")})`);
+      }
+      only = names as BenchName[];
+    } else throw new Error(`unknown argument "${arg}" (use --quick and/or --only=<names>)`);
+  }
+  return { quick, only };
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const { quick, only } = parseArgs(args);
+  const command = ["npm run bench", ...(args.length ? ["--", ...args] : [])].join(" ");
+  const report = new Report(command, quick ? "quick" : "full");
+  const ctx = new BenchContext(quick);
+  const started = performance.now();
+  let countsOk = true;
+  const errors: Record<string, string> = {};
+  try {
+    for (const name of only) {
+      const t0 = performance.now();
+      process.stdout.write(`# ${name}: started\n`);
+      try {
+        const result = await benchmarks[name](ctx, report);
+        if (name === "requests" && result && typeof result === "object" && "countsOk" in result) {
+          countsOk = Boolean(result.countsOk);
+        }
+      } catch (error) {
+        const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        errors[name] = text;
+        process.stdout.write(`# ${name}: FAILED\n${text}\n`);
+        if (name === "requests") countsOk = false;
+      }
+      process.stdout.write(`# ${name}: ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    }
+  } finally {
+    ctx.cleanup();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  process.stdout.write(`\n${report.table()}\n\n`);
+  const file = path.join(repoRoot, "bench", "results", "latest.json");
+  report.write(file, { benchmarks: only, seconds: Math.round(seconds * 10) / 10, requestCountsOk: countsOk, errors });
+  process.stdout.write(
+    `# ${only.length} benchmark(s) in ${seconds.toFixed(1)} s; written to ${path.relative(process.cwd(), file)}\n`,
+  );
+  if (!countsOk)
+    process.stdout.write("# FAIL: the request counts per operation differ from their targets (benchmark 1)\n");
+  return countsOk ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
