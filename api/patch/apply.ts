@@ -6,7 +6,7 @@ import { arrayRule, type ArrayRule, type PatchRules } from "./rules.js";
 const STEPS = ["dropFields", "replace", "merge", "dropItems", "retainItems", "patchItems", "appendItems"] as const;
 type Step = (typeof STEPS)[number];
 
-const ARRAY_PREFIXES = new Map<string, Step>([
+const PREFIXED_DIRECTIVES = new Map<string, Step>([
   ["$replace/", "replace"],
   ["$drop/", "dropItems"],
   ["$retain/", "retainItems"],
@@ -53,7 +53,7 @@ function parseEntry(key: string, value: Json, level: Level): Entry {
   if (!key.startsWith("$")) return { step: "merge", field: key, value, at };
   if (key === "$drop") return { step: "dropFields", field: "", value, at };
   const slash = key.indexOf("/");
-  const step = slash > 0 ? ARRAY_PREFIXES.get(key.slice(0, slash + 1)) : undefined;
+  const step = slash > 0 ? PREFIXED_DIRECTIVES.get(key.slice(0, slash + 1)) : undefined;
   const field = key.slice(slash + 1);
   if (!step || !field) {
     throw new PatchError(
