@@ -1,0 +1,11 @@
+export { FunctionArgsError, type FunctionEnv } from "./common.js";
+export * from "./getQuotas.js";
+export * from "./getQuota.js";
+export * from "./getCloudAccountPermissions.js";
+export * from "./queryCloudAccounts.js";
+export * from "./getServiceAccounts.js";
+export * from "./getGroups.js";
+export * from "./getPolicy.js";
+export * from "./getLocation.js";
+export * from "./getGroupAccessReport.js";
+export * from "./getMk8sJoinScript.js";

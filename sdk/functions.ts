@@ -1,0 +1,232 @@
+/**
+ * Data-source functions, each as `getX(args, opts?) → Promise` and `getXOutput(args, opts?) → Output`.
+ *
+ * Dynamic providers have no Invoke, so these are plain functions that run in the program process, during preview
+ * and update alike. They read `cpln:org`, `cpln:endpoint` and `cpln:token` from the stack config, then
+ * `CPLN_ORG`, `CPLN_ENDPOINT`, `CPLN_TOKEN`; every function also takes an `org` argument.
+ *
+ * The Output forms wait for their arguments (and `dependsOn`): while any is unknown during preview, so is the result.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { StackConfig } from "../provider/config.js";
+import * as functions from "../provider/functions/index.js";
+import type {
+  FunctionEnv,
+  GetCloudAccountPermissionsArgs,
+  GetCloudAccountPermissionsResult,
+  GetGroupAccessReportArgs,
+  GetGroupAccessReportResult,
+  GetGroupsArgs,
+  GetGroupsResult,
+  GetLocationArgs,
+  GetLocationResult,
+  GetMk8sJoinScriptArgs,
+  GetMk8sJoinScriptResult,
+  GetPolicyArgs,
+  GetPolicyResult,
+  GetQuotaArgs,
+  GetQuotaResult,
+  GetQuotasArgs,
+  GetQuotasResult,
+  GetServiceAccountsArgs,
+  GetServiceAccountsResult,
+  QueryCloudAccountsArgs,
+  QueryCloudAccountsResult,
+} from "../provider/functions/index.js";
+
+export type {
+  GetCloudAccountPermissionsArgs,
+  GetCloudAccountPermissionsResult,
+  GetGroupAccessReportArgs,
+  GetGroupAccessReportResult,
+  GetGroupsArgs,
+  GetGroupsResult,
+  GetLocationArgs,
+  GetLocationResult,
+  GetMk8sJoinScriptArgs,
+  GetMk8sJoinScriptResult,
+  GetPolicyArgs,
+  GetPolicyResult,
+  GetQuotaArgs,
+  GetQuotaResult,
+  GetQuotasArgs,
+  GetQuotasResult,
+  GetServiceAccountsArgs,
+  GetServiceAccountsResult,
+  QueryCloudAccountsArgs,
+  QueryCloudAccountsResult,
+};
+export { FunctionArgsError } from "../provider/functions/index.js";
+
+/** The arguments of an Output form: each field may be an Input. */
+export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
+
+/**
+ * The stack's `cpln:*` config, read when a function is called. The token is read with `get`, not `getSecret`: the
+ * request needs the plain value, it is only ever put in the Authorization header, and no result carries it.
+ */
+function stackConfig(): StackConfig {
+  const config = new pulumi.Config("cpln");
+  return { get: (key) => (key.startsWith("cpln:") ? config.get(key.slice("cpln:".length)) : undefined) };
+}
+
+function env(): FunctionEnv {
+  return { stackConfig: stackConfig() };
+}
+
+/** `pulumi.output(args).apply(fetch)`, after `dependsOn` (resources' ids, or urns for components) are known. */
+function outputForm<A, R>(
+  args: InputArgs<A> | undefined,
+  opts: pulumi.InvokeOutputOptions | undefined,
+  fetch: (args: A) => Promise<R>,
+): pulumi.Output<R> {
+  const dependencies = pulumi
+    .output(opts?.dependsOn ?? [])
+    .apply((value) => (Array.isArray(value) ? value : [value]))
+    .apply((resources: pulumi.Resource[]) =>
+      pulumi.all(resources.map((r) => (pulumi.CustomResource.isInstance(r) ? r.id : r.urn))),
+    );
+  return pulumi.all([pulumi.output(args ?? {}), dependencies]).apply(([unwrapped]) => fetch(unwrapped as unknown as A));
+}
+
+// ---- quotas ----
+
+/** Every quota of the org (`GET /org/{org}/quota`). */
+export function getQuotas(args?: GetQuotasArgs, _opts?: pulumi.InvokeOptions): Promise<GetQuotasResult> {
+  return functions.getQuotas(args, env());
+}
+export function getQuotasOutput(
+  args?: InputArgs<GetQuotasArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetQuotasResult> {
+  return outputForm(args, opts, (a: GetQuotasArgs) => getQuotas(a, opts));
+}
+
+/** One quota by id (UUID) (`GET /org/{org}/quota/{id}`). */
+export function getQuota(args: GetQuotaArgs, _opts?: pulumi.InvokeOptions): Promise<GetQuotaResult> {
+  return functions.getQuota(args, env());
+}
+export function getQuotaOutput(
+  args: InputArgs<GetQuotaArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetQuotaResult> {
+  return outputForm(args, opts, (a: GetQuotaArgs) => getQuota(a, opts));
+}
+
+// ---- cloud accounts ----
+
+/** The cloud-account permission catalog (`GET /org/{org}/cloudaccount/-schema/permissions`). */
+export function getCloudAccountPermissions(
+  args?: GetCloudAccountPermissionsArgs,
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetCloudAccountPermissionsResult> {
+  return functions.getCloudAccountPermissions(args, env());
+}
+export function getCloudAccountPermissionsOutput(
+  args?: InputArgs<GetCloudAccountPermissionsArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetCloudAccountPermissionsResult> {
+  return outputForm(args, opts, (a: GetCloudAccountPermissionsArgs) => getCloudAccountPermissions(a, opts));
+}
+
+/** Cloud accounts matching a query (`POST /org/{org}/cloudaccount/-query`). */
+export function queryCloudAccounts(
+  args?: QueryCloudAccountsArgs,
+  _opts?: pulumi.InvokeOptions,
+): Promise<QueryCloudAccountsResult> {
+  return functions.queryCloudAccounts(args, env());
+}
+export function queryCloudAccountsOutput(
+  args?: InputArgs<QueryCloudAccountsArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<QueryCloudAccountsResult> {
+  return outputForm(args, opts, (a: QueryCloudAccountsArgs) => queryCloudAccounts(a, opts));
+}
+
+// ---- principals ----
+
+/** The org's service accounts (`GET /org/{org}/serviceaccount`). */
+export function getServiceAccounts(
+  args?: GetServiceAccountsArgs,
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetServiceAccountsResult> {
+  return functions.getServiceAccounts(args, env());
+}
+export function getServiceAccountsOutput(
+  args?: InputArgs<GetServiceAccountsArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetServiceAccountsResult> {
+  return outputForm(args, opts, (a: GetServiceAccountsArgs) => getServiceAccounts(a, opts));
+}
+
+/** The org's groups (`GET /org/{org}/group`). */
+export function getGroups(args?: GetGroupsArgs, _opts?: pulumi.InvokeOptions): Promise<GetGroupsResult> {
+  return functions.getGroups(args, env());
+}
+export function getGroupsOutput(
+  args?: InputArgs<GetGroupsArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetGroupsResult> {
+  return outputForm(args, opts, (a: GetGroupsArgs) => getGroups(a, opts));
+}
+
+/** Who may act on a group (`GET /org/{org}/group/{name}/-accessreport`). */
+export function getGroupAccessReport(
+  args: GetGroupAccessReportArgs,
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetGroupAccessReportResult> {
+  return functions.getGroupAccessReport(args, env());
+}
+export function getGroupAccessReportOutput(
+  args: InputArgs<GetGroupAccessReportArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetGroupAccessReportResult> {
+  return outputForm(args, opts, (a: GetGroupAccessReportArgs) => getGroupAccessReport(a, opts));
+}
+
+// ---- policies, locations ----
+
+/** A policy by name (`GET /org/{org}/policy/{name}`). */
+export function getPolicy(args: GetPolicyArgs, _opts?: pulumi.InvokeOptions): Promise<GetPolicyResult> {
+  return functions.getPolicy(args, env());
+}
+export function getPolicyOutput(
+  args: InputArgs<GetPolicyArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetPolicyResult> {
+  return outputForm(args, opts, (a: GetPolicyArgs) => getPolicy(a, opts));
+}
+
+/** A location by name (`GET /org/{org}/location/{name}`). */
+export function getLocation(args: GetLocationArgs, _opts?: pulumi.InvokeOptions): Promise<GetLocationResult> {
+  return functions.getLocation(args, env());
+}
+export function getLocationOutput(
+  args: InputArgs<GetLocationArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetLocationResult> {
+  return outputForm(args, opts, (a: GetLocationArgs) => getLocation(a, opts));
+}
+
+// ---- mk8s ----
+
+/**
+ * A script that joins a node to a generic or hetzner mk8s cluster (`POST /org/{org}/mk8s/{name}/-join`).
+ *
+ * **The script embeds a bootstrap token.** A Promise cannot carry Pulumi's secret marking: do not log the result,
+ * export it, or pass it to a resource input unless you wrap it with `pulumi.secret(...)`. Prefer
+ * `getMk8sJoinScriptOutput`, whose result is secret.
+ */
+export function getMk8sJoinScript(
+  args: GetMk8sJoinScriptArgs,
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetMk8sJoinScriptResult> {
+  return functions.getMk8sJoinScript(args, env());
+}
+/** The join script as a secret Output (the whole result is secret). */
+export function getMk8sJoinScriptOutput(
+  args: InputArgs<GetMk8sJoinScriptArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetMk8sJoinScriptResult> {
+  return pulumi.secret(outputForm(args, opts, (a: GetMk8sJoinScriptArgs) => getMk8sJoinScript(a, opts)));
+}
