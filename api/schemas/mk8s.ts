@@ -50,7 +50,7 @@ function providerConfig() {
 /** The provider in `spec.provider`: an object with exactly one key, the provider's name. */
 function providerObject(strict: boolean) {
   return z
-    .record(strict ? z.enum(mk8sProviders) : z.string(), providerConfig())
+    .record(z.string(), providerConfig())
     .superRefine((value, ctx) => {
       const keys = Object.keys(value);
       if (keys.length !== 1) {
@@ -58,6 +58,16 @@ function providerObject(strict: boolean) {
           code: "custom",
           message: `must have exactly one key naming the provider (${mk8sProviders.join(", ")}); got ${keys.length}`,
         });
+      }
+      if (!strict) return;
+      for (const key of keys) {
+        if (!(mk8sProviders as readonly string[]).includes(key)) {
+          ctx.addIssue({
+            code: "custom",
+            message: `unknown provider '${key}' (one of ${mk8sProviders.join(", ")})`,
+            path: [key],
+          });
+        }
       }
     })
     .describe(`Exactly one key naming the provider (${mk8sProviders.join(", ")}), holding its configuration.`);

@@ -1,0 +1,236 @@
+import { describe, expect, it } from "vitest";
+import { evaluateQuery, normalizeQuery, QueryError, readPath, runQuery } from "../../api/query.js";
+import type { QuerySpec, QueryTerm } from "../../api/schemas/query.js";
+
+const volume = {
+  kind: "volumeset",
+  name: "data-main",
+  description: "Primary Postgres data",
+  version: 3,
+  created: "2026-01-15T10:00:00.000Z",
+  tags: { env: "prod", tier: 2, critical: true, owner: null },
+  spec: { initialCapacity: 100, performanceClass: "general-purpose-ssd", enabled: false },
+  targetLinks: ["/org/acme/group/a", "/org/acme/group/b"],
+  links: [
+    { rel: "self", href: "/org/acme/gvc/main/volumeset/data-main" },
+    { rel: "gvc", href: "/org/acme/gvc/main" },
+  ],
+};
+
+/** Whether the single term matches `volume`. */
+const one = (term: QueryTerm, item: unknown = volume) => evaluateQuery({ terms: [term] }, item);
+
+describe("normalizeQuery", () => {
+  it("fills every default and takes the kind from the path", () => {
+    expect(
+      normalizeQuery(
+        { kind: "group", spec: { terms: [{ property: "name", value: "x" }], sort: { by: "name" } } },
+        "cloudaccount",
+      ),
+    ).toEqual({
+      kind: "cloudaccount",
+      fetch: "items",
+      spec: { match: "all", terms: [{ op: "=", property: "name", value: "x" }], sort: { by: "name", order: "asc" } },
+    });
+  });
+
+  it("normalizes an absent document and keeps explicit choices and context", () => {
+    expect(normalizeQuery(undefined, "quota")).toEqual({
+      kind: "quota",
+      fetch: "items",
+      spec: { match: "all", terms: [] },
+    });
+    expect(
+      normalizeQuery(
+        {
+          fetch: "links",
+          context: { gvc: "main" },
+          spec: { match: "none", terms: [{ op: "exists", tag: "env" }], sort: { by: "created", order: "desc" } },
+        },
+        "volumeset",
+      ),
+    ).toEqual({
+      kind: "volumeset",
+      context: { gvc: "main" },
+      fetch: "links",
+      spec: { match: "none", terms: [{ op: "exists", tag: "env" }], sort: { by: "created", order: "desc" } },
+    });
+  });
+
+  it("rejects an invalid regular expression with a QueryError naming the term's value", () => {
+    let caught: unknown;
+    try {
+      normalizeQuery(
+        {
+          spec: {
+            terms: [
+              { property: "name", value: "a" },
+              { op: "=~", property: "name", value: "(" },
+            ],
+          },
+        },
+        "group",
+      );
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(QueryError);
+    expect((caught as QueryError).path).toBe("spec.terms.1.value");
+    expect((caught as QueryError).issues[0]?.message).toMatch(/^invalid regular expression/);
+  });
+});
+
+describe("ops on properties", () => {
+  it("= and != compare values, numbers numerically and dates as instants", () => {
+    expect(one({ property: "name", value: "data-main" })).toBe(true);
+    expect(one({ op: "=", property: "name", value: "data" })).toBe(false);
+    expect(one({ property: "version", value: 3 })).toBe(true);
+    expect(one({ property: "version", value: "3" })).toBe(true);
+    expect(one({ property: "created", value: "2026-01-15T10:00:00Z" })).toBe(true);
+    expect(one({ property: "spec.enabled", value: false })).toBe(true);
+    expect(one({ property: "spec.enabled", value: "false" })).toBe(false);
+    expect(one({ op: "!=", property: "name", value: "other" })).toBe(true);
+    expect(one({ op: "!=", property: "name", value: "data-main" })).toBe(false);
+    expect(one({ op: "!=", property: "missing", value: "x" })).toBe(true);
+  });
+
+  it("> >= < <= compare numbers, dates and strings", () => {
+    expect(one({ op: ">", property: "version", value: 2 })).toBe(true);
+    expect(one({ op: ">", property: "version", value: 3 })).toBe(false);
+    expect(one({ op: ">=", property: "version", value: 3 })).toBe(true);
+    expect(one({ op: "<", property: "spec.initialCapacity", value: 200 })).toBe(true);
+    expect(one({ op: "<=", property: "spec.initialCapacity", value: 99 })).toBe(false);
+    expect(one({ op: ">", property: "created", value: "2026-01-15" })).toBe(true);
+    expect(one({ op: "<", property: "created", value: "2025-12-31T23:59:59Z" })).toBe(false);
+    expect(one({ op: "<", property: "name", value: "e" })).toBe(true);
+    expect(one({ op: ">", property: "version", value: "abc" })).toBe(false);
+    expect(one({ op: ">", property: "missing", value: 1 })).toBe(false);
+  });
+
+  it("~ matches case-insensitive substrings and * ? wildcards over the whole value", () => {
+    expect(one({ op: "~", property: "description", value: "postgres" })).toBe(true);
+    expect(one({ op: "~", property: "name", value: "DATA-*" })).toBe(true);
+    expect(one({ op: "~", property: "name", value: "data-ma?n" })).toBe(true);
+    expect(one({ op: "~", property: "name", value: "main*" })).toBe(false);
+    expect(one({ op: "~", property: "description", value: "mysql" })).toBe(false);
+  });
+
+  it("=~ matches a case-sensitive regular expression and throws on an invalid one", () => {
+    expect(one({ op: "=~", property: "name", value: "^data-[a-z]+$" })).toBe(true);
+    expect(one({ op: "=~", property: "name", value: "^DATA" })).toBe(false);
+    expect(() => one({ op: "=~", property: "name", value: "[" })).toThrow(QueryError);
+  });
+
+  it("contains tests substrings of strings and membership of arrays", () => {
+    expect(one({ op: "contains", property: "description", value: "Postgres" })).toBe(true);
+    expect(one({ op: "contains", property: "description", value: "postgres" })).toBe(false);
+    expect(one({ op: "contains", property: "targetLinks", value: "/org/acme/group/b" })).toBe(true);
+    expect(one({ op: "contains", property: "targetLinks", value: "/org/acme/group" })).toBe(false);
+    expect(one({ op: "contains", property: "tags", value: "env" })).toBe(true);
+    expect(one({ op: "contains", property: "version", value: 3 })).toBe(false);
+  });
+
+  it("exists and !exists test presence (null counts as absent)", () => {
+    expect(one({ op: "exists", property: "spec.performanceClass" })).toBe(true);
+    expect(one({ op: "exists", property: "spec.snapshots" })).toBe(false);
+    expect(one({ op: "!exists", property: "spec.snapshots" })).toBe(true);
+    expect(one({ op: "!exists", property: "name" })).toBe(false);
+    expect(one({ op: "exists", property: "tags.owner" })).toBe(false);
+  });
+
+  it("compares arrays element by element for = and !=", () => {
+    expect(one({ property: "targetLinks", value: "/org/acme/group/a" })).toBe(true);
+    expect(one({ op: "!=", property: "targetLinks", value: "/org/acme/group/a" })).toBe(false);
+  });
+
+  it("property * searches name, description and tags", () => {
+    expect(one({ op: "~", property: "*", value: "postgres" })).toBe(true);
+    expect(one({ op: "~", property: "*", value: "prod" })).toBe(true);
+    expect(one({ op: "~", property: "*", value: "tier" })).toBe(true);
+    expect(one({ op: "~", property: "*", value: "nothing-like-this" })).toBe(false);
+  });
+
+  it("reads dotted paths including array indexes", () => {
+    expect(readPath(volume, "spec.initialCapacity")).toBe(100);
+    expect(readPath(volume, "links.1.rel")).toBe("gvc");
+    expect(readPath(volume, "spec.missing.deeper")).toBeUndefined();
+  });
+});
+
+describe("tag and rel selectors", () => {
+  it("tag terms read item.tags and compare booleans as strings", () => {
+    expect(one({ tag: "env", value: "prod" })).toBe(true);
+    expect(one({ tag: "env", value: "dev" })).toBe(false);
+    expect(one({ tag: "tier", value: 2 })).toBe(true);
+    expect(one({ op: ">", tag: "tier", value: 1 })).toBe(true);
+    expect(one({ tag: "critical", value: "true" })).toBe(true);
+    expect(one({ tag: "critical", value: true })).toBe(true);
+    expect(one({ tag: "critical", value: "false" })).toBe(false);
+    expect(one({ op: "exists", tag: "env" })).toBe(true);
+    expect(one({ op: "!exists", tag: "team" })).toBe(true);
+  });
+
+  it("rel terms match the linked object's name, full link or relative link", () => {
+    expect(one({ rel: "gvc", value: "main" })).toBe(true);
+    expect(one({ rel: "gvc", value: "/org/acme/gvc/main" })).toBe(true);
+    expect(one({ rel: "gvc", value: "//gvc/main" })).toBe(true);
+    expect(one({ rel: "gvc", value: "other" })).toBe(false);
+    expect(one({ op: "!=", rel: "gvc", value: "other" })).toBe(true);
+    expect(one({ op: "exists", rel: "gvc" })).toBe(true);
+    expect(one({ op: "exists", rel: "org" })).toBe(false);
+  });
+});
+
+describe("match modes", () => {
+  const yes = { property: "name", value: "data-main" };
+  const no = { property: "name", value: "other" };
+  const match = (m: QuerySpec["match"], terms: QueryTerm[]) => evaluateQuery({ match: m, terms }, volume);
+
+  it("all needs every term", () => {
+    expect(match("all", [yes, yes])).toBe(true);
+    expect(match("all", [yes, no])).toBe(false);
+    expect(match(undefined, [yes, no])).toBe(false);
+  });
+
+  it("any needs one term", () => {
+    expect(match("any", [no, yes])).toBe(true);
+    expect(match("any", [no, no])).toBe(false);
+  });
+
+  it("none needs no term to hold", () => {
+    expect(match("none", [no, no])).toBe(true);
+    expect(match("none", [no, yes])).toBe(false);
+  });
+
+  it("a spec without terms matches everything", () => {
+    expect(evaluateQuery(undefined, volume)).toBe(true);
+    expect(evaluateQuery({ match: "any", terms: [] }, volume)).toBe(true);
+  });
+});
+
+describe("runQuery", () => {
+  const items = [
+    { name: "b", version: 2, created: "2026-02-01T00:00:00Z", tags: { env: "prod" } },
+    { name: "a", version: 10, created: "2026-03-01T00:00:00Z", tags: { env: "dev" } },
+    { name: "c", created: "2026-01-01T00:00:00Z", tags: { env: "prod" } },
+    { name: "d", version: 1, created: "2025-12-01T00:00:00Z", tags: {} },
+  ];
+  const names = (list: { name: string }[]) => list.map((i) => i.name);
+
+  it("filters and keeps the input order without a sort", () => {
+    expect(names(runQuery(items, { terms: [{ tag: "env", value: "prod" }] }))).toEqual(["b", "c"]);
+    expect(names(runQuery(items, undefined))).toEqual(["b", "a", "c", "d"]);
+  });
+
+  it("sorts ascending by default and descending on request, numbers numerically, missing values last", () => {
+    expect(names(runQuery(items, { sort: { by: "version" } }))).toEqual(["d", "b", "a", "c"]);
+    expect(names(runQuery(items, { sort: { by: "version", order: "desc" } }))).toEqual(["a", "b", "d", "c"]);
+    expect(names(runQuery(items, { sort: { by: "name", order: "asc" } }))).toEqual(["a", "b", "c", "d"]);
+    expect(names(runQuery(items, { sort: { by: "created", order: "desc" } }))).toEqual(["a", "b", "c", "d"]);
+    expect(names(runQuery(items, { terms: [{ op: "exists", tag: "env" }], sort: { by: "tags.env" } }))).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
+  });
+});
