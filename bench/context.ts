@@ -8,7 +8,17 @@ export class BenchContext {
   readonly adminKey = "bench-admin-key-0123456789abcdef";
   readonly tempDir: string;
 
-  constructor(readonly quick: boolean) {
+  /**
+   * Node flags for every server process the benchmarks start: `--cpu-prof` into `bench/results/profiles/` when the
+   * run was asked to `--profile`.
+   */
+  readonly serverNodeArgs: string[];
+
+  constructor(
+    readonly quick: boolean,
+    profileDir?: string,
+  ) {
+    this.serverNodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
     this.tempDir = mkdtempSync(path.join(os.tmpdir(), "cpln-bench-"));
   }
 

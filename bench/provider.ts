@@ -12,6 +12,7 @@ import { startCplnLocal } from "./lib/procs.js";
 import { providerText, typeToken } from "./lib/providers.js";
 import { distribution, type Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
+import { createGvc } from "./lib/setup.js";
 
 const CONCURRENCY = 16;
 
@@ -35,12 +36,17 @@ function names(prefix: string, count: number): string[] {
 export async function providerThroughput(ctx: BenchContext, report: Report): Promise<void> {
   const count = ctx.quick ? 200 : 1_000;
   const org = ctx.org;
-  const server = await startCplnLocal({ data: ctx.tempFile("provider.db"), org, adminKey: ctx.adminKey });
+  const server = await startCplnLocal({
+    data: ctx.tempFile("provider.db"),
+    org,
+    adminKey: ctx.adminKey,
+    nodeArgs: ctx.serverNodeArgs,
+  });
   const admin = new Http(server.url, ctx.adminKey, 2);
   const client = new CplnClient({ endpoint: server.url, token: ctx.adminKey, org });
   let host: DynamicProviderHost | undefined;
   try {
-    for (const gvc of ["tp", "raw", "warm"]) await admin.expect(201, "POST", `/org/${org}/gvc`, { name: gvc });
+    for (const gvc of ["tp", "raw", "warm"]) await createGvc(admin, org, gvc);
     host = await startHost({ org, endpoint: server.url, token: ctx.adminKey });
     const text = await providerText("VolumeSet");
     const type = typeToken("VolumeSet");

@@ -3,7 +3,9 @@
  * process, prints one JSON object per figure as it is measured, then a short table, and writes the whole run to
  * `bench/results/latest.json`. The exit code is 1 only when the request counts of benchmark 1 differ from their
  * targets (or could not be measured); every other figure is printed, never enforced — a slow machine must not fail
- * a build. `--only=requests,provider,service,scaling,startup` runs a subset (the exit rule is the same).
+ * a build. `--only=requests,provider,service,scaling,startup` runs a subset (the exit rule is the same); `--profile`
+ * starts every server process with `--cpu-prof` (profiles in `bench/results/profiles/`, summarized by
+ * `node dist/bench/profile-summary.js bench/results/profiles`).
  */
 import path from "node:path";
 import { BenchContext } from "./context.js";
@@ -24,11 +26,13 @@ const benchmarks = {
 } as const;
 type BenchName = keyof typeof benchmarks;
 
-function parseArgs(argv: string[]): { quick: boolean; only: BenchName[] } {
+function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: BenchName[] } {
   let quick = false;
+  let profile = false;
   let only = Object.keys(benchmarks) as BenchName[];
   for (const arg of argv) {
     if (arg === "--quick") quick = true;
+    else if (arg === "--profile") profile = true;
     else if (arg.startsWith("--only=")) {
       const names = arg.slice("--only=".length).split(",");
       for (const name of names) {
@@ -36,17 +40,18 @@ function parseArgs(argv: string[]): { quick: boolean; only: BenchName[] } {
           throw new Error(`--only: unknown benchmark "${name}" (one of ${Object.keys(benchmarks).join(", ")})`);
       }
       only = names as BenchName[];
-    } else throw new Error(`unknown argument "${arg}" (use --quick and/or --only=<names>)`);
+    } else throw new Error(`unknown argument "${arg}" (use --quick, --profile, --only=<names>)`);
   }
-  return { quick, only };
+  return { quick, profile, only };
 }
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
-  const { quick, only } = parseArgs(args);
+  const { quick, profile, only } = parseArgs(args);
   const command = ["npm run bench", ...(args.length ? ["--", ...args] : [])].join(" ");
   const report = new Report(command, quick ? "quick" : "full");
-  const ctx = new BenchContext(quick);
+  const profileDir = profile ? path.join(repoRoot, "bench", "results", "profiles") : undefined;
+  const ctx = new BenchContext(quick, profileDir);
   const started = performance.now();
   let countsOk = true;
   const errors: Record<string, string> = {};

@@ -12,6 +12,7 @@ import { forkStoreServer, rssBytes, type ForkedStoreServer } from "./lib/procs.j
 import type { Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
 import { volumeSetBody } from "./service.js";
+import { createGvc } from "./lib/setup.js";
 
 const GVC = "scale";
 const FILLER_TYPES = ["pfl", "pfq", "pfa"] as const;
@@ -43,7 +44,7 @@ function fileSize(file: string): number {
 
 /** Admin-side setup over HTTP: the gvc, the reader and its grant, and the templates the store server copies. */
 async function setUp(admin: Http, org: string): Promise<{ readerKey: string }> {
-  await admin.expect(201, "POST", `/org/${org}/gvc`, { name: GVC });
+  await createGvc(admin, org, GVC);
   await admin.expect(201, "POST", `/org/${org}/gvc/${GVC}/volumeset`, {
     ...volumeSetBody("bench-tmpl-vs"),
     tags: { bench: "true", team: "blue", shard: "s0" },
@@ -126,7 +127,7 @@ export async function scaling(ctx: BenchContext, report: Report): Promise<Scalin
   const sizes = new Map<number, number>();
   for (const n of ns) {
     const data = ctx.tempFile(`scale-${n}.db`);
-    const server = await forkStoreServer({ data, org, adminKey: ctx.adminKey });
+    const server = await forkStoreServer({ data, org, adminKey: ctx.adminKey, nodeArgs: ctx.serverNodeArgs });
     const admin = new Http(server.url, ctx.adminKey, 4);
     let reader: Http | undefined;
     try {

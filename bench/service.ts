@@ -9,6 +9,7 @@ import { Http, runConcurrent } from "./lib/http.js";
 import { startBareServer, startCplnLocal, type ChildServer } from "./lib/procs.js";
 import type { Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
+import { createGvc } from "./lib/setup.js";
 
 interface Shape {
   key: string;
@@ -70,12 +71,17 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
   const warmupSeconds = ctx.quick ? 0.5 : 1.5;
   const connections = 10;
   const org = ctx.org;
-  const server = await startCplnLocal({ data: ctx.tempFile("service.db"), org, adminKey: ctx.adminKey });
+  const server = await startCplnLocal({
+    data: ctx.tempFile("service.db"),
+    org,
+    adminKey: ctx.adminKey,
+    nodeArgs: ctx.serverNodeArgs,
+  });
   const bare = await startBareServer();
   const http = new Http(server.url, ctx.adminKey);
   try {
-    await http.expect(201, "POST", `/org/${org}/gvc`, { name: "list100" });
-    await http.expect(201, "POST", `/org/${org}/gvc`, { name: "posts" });
+    await createGvc(http, org, "list100");
+    await createGvc(http, org, "posts");
     const names = Array.from({ length: 100 }, (_, i) => `vs-${String(i).padStart(3, "0")}`);
     await runConcurrent(names, 8, async (name) => {
       await http.expect(201, "POST", `/org/${org}/gvc/list100/volumeset`, volumeSetBody(name));

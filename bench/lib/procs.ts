@@ -173,13 +173,14 @@ export async function forkStoreServer(options: {
   data: string;
   org: string;
   adminKey: string;
+  nodeArgs?: string[];
 }): Promise<ForkedStoreServer> {
   const port = await freePort();
   const started = performance.now();
   const child = fork(
     path.join(distDir, "bench", "servers", "store-server.js"),
     [String(port), options.data, options.org, options.adminKey],
-    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe", "ipc"] },
+    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe", "ipc"], execArgv: options.nodeArgs ?? [] },
   );
   const output = tail(child);
   const url = `http://127.0.0.1:${port}`;

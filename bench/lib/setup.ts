@@ -1,0 +1,24 @@
+import type { Http } from "./http.js";
+
+interface QuotaItem {
+  id?: unknown;
+  name?: unknown;
+  dimensions?: { gvcLink?: unknown };
+}
+
+/**
+ * Creates a gvc and lifts its `volumesets-per-gvc` quota (100 by default) to `maxVolumeSets`, as an org admin would
+ * for a load test; the quota check itself still runs on every create.
+ */
+export async function createGvc(admin: Http, org: string, gvc: string, maxVolumeSets = 1_000_000): Promise<void> {
+  await admin.expect(201, "POST", `/org/${org}/gvc`, { name: gvc });
+  const quotas = await admin.expect(200, "GET", `/org/${org}/quota`);
+  const items = ((quotas.body as { items?: QuotaItem[] }).items ?? []).filter(
+    (q) => q.name === "volumesets-per-gvc" && q.dimensions?.gvcLink === `/org/${org}/gvc/${gvc}`,
+  );
+  const id = items[0]?.id;
+  if (items.length !== 1 || typeof id !== "string") {
+    throw new Error(`expected one volumesets-per-gvc quota for gvc ${gvc}, found ${items.length}`);
+  }
+  await admin.expect(200, "PATCH", `/org/${org}/quota/${id}`, { max: maxVolumeSets });
+}
