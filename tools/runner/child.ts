@@ -1,0 +1,179 @@
+// The program process of the offline runner: a fresh Node process per run (like the Pulumi language host), with
+// TypeScript transpiled on require (like ts-node), the stack config in PULUMI_CONFIG, and `setMocks` routing every
+// dynamic resource registration to the MiniEngine, which drives the real dynamic-provider host.
+import { createRequire } from "node:module";
+import * as path from "node:path";
+import type * as pulumiTypes from "@pulumi/pulumi";
+import { MiniEngine } from "./engine.js";
+import type { ChildMessage, ChildRunOptions, ChildRunResult, ParentMessage } from "./protocol.js";
+import { readProject } from "./project.js";
+import { compilerOptionsFor, registerTypeScript } from "./tshook.js";
+import { toPropertyMap, type PropertyMap } from "./values.js";
+
+type Pulumi = typeof pulumiTypes;
+interface SettingsInternals {
+  waitForRPCs(): Promise<void>;
+}
+
+const dynamicTypePrefix = "pulumi-nodejs:dynamic";
+
+async function run(options: ChildRunOptions): Promise<ChildRunResult> {
+  const project = options.programDir ? readProject(options.programDir) : undefined;
+  const projectName = options.project ?? project?.name;
+  if (!projectName) throw new Error("a project name is required to run without a program");
+  for (const [k, v] of Object.entries(options.env)) process.env[k] = v;
+
+  const engine = MiniEngine.open({
+    stateFile: options.stateFile,
+    project: projectName,
+    stack: options.stack,
+    config: options.config,
+    secretConfigKeys: options.secretConfigKeys,
+    preview: options.preview,
+    host: { cwd: options.hostCwd, env: options.env },
+    env: process.env,
+  });
+  try {
+    const errors: unknown[] = [];
+    process.on("unhandledRejection", (reason) => errors.push(reason));
+    let outputs: PropertyMap = {};
+    if (project) {
+      outputs = await runProgram(project.main, options.programDir as string, projectName, engine, errors, options);
+    }
+    if (errors.length > 0) throw errors[0];
+    await engine.finish();
+    return {
+      project: projectName,
+      stack: options.stack,
+      preview: options.preview,
+      steps: engine.steps,
+      outputs,
+      requests: engine.hostProcess?.calls ?? [],
+      hostStartMs: engine.hostProcess?.startMs,
+    };
+  } catch (error) {
+    throw Object.assign(error instanceof Error ? error : new Error(String(error)), {
+      steps: engine.steps,
+      requests: engine.hostProcess?.calls ?? [],
+    });
+  } finally {
+    await engine.close();
+  }
+}
+
+async function runProgram(
+  main: string,
+  programDir: string,
+  project: string,
+  engine: MiniEngine,
+  errors: unknown[],
+  options: ChildRunOptions,
+): Promise<PropertyMap> {
+  // The stack config, as the language host hands it to a program.
+  process.env.PULUMI_CONFIG = JSON.stringify(engine.config);
+  process.env.PULUMI_CONFIG_SECRET_KEYS = JSON.stringify(engine.secretConfigKeys);
+  registerTypeScript(compilerOptionsFor(programDir));
+  // The program's own copy of the SDK, as `pulumi up` would load it.
+  const programRequire = createRequire(path.join(programDir, "package.json"));
+  const pulumi = programRequire("@pulumi/pulumi") as Pulumi;
+  const settings = programRequire("@pulumi/pulumi/runtime/settings") as SettingsInternals;
+
+  await pulumi.runtime.setMocks(
+    {
+      newResource: async (args) => {
+        try {
+          return await newResource(pulumi, engine, project, options.stack, args);
+        } catch (error) {
+          errors.push(error);
+          throw error;
+        }
+      },
+      call: async (args) => {
+        const error = new Error(
+          `offline runner: invoke ${args.token} is not supported (the runner only runs dynamic-provider resources)`,
+        );
+        errors.push(error);
+        throw error;
+      },
+    },
+    project,
+    options.stack,
+    options.preview,
+  );
+
+  let exported: unknown;
+  try {
+    exported = programRequire(resolveEntry(programRequire, main));
+  } catch (error) {
+    errors.push(error);
+    return {};
+  }
+  // `export = async () => ({...})` programs: the returned object is the stack outputs.
+  if (typeof exported === "function") exported = await (exported as () => unknown)();
+  exported = await exported;
+  const values: Record<string, unknown> = {};
+  if (typeof exported === "object" && exported !== null) {
+    for (const [k, v] of Object.entries(exported)) if (typeof v !== "function") values[k] = v;
+  }
+  let outputs: PropertyMap = {};
+  try {
+    outputs = toPropertyMap(await pulumi.runtime.serializeProperties("stack outputs", values), "stack outputs");
+  } catch (error) {
+    errors.push(error);
+  }
+  await settings.waitForRPCs();
+  return outputs;
+}
+
+async function newResource(
+  pulumi: Pulumi,
+  engine: MiniEngine,
+  project: string,
+  stack: string,
+  args: pulumiTypes.runtime.MockResourceArgs,
+): Promise<{ id: string | undefined; state: Record<string, unknown> }> {
+  // Component resources have no provider: nothing to do but acknowledge them.
+  if (args.custom === false) return { id: undefined, state: {} };
+  if (!args.type.startsWith(`${dynamicTypePrefix}:`) && !args.type.startsWith(`${dynamicTypePrefix}/`)) {
+    throw new Error(
+      `offline runner: ${args.type} "${args.name}" is not a dynamic resource; the offline runner only runs ` +
+        `dynamic-provider resources (${dynamicTypePrefix}/*) — use the Pulumi CLI for other providers`,
+    );
+  }
+  const urn = `urn:pulumi:${stack}::${project}::${args.type}::${args.name}`;
+  const inputs = toPropertyMap(args.inputs, `${args.name} inputs`, pulumi.isUnknown);
+  if (args.id) {
+    // `Resource.get(name, id)`: a read of an existing object, not managed by this stack.
+    const read = await engine.read(urn, args.type, args.id, inputs);
+    return { id: read.id, state: read.outputs };
+  }
+  const result = await engine.register(urn, args.type, inputs);
+  return { id: result.id, state: result.outputs };
+}
+
+function resolveEntry(programRequire: NodeJS.Require, main: string): string {
+  try {
+    return programRequire.resolve(main);
+  } catch (error) {
+    throw new Error(`offline runner: cannot find the program entry ${main}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+process.once("message", (message: ParentMessage) => {
+  void run(message.options).then(
+    (result) => send({ kind: "result", result }),
+    (error: Error & { steps?: ChildRunResult["steps"]; requests?: ChildRunResult["requests"] }) =>
+      send({
+        kind: "error",
+        message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        steps: error.steps ?? [],
+        requests: error.requests ?? [],
+      }),
+  );
+});
+
+function send(message: ChildMessage): void {
+  process.send?.(message, () => process.disconnect());
+}

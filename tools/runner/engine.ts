@@ -1,0 +1,418 @@
+// A small stand-in for the Pulumi engine's step generator and executor, for dynamic resources only. It keeps the
+// stack's state in a JSON file and turns each resource registration into the provider calls `pulumi up` makes:
+// check → create, or check → diff → same / update / replace; resources no longer registered are deleted at the end.
+// It approximates the engine (no dependency graph, no refresh/import/protect/ignoreChanges) and says so.
+import * as crypto from "node:crypto";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { DynamicProviderHost, type CheckFailure, type HostStartOptions } from "./host.js";
+import { SecretCrypter, type SecretsProviderState } from "./secrets.js";
+import {
+  annotateSecrets,
+  changedKeys,
+  deepEqual,
+  isPlainObject,
+  isSecret,
+  makeSecret,
+  secretSig,
+  secretSigKey,
+  stripSecretsMap,
+  type PropertyMap,
+  type PropertyValue,
+} from "./values.js";
+
+export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read";
+
+export interface Step {
+  urn: string;
+  op: StepOp;
+  /** The resource's id after the step (the deleted id for "delete"; undefined for planned creates in preview). */
+  id: string | undefined;
+  /** Properties that forced a replacement. */
+  replaces?: string[];
+  /** Input properties whose values changed (update and replace). */
+  changedKeys?: string[];
+  /** One line for humans. */
+  detail: string;
+}
+
+export interface RegisterResult {
+  id: string | undefined;
+  outputs: PropertyMap;
+  step: Step;
+}
+
+export interface ResourceState {
+  urn: string;
+  type: string;
+  id: string;
+  /** Checked inputs, secrets wrapped. */
+  inputs: PropertyMap;
+  /** Outputs as returned by the provider, secrets re-marked. */
+  outputs: PropertyMap;
+}
+
+interface StateFileBody {
+  version: 1;
+  /** Tells readers what wrote this file. */
+  writtenBy: string;
+  project: string;
+  stack: string;
+  secretsProvider: SecretsProviderState;
+  config: Record<string, string | { secure: string }>;
+  resources: ResourceState[];
+  /** Old halves of create-before-delete replacements, deleted at the end of the run. */
+  pendingDeletes: ResourceState[];
+}
+
+/** A registration rejected by the provider's check. */
+export class CheckFailedError extends Error {
+  constructor(
+    readonly urn: string,
+    readonly failures: CheckFailure[],
+  ) {
+    super(`${urn}: check failed:\n${failures.map((f) => `  - ${f.property}: ${f.reason}`).join("\n")}`);
+    this.name = "CheckFailedError";
+  }
+}
+
+export interface MiniEngineOptions {
+  stateFile: string;
+  project: string;
+  stack: string;
+  /** Stack config with namespaced keys; merged over the config recorded in the state file. */
+  config?: Record<string, string>;
+  secretConfigKeys?: readonly string[];
+  /** Plan only: check and diff, never create, update or delete, never write the state file. */
+  preview?: boolean;
+  /** How to start the dynamic-provider host (started lazily, once, and configured with the stack config). */
+  host: HostStartOptions;
+  /** Source of PULUMI_CONFIG_PASSPHRASE. */
+  env?: NodeJS.ProcessEnv;
+}
+
+const writtenBy = "cpln-pulumi offline runner (a stand-in for the Pulumi engine)";
+const providerKey = "__provider";
+
+export class MiniEngine {
+  readonly steps: Step[] = [];
+  private readonly registered: string[] = [];
+  private queue: Promise<unknown> = Promise.resolve();
+  private host: Promise<DynamicProviderHost> | undefined;
+  private startedHost: DynamicProviderHost | undefined;
+  private finished = false;
+
+  private constructor(
+    private readonly options: MiniEngineOptions,
+    private readonly crypter: SecretCrypter,
+    private resources: ResourceState[],
+    private pendingDeletes: ResourceState[],
+    /** Merged stack config (plaintext, in memory only). */
+    readonly config: Record<string, string>,
+    readonly secretConfigKeys: string[],
+  ) {}
+
+  /** Loads (or starts) the stack state and merges the given config into it. */
+  static open(options: MiniEngineOptions): MiniEngine {
+    const env = options.env ?? process.env;
+    const existing = fs.existsSync(options.stateFile) ? readStateFile(options.stateFile) : undefined;
+    if (existing && (existing.project !== options.project || existing.stack !== options.stack)) {
+      throw new Error(
+        `${options.stateFile} holds stack ${existing.project}/${existing.stack}, not ${options.project}/${options.stack}`,
+      );
+    }
+    const crypter =
+      options.preview && !existing
+        ? SecretCrypter.ephemeral()
+        : SecretCrypter.open(options.stateFile, existing?.secretsProvider, env);
+    const config: Record<string, string> = {};
+    const secretKeys = new Set<string>();
+    for (const [key, value] of Object.entries(existing?.config ?? {})) {
+      if (typeof value === "string") config[key] = value;
+      else {
+        config[key] = crypter.decrypt(value.secure);
+        secretKeys.add(key);
+      }
+    }
+    for (const [key, value] of Object.entries(options.config ?? {})) {
+      if (!/^[^:]+:.+$/.test(key)) throw new Error(`config key "${key}" must be namespaced ("<namespace>:<name>")`);
+      config[key] = value;
+      if ((options.secretConfigKeys ?? []).includes(key)) secretKeys.add(key);
+      else secretKeys.delete(key);
+    }
+    for (const key of options.secretConfigKeys ?? []) {
+      if (!(key in config)) throw new Error(`secretConfigKeys names "${key}", which is not in config`);
+    }
+    const decode = (r: ResourceState): ResourceState => ({
+      ...r,
+      inputs: decryptMap(crypter, r.inputs),
+      outputs: decryptMap(crypter, r.outputs),
+    });
+    const engine = new MiniEngine(
+      options,
+      crypter,
+      (existing?.resources ?? []).map(decode),
+      (existing?.pendingDeletes ?? []).map(decode),
+      config,
+      [...secretKeys].sort(),
+    );
+    if (!options.preview) engine.save();
+    return engine;
+  }
+
+  get preview(): boolean {
+    return this.options.preview ?? false;
+  }
+
+  /** The resources in state (secrets wrapped, plaintext in memory). */
+  state(): ResourceState[] {
+    return this.resources.map((r) => ({ ...r }));
+  }
+
+  /** The host, if one was started (for call logs and timings). */
+  get hostProcess(): DynamicProviderHost | undefined {
+    return this.startedHost;
+  }
+
+  /** One engine step for a registration. Registrations are processed one at a time, in arrival order. */
+  register(urn: string, type: string, inputs: PropertyMap, opts: { preview?: boolean } = {}): Promise<RegisterResult> {
+    const run = this.queue.then(() => this.step(urn, type, inputs, opts.preview ?? this.preview));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async step(urn: string, type: string, news: PropertyMap, preview: boolean): Promise<RegisterResult> {
+    if (this.finished) throw new Error("the engine has finished this run");
+    if (this.registered.includes(urn))
+      throw new Error(`duplicate resource URN ${urn}: each resource needs a unique name`);
+    this.registered.push(urn);
+    const host = await this.getHost();
+    const old = this.resources.find((r) => r.urn === urn);
+    if (old && old.type !== type) throw new Error(`${urn} is recorded with type ${old.type}, registered as ${type}`);
+
+    const checked = await host.check(urn, old?.inputs ?? {}, news);
+    if (checked.failures.length > 0) throw new CheckFailedError(urn, checked.failures);
+    const inputs = annotateSecrets(checked.inputs, news);
+
+    if (!old) {
+      if (preview) return this.report({ urn, op: "create", id: undefined, detail: "create (planned)" }, inputs);
+      const created = await host.create(urn, inputs);
+      const outputs = annotateSecrets(created.outputs, inputs);
+      this.resources.push({ urn, type, id: created.id, inputs, outputs });
+      this.save();
+      return this.report({ urn, op: "create", id: created.id, detail: `created ${created.id}` }, outputs);
+    }
+
+    const diff = await host.diff(old.id, urn, old.outputs, inputs, old.inputs);
+    const keys = changedKeys(stripSecretsMap(old.inputs), stripSecretsMap(inputs), [providerKey]);
+    // DIFF_UNKNOWN: the engine compares old and new inputs itself (including __provider).
+    const changes = diff.changes ?? !deepEqual(stripSecretsMap(old.inputs), stripSecretsMap(inputs));
+
+    if (!changes) {
+      if (!deepEqual(old.inputs, inputs) && !preview) {
+        old.inputs = inputs;
+        this.save();
+      }
+      return this.report({ urn, op: "same", id: old.id, detail: "unchanged" }, old.outputs);
+    }
+
+    if (diff.replaces.length > 0) {
+      // Replacement recomputes defaults: check again without old inputs.
+      const rechecked = await host.check(urn, {}, news);
+      if (rechecked.failures.length > 0) throw new CheckFailedError(urn, rechecked.failures);
+      const newInputs = annotateSecrets(rechecked.inputs, news);
+      const base = { urn, op: "replace" as const, replaces: diff.replaces, changedKeys: keys };
+      const order = diff.deleteBeforeReplace ? "delete-before-replace" : "create-before-delete";
+      if (preview) {
+        return this.report({ ...base, id: undefined, detail: `replace (planned, ${order}) of ${old.id}` }, newInputs);
+      }
+      if (diff.deleteBeforeReplace) {
+        await host.delete(old.id, urn, old.outputs, old.inputs);
+        this.resources = this.resources.filter((r) => r !== old);
+        this.save();
+      }
+      const created = await host.create(urn, newInputs);
+      const outputs = annotateSecrets(created.outputs, newInputs);
+      const replacement: ResourceState = { urn, type, id: created.id, inputs: newInputs, outputs };
+      if (diff.deleteBeforeReplace) this.resources.push(replacement);
+      else {
+        this.resources = this.resources.map((r) => (r === old ? replacement : r));
+        this.pendingDeletes.push(old);
+      }
+      this.save();
+      const detail = diff.deleteBeforeReplace
+        ? `replaced ${old.id} by ${created.id} (deleted first)`
+        : `replaced ${old.id} by ${created.id} (old one deleted at the end)`;
+      return this.report({ ...base, id: created.id, detail }, outputs);
+    }
+
+    const base = { urn, op: "update" as const, id: old.id, changedKeys: keys };
+    const what = keys.length > 0 ? keys.join(", ") : "provider-reported change";
+    if (preview) return this.report({ ...base, detail: `update (planned): ${what}` }, inputs);
+    const updated = await host.update(old.id, urn, old.outputs, inputs, old.inputs);
+    old.inputs = inputs;
+    old.outputs = annotateSecrets(updated, inputs);
+    this.save();
+    return this.report({ ...base, detail: `updated ${what}` }, old.outputs);
+  }
+
+  /**
+   * A read of an existing object (`Resource.get(name, id)`): the provider's read with the given properties as both
+   * state and inputs, as the engine's ReadStep does. The object is not managed by the stack, so never deleted.
+   */
+  read(urn: string, type: string, id: string, props: PropertyMap): Promise<RegisterResult> {
+    const run = this.queue.then(async () => {
+      if (this.registered.includes(urn) || this.resources.some((r) => r.urn === urn && r.type === type)) {
+        throw new Error(`${urn}: a resource read with .get() needs a name not used by a managed resource`);
+      }
+      this.registered.push(urn);
+      const host = await this.getHost();
+      const result = await host.read(id, urn, props, props);
+      if (!result.id) throw new Error(`${urn}: the provider found no object with id ${id}`);
+      const outputs = annotateSecrets(result.props, props);
+      return this.report({ urn, op: "read", id: result.id, detail: `read ${result.id}` }, outputs);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private report(step: Step, outputs: PropertyMap): RegisterResult {
+    this.steps.push(step);
+    return { id: step.id, outputs, step };
+  }
+
+  /**
+   * Ends the run: deletes the old halves of replacements and every resource in state that was not registered this
+   * run (reverse order), then records the registration order. In preview, only reports the planned deletes.
+   */
+  async finish(): Promise<Step[]> {
+    await this.queue;
+    this.finished = true;
+    const removed = this.resources.filter((r) => !this.registered.includes(r.urn));
+    const doomed = [
+      ...this.pendingDeletes.map((r) => ({ r, pending: true })),
+      ...removed.map((r) => ({ r, pending: false })),
+    ];
+    doomed.reverse();
+    for (const { r, pending } of doomed) {
+      const why = pending ? "replaced" : "no longer in the program";
+      if (this.preview) {
+        this.steps.push({ urn: r.urn, op: "delete", id: r.id, detail: `delete (planned) of ${r.id}: ${why}` });
+        continue;
+      }
+      const host = await this.getHost();
+      await host.delete(r.id, r.urn, r.outputs, r.inputs);
+      if (pending) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== r);
+      else this.resources = this.resources.filter((p) => p !== r);
+      this.save();
+      this.steps.push({ urn: r.urn, op: "delete", id: r.id, detail: `deleted ${r.id}: ${why}` });
+    }
+    if (!this.preview) {
+      const position = (urn: string): number => this.registered.indexOf(urn);
+      this.resources.sort((a, b) => position(a.urn) - position(b.urn));
+      this.save();
+    }
+    return [...this.steps];
+  }
+
+  /** Stops the host if one was started. */
+  async close(): Promise<void> {
+    const host = this.host;
+    this.host = undefined;
+    if (host) await (await host.catch(() => undefined))?.stop();
+  }
+
+  private getHost(): Promise<DynamicProviderHost> {
+    if (!this.host) {
+      this.host = (async () => {
+        const host = await DynamicProviderHost.start({ project: this.options.project, ...this.options.host });
+        this.startedHost = host;
+        await host.configure(this.config, this.secretConfigKeys);
+        return host;
+      })();
+    }
+    return this.host;
+  }
+
+  /** Writes the state atomically (temp file + rename); secret values are encrypted. */
+  save(): void {
+    if (this.preview) return;
+    const config: StateFileBody["config"] = {};
+    for (const key of Object.keys(this.config).sort()) {
+      const value = this.config[key] as string;
+      config[key] = this.secretConfigKeys.includes(key) ? { secure: this.crypter.encrypt(value) } : value;
+    }
+    const encode = (r: ResourceState): ResourceState => ({
+      ...r,
+      inputs: encryptMap(this.crypter, r.inputs),
+      outputs: encryptMap(this.crypter, r.outputs),
+    });
+    const body: StateFileBody = {
+      version: 1,
+      writtenBy,
+      project: this.options.project,
+      stack: this.options.stack,
+      secretsProvider: this.crypter.state,
+      config,
+      resources: this.resources.map(encode),
+      pendingDeletes: this.pendingDeletes.map(encode),
+    };
+    writeFileAtomic(this.options.stateFile, `${JSON.stringify(body, null, 2)}\n`);
+  }
+}
+
+function readStateFile(file: string): StateFileBody {
+  let body: unknown;
+  try {
+    body = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new Error(`${file} is not a readable state file: ${(error as Error).message}`, { cause: error });
+  }
+  if (!isPlainObject(body) || body.version !== 1 || !Array.isArray(body.resources)) {
+    throw new Error(`${file} is not a state file written by the offline runner (version 1)`);
+  }
+  return body as unknown as StateFileBody;
+}
+
+export function writeFileAtomic(file: string, text: string): void {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomUUID()}.tmp`);
+  const fd = fs.openSync(temp, "w", 0o600);
+  try {
+    fs.writeSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, file);
+}
+
+/** In the state file a secret is `{ [sig]: secretSig, ciphertext }`, as in Pulumi's deployment format. */
+function encryptValue(crypter: SecretCrypter, value: PropertyValue): PropertyValue {
+  if (isSecret(value)) {
+    return { [secretSigKey]: secretSig, ciphertext: crypter.encrypt(JSON.stringify(value.value)) };
+  }
+  if (Array.isArray(value)) return value.map((v) => encryptValue(crypter, v));
+  if (isPlainObject(value)) return encryptMap(crypter, value as PropertyMap);
+  return value;
+}
+
+function encryptMap(crypter: SecretCrypter, map: PropertyMap): PropertyMap {
+  const out: PropertyMap = {};
+  for (const [k, v] of Object.entries(map)) out[k] = encryptValue(crypter, v);
+  return out;
+}
+
+function decryptValue(crypter: SecretCrypter, value: PropertyValue): PropertyValue {
+  if (isPlainObject(value) && value[secretSigKey] === secretSig && typeof value.ciphertext === "string") {
+    return makeSecret(JSON.parse(crypter.decrypt(value.ciphertext)) as PropertyValue);
+  }
+  if (Array.isArray(value)) return value.map((v) => decryptValue(crypter, v));
+  if (isPlainObject(value)) return decryptMap(crypter, value as PropertyMap);
+  return value;
+}
+
+function decryptMap(crypter: SecretCrypter, map: PropertyMap): PropertyMap {
+  const out: PropertyMap = {};
+  for (const [k, v] of Object.entries(map)) out[k] = decryptValue(crypter, v);
+  return out;
+}

@@ -1,0 +1,36 @@
+// Messages between `runProgram` (parent) and the program process (`child.ts`).
+import type { Step } from "./engine.js";
+import type { HostCall } from "./host.js";
+import type { PropertyMap } from "./values.js";
+
+export interface ChildRunOptions {
+  /** Absolute program directory; undefined runs an empty program (destroy). */
+  programDir: string | undefined;
+  stateFile: string;
+  config: Record<string, string>;
+  secretConfigKeys: string[];
+  preview: boolean;
+  stack: string;
+  /** Project name; defaults to Pulumi.yaml `name`. Required for destroy without a program. */
+  project: string | undefined;
+  /** Working directory of the dynamic-provider host (the package root, so `cpln-pulumi/dist/...` resolves). */
+  hostCwd: string;
+  /** Extra environment for the program process and the host. */
+  env: Record<string, string>;
+}
+
+export interface ChildRunResult {
+  project: string;
+  stack: string;
+  preview: boolean;
+  steps: Step[];
+  /** Stack outputs with secrets in wire form (`{ [secretSigKey]: secretSig, value }`) and unknowns as the sentinel. */
+  outputs: PropertyMap;
+  requests: HostCall[];
+  hostStartMs: number | undefined;
+}
+
+export type ChildMessage =
+  { kind: "result"; result: ChildRunResult } | { kind: "error"; message: string; steps: Step[]; requests: HostCall[] };
+
+export type ParentMessage = { kind: "run"; options: ChildRunOptions };
