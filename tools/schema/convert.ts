@@ -68,7 +68,6 @@ export interface EnumTypeSpec {
 export type ComplexTypeSpec = ObjectTypeSpec | EnumTypeSpec;
 
 export const ANY_REF = "pulumi.json#/Any";
-const PRIMITIVES = new Set(["string", "number", "integer", "boolean"]);
 
 /** `autoscaling` → `Autoscaling`, `mount-options` → `MountOptions`. */
 export function pascal(name: string): string {
@@ -79,17 +78,48 @@ export function pascal(name: string): string {
     .join("");
 }
 
+/** The type-name path of an array's items or a map's values: `locations` → `location`, `data` → `dataItem`. */
+function elementPath(path: string[], suffix: string): string[] {
+  const last = path[path.length - 1] ?? "";
+  const singular = /[^s]s$/.test(last) ? last.slice(0, -1) : `${last}${suffix}`;
+  return [...path.slice(0, -1), singular];
+}
+
 function isScalar(value: unknown): value is string | number | boolean {
   return typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 }
 
 function equalJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
 }
 
-/** Types collected while converting; a name already taken by a different definition is an error (no silent merge). */
+interface TypeEntry {
+  spec: ComplexTypeSpec;
+  placeholder: string;
+  /** The names the converter proposed for this type (one per place it occurs), with their fallback suffix. */
+  names: { name: string; suffix: string }[];
+}
+
+function pascalWords(name: string): string[] {
+  return name.match(/[A-Z][a-z0-9]*/g) ?? [name];
+}
+
+/** `GetPolicyResultLink` + `GetQuotaResultLink` → `ResultLink`; undefined when the names share no trailing word. */
+function commonSuffix(names: readonly string[]): string | undefined {
+  const split = names.map(pascalWords);
+  const shortest = Math.min(...split.map((words) => words.length));
+  let count = 0;
+  while (count < shortest && new Set(split.map((words) => words[words.length - 1 - count])).size === 1) count++;
+  return count === 0 ? undefined : split[0]!.slice(split[0]!.length - count).join("");
+}
+
+/**
+ * Types collected while converting. Structurally equal types are stored once: a type used in one place keeps the name
+ * of that place (`VolumeSetAutoscaling`); a type shared by several places is named after what their names have in
+ * common (`Link`, `SpecTerm`). Refs are placeholders until `finalize` has chosen every name.
+ */
 export class TypeCollector {
-  readonly types: Record<string, ComplexTypeSpec> = {};
+  private readonly entries = new Map<string, TypeEntry>();
 
   constructor(readonly packageName: string) {}
 
@@ -97,18 +127,49 @@ export class TypeCollector {
     return `${this.packageName}:index:${name}`;
   }
 
-  /** Registers `spec` under `name`, or under `name` + `suffix` when `name` holds a different type. */
+  /** Registers `spec` (proposed name `name`; `name + suffix` if that name is taken) and returns its ref. */
   add(name: string, spec: ComplexTypeSpec, suffix: string): string {
-    for (const candidate of [name, `${name}${suffix}`]) {
-      const token = this.token(candidate);
-      const existing = this.types[token];
-      if (existing === undefined) {
-        this.types[token] = spec;
-        return `#/types/${token}`;
-      }
-      if (equalJson(existing, spec)) return `#/types/${token}`;
+    const key = JSON.stringify(sortKeys(spec));
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { spec, placeholder: `#/types/@@type${this.entries.size}@@`, names: [] };
+      this.entries.set(key, entry);
     }
-    throw new Error(`gen-schema: two different types want the name ${name} (and ${name}${suffix})`);
+    if (!entry.names.some((proposed) => proposed.name === name)) entry.names.push({ name, suffix });
+    return entry.placeholder;
+  }
+
+  /** Chooses the names, then returns `document` and the types with every placeholder ref replaced by its token. */
+  finalize<T>(document: T): { document: T; types: Record<string, ComplexTypeSpec> } {
+    const chosen = new Map<string, string>();
+    const taken = new Set<string>();
+    // Types used in one place first: they keep the name of that place.
+    const ordered = [...this.entries.values()].sort(
+      (a, b) => a.names.length - b.names.length || a.names[0]!.name.localeCompare(b.names[0]!.name),
+    );
+    for (const entry of ordered) {
+      const names = entry.names
+        .map((proposed) => proposed.name)
+        .sort((a, b) => a.length - b.length || a.localeCompare(b));
+      const shared = entry.names.length > 1 ? commonSuffix(names) : undefined;
+      const candidates = [
+        ...(shared ? [shared] : []),
+        ...names,
+        ...entry.names.map((proposed) => `${proposed.name}${proposed.suffix}`),
+      ];
+      let name = candidates.find((candidate) => !taken.has(candidate));
+      for (let n = 2; name === undefined; n++) if (!taken.has(`${names[0]}${n}`)) name = `${names[0]}${n}`;
+      taken.add(name);
+      chosen.set(entry.placeholder, `#/types/${this.token(name)}`);
+    }
+    const replace = (text: string): string =>
+      text.replace(/#\/types\/@@type\d+@@/g, (placeholder) => chosen.get(placeholder)!);
+    const types: Record<string, ComplexTypeSpec> = {};
+    for (const entry of this.entries.values()) {
+      const ref = chosen.get(entry.placeholder)!;
+      types[ref.slice("#/types/".length)] = JSON.parse(replace(JSON.stringify(entry.spec))) as ComplexTypeSpec;
+    }
+    return { document: JSON.parse(replace(JSON.stringify(document))) as T, types };
   }
 }
 
@@ -185,7 +246,7 @@ export function convertType(input: JsonSchema, path: string[], ctx: ConvertConte
       return { type: schema.type };
     case "array": {
       const items = Array.isArray(schema.items) ? undefined : schema.items;
-      return { type: "array", items: items ? convertType(items, [...path, "Item"], ctx) : { $ref: ANY_REF } };
+      return { type: "array", items: items ? convertType(items, elementPath(path, "Item"), ctx) : { $ref: ANY_REF } };
     }
     case "object": {
       if (schema.properties && Object.keys(schema.properties).length > 0) {
@@ -194,7 +255,7 @@ export function convertType(input: JsonSchema, path: string[], ctx: ConvertConte
       }
       const values = schema.additionalProperties;
       if (values && typeof values === "object") {
-        return { type: "object", additionalProperties: convertType(values, [...path, "Value"], ctx) };
+        return { type: "object", additionalProperties: convertType(values, elementPath(path, "Value"), ctx) };
       }
       return { type: "object", additionalProperties: { $ref: ANY_REF } };
     }

@@ -154,7 +154,7 @@ export function generateSchema(
     keywords: ["pulumi", "cpln", "controlplane", "category/cloud", "kind/native"],
     license: "Apache-2.0",
     config: { variables: configVariables(), defaults: ["endpoint", "org", "token"] },
-    types: collector.types,
+    types: {},
     resources: resourceSpecs,
     functions: functionSpecs,
     language: {
@@ -165,7 +165,9 @@ export function generateSchema(
       },
     },
   };
-  return sortKeys(schema) as PackageSchema;
+  const { document, types } = collector.finalize(schema);
+  document.types = types;
+  return sortKeys(document) as PackageSchema;
 }
 
 /** The exact text of `schema.json` (two-space JSON, trailing newline). */

@@ -3,28 +3,39 @@
  * documentation cannot drift from the schema (the schema test compares them).
  */
 import type { PackageSchema } from "./generate.js";
-import type { ObjectTypeSpec, PropertySpec, TypeSpec } from "./convert.js";
+import type { PropertySpec, TypeSpec } from "./convert.js";
 
 export const BEGIN_MARKER = "<!-- BEGIN GENERATED: api tables (npm run gen) -->";
 export const END_MARKER = "<!-- END GENERATED: api tables -->";
 
-function typeLabel(spec: TypeSpec): string {
-  if (spec.$ref) return spec.$ref === "pulumi.json#/Any" ? "any" : spec.$ref.replace(/^#\/types\/[^:]+:[^:]*:/, "");
-  if (spec.oneOf) return spec.oneOf.map(typeLabel).join(" \\| ");
-  if (spec.type === "array") return `${spec.items ? typeLabel(spec.items) : "any"}[]`;
-  if (spec.type === "object") return `map<${spec.additionalProperties ? typeLabel(spec.additionalProperties) : "any"}>`;
+type Types = PackageSchema["types"];
+
+/** `string`, `VolumeSetAutoscaling`, `"ext4" \| "xfs"` (enums spelled out), `string[]`, `map<string>`. */
+function typeLabel(spec: TypeSpec, types: Types): string {
+  if (spec.$ref === "pulumi.json#/Any") return "any";
+  if (spec.$ref) {
+    const token = spec.$ref.slice("#/types/".length);
+    const target = types[token] as { enum?: { value: unknown }[] } | undefined;
+    if (target?.enum) return target.enum.map((item) => JSON.stringify(item.value)).join(" \\| ");
+    return token.slice(token.lastIndexOf(":") + 1);
+  }
+  if (spec.oneOf) return spec.oneOf.map((item) => typeLabel(item, types)).join(" \\| ");
+  if (spec.type === "array") return `${spec.items ? typeLabel(spec.items, types) : "any"}[]`;
+  if (spec.type === "object") {
+    return `map<${spec.additionalProperties ? typeLabel(spec.additionalProperties, types) : "any"}>`;
+  }
   return spec.type ?? "any";
 }
 
-function argument(name: string, spec: PropertySpec, required: readonly string[]): string {
-  const label = `\`${name}\`: ${typeLabel(spec)}`;
+function argument(name: string, spec: PropertySpec, required: readonly string[], types: Types): string {
+  const label = `\`${name}\`: ${typeLabel(spec, types)}`;
   const marks = `${spec.replaceOnChanges ? " ⟳" : ""}${spec.secret ? " 🔒" : ""}`;
   return `${required.includes(name) ? `**${label}**` : label}${marks}`;
 }
 
-function argumentList(properties: Record<string, PropertySpec>, required: readonly string[]): string {
+function argumentList(properties: Record<string, PropertySpec>, required: readonly string[], types: Types): string {
   const names = Object.keys(properties).sort();
-  return names.length === 0 ? "—" : names.map((name) => argument(name, properties[name]!, required)).join(", ");
+  return names.length === 0 ? "—" : names.map((name) => argument(name, properties[name]!, required, types)).join(", ");
 }
 
 function firstSentence(text: string | undefined): string {
@@ -47,10 +58,6 @@ function outputsOnly(resource: {
   return extra;
 }
 
-function resultList(outputs: ObjectTypeSpec): string {
-  return argumentList(outputs.properties, []);
-}
-
 /** The markdown between the markers (markers included). */
 export function renderApiTables(schema: PackageSchema): string {
   const lines: string[] = [BEGIN_MARKER, ""];
@@ -62,7 +69,7 @@ export function renderApiTables(schema: PackageSchema): string {
   for (const [token, resource] of Object.entries(schema.resources)) {
     const name = shortName(token);
     lines.push(
-      `| \`cpln.${name}\` | ${firstSentence(resource.description)} | ${argumentList(resource.inputProperties, resource.requiredInputs)} | ${argumentList(outputsOnly(resource), [])} |`,
+      `| \`cpln.${name}\` | ${firstSentence(resource.description)} | ${argumentList(resource.inputProperties, resource.requiredInputs, schema.types)} | ${argumentList(outputsOnly(resource), [], schema.types)} |`,
     );
   }
   lines.push(
@@ -73,7 +80,7 @@ export function renderApiTables(schema: PackageSchema): string {
   for (const [token, fn] of Object.entries(schema.functions)) {
     const name = shortName(token);
     lines.push(
-      `| \`cpln.${name}\` / \`${name}Output\` | ${firstSentence(fn.description)} | ${argumentList(fn.inputs.properties, fn.inputs.required ?? [])} | ${resultList(fn.outputs)} |`,
+      `| \`cpln.${name}\` / \`${name}Output\` | ${firstSentence(fn.description)} | ${argumentList(fn.inputs.properties, fn.inputs.required ?? [], schema.types)} | ${argumentList(fn.outputs.properties, [], schema.types)} |`,
     );
   }
   lines.push(
