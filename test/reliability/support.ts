@@ -1,0 +1,207 @@
+/**
+ * Shared helpers of the reliability suite: HTTP over undici and over raw sockets, the error-shape check, valid bodies
+ * for every kind, a bounded-concurrency runner, and the CI/long switch.
+ *
+ * `CPLN_LONG_TESTS=1` selects the long run (more resources, requests, crashes and rounds); without it every file stays
+ * within the CI budget.
+ */
+import * as net from "node:net";
+import { Agent, request } from "undici";
+import { apiError } from "../../api/errors.js";
+
+export const LONG = process.env.CPLN_LONG_TESTS === "1";
+
+/** `ci` normally, `long` with CPLN_LONG_TESTS=1. */
+export function sized<T>(ci: T, long: T): T {
+  return LONG ? long : ci;
+}
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  /** The parsed body, or undefined when it is empty or not JSON. */
+  json: unknown;
+}
+
+export interface HttpCall {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** A string or Buffer is sent as is; anything else as JSON (with `content-type: application/json` unless given). */
+  body?: unknown;
+  raw?: boolean;
+}
+
+const agent = new Agent({ connections: 64, keepAliveTimeout: 5_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
+
+export function parseJsonOrUndefined(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One request over real HTTP (undici, keep-alive). */
+export async function http(baseUrl: string, call: HttpCall): Promise<HttpAnswer> {
+  const headers: Record<string, string> = { ...call.headers };
+  let body: string | Buffer | undefined;
+  if (call.body !== undefined) {
+    if (typeof call.body === "string" || Buffer.isBuffer(call.body)) body = call.body;
+    else {
+      body = JSON.stringify(call.body);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type"))
+        headers["content-type"] = "application/json";
+    }
+  }
+  const response = await request(new URL(call.path, baseUrl), {
+    method: call.method as "GET",
+    headers,
+    body,
+    dispatcher: agent,
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, headers: response.headers, text, json: parseJsonOrUndefined(text) };
+}
+
+/**
+ * One request written byte for byte on a fresh socket (for what undici refuses to send: invalid header bytes,
+ * malformed request lines, unnormalised paths). `Connection: close`; the whole answer is read until the server closes.
+ */
+export function rawHttp(
+  baseUrl: string,
+  head: string,
+  body: Buffer | string = "",
+  timeoutMs = 10_000,
+): Promise<HttpAnswer> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`raw request got no complete answer within ${timeoutMs} ms: ${head.split("\r\n")[0]}`));
+    }, timeoutMs);
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      clearTimeout(timer);
+      const all = Buffer.concat(chunks).toString("latin1");
+      const split = all.indexOf("\r\n\r\n");
+      const statusLine = all.slice(0, all.indexOf("\r\n"));
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0);
+      const headers: Record<string, string> = {};
+      for (const line of all.slice(0, split).split("\r\n").slice(1)) {
+        const colon = line.indexOf(":");
+        if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      let rawBody = split < 0 ? "" : all.slice(split + 4);
+      if (headers["transfer-encoding"] === "chunked") rawBody = dechunk(rawBody);
+      const text = Buffer.from(rawBody, "latin1").toString("utf8");
+      resolve({ status, headers, text, json: parseJsonOrUndefined(text) });
+    });
+    socket.on("connect", () => {
+      socket.write(Buffer.concat([Buffer.from(head, "latin1"), Buffer.isBuffer(body) ? body : Buffer.from(body)]));
+    });
+  });
+}
+
+function dechunk(text: string): string {
+  let out = "";
+  let rest = text;
+  for (;;) {
+    const lineEnd = rest.indexOf("\r\n");
+    if (lineEnd < 0) return out;
+    const size = parseInt(rest.slice(0, lineEnd), 16);
+    if (!(size > 0)) return out;
+    out += rest.slice(lineEnd + 2, lineEnd + 2 + size);
+    rest = rest.slice(lineEnd + 2 + size + 2);
+  }
+}
+
+/**
+ * Why an answer breaks the rule "2xx, or 4xx with the error shape whose status matches", or undefined when it keeps it.
+ */
+export function answerProblem(answer: { status: number; json: unknown; text: string }): string | undefined {
+  if (answer.status >= 200 && answer.status < 300) return undefined;
+  if (answer.status < 400 || answer.status >= 500) return `status ${answer.status}: ${answer.text.slice(0, 300)}`;
+  const parsed = apiError().safeParse(answer.json);
+  if (!parsed.success) return `status ${answer.status} without the error shape: ${answer.text.slice(0, 300)}`;
+  if (parsed.data.status !== answer.status) {
+    return `status ${answer.status} but the body says ${parsed.data.status}: ${answer.text.slice(0, 300)}`;
+  }
+  return undefined;
+}
+
+/** Runs `tasks` with at most `limit` at once; results in task order. */
+export async function runLimited<T>(limit: number, tasks: (() => Promise<T>)[]): Promise<T[]> {
+  const results = new Array<T>(tasks.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (;;) {
+      const index = next++;
+      if (index >= tasks.length) return;
+      results[index] = await (tasks[index] as () => Promise<T>)();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Prints a figure line for the report (vitest shows console output of the file). */
+export function report(line: string): void {
+  console.log(`[reliability] ${line}`);
+}
+
+// ---- bodies ---------------------------------------------------------------------------------------------------------
+
+export const GVC = "default";
+
+/** A valid create body of every kind that can be created through the API, named `name`. */
+export function validCreateBody(kind: string, name: string): Record<string, unknown> | undefined {
+  switch (kind) {
+    case "gvc":
+      return { name, description: "a gvc" };
+    case "volumeset":
+      return { name, spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd" } };
+    case "policy":
+      return {
+        name,
+        targetKind: "group",
+        targetLinks: ["//group/a"],
+        bindings: [{ permissions: ["view"], principalLinks: ["//group/viewers"] }],
+      };
+    case "group":
+      return { name, memberLinks: ["//user/someone@example.com"] };
+    case "serviceaccount":
+      return { name, description: "a service account" };
+    case "user":
+      return { email: `${name}@example.com` };
+    case "cloudaccount":
+      return { name, provider: "aws", data: { roleArn: "arn:aws:iam::123456789012:role/cpln" } };
+    case "mk8s":
+      return {
+        name,
+        spec: {
+          version: "1.28.4",
+          provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool" }] } },
+        },
+      };
+    case "auditctx":
+      return { name, description: "an audit context" };
+    default:
+      return undefined;
+  }
+}
+
+/** A valid PATCH body of every kind (changes the description and a tag). */
+export function validPatchBody(kind: string, marker: string): Record<string, unknown> {
+  const body: Record<string, unknown> = { description: `patched ${marker}`, tags: { fuzz: marker } };
+  if (kind === "policy") body["$append/targetLinks"] = [`//group/${marker}`];
+  if (kind === "group") body["$append/memberLinks"] = [`//user/${marker}@example.com`];
+  return body;
+}
