@@ -49,7 +49,8 @@ async function main(): Promise<number> {
     const result = await runProgram({
       programDir,
       stateFile: values.state,
-      config,
+      // Any --config/--secret gives the whole stack config; none reuses the config recorded in the state file.
+      config: Object.keys(config).length > 0 ? config : undefined,
       secretConfigKeys,
       preview: values.preview,
       destroy: values.destroy,

@@ -80,7 +80,7 @@ export interface MiniEngineOptions {
   stateFile: string;
   project: string;
   stack: string;
-  /** Stack config with namespaced keys; merged over the config recorded in the state file. */
+  /** The whole stack config (namespaced keys), recorded in the state file; omit to use the recorded config. */
   config?: Record<string, string>;
   secretConfigKeys?: readonly string[];
   /** Plan only: check and diff, never create, update or delete, never write the state file. */
@@ -125,23 +125,26 @@ export class MiniEngine {
       options.preview && !existing
         ? SecretCrypter.ephemeral()
         : SecretCrypter.open(options.stateFile, existing?.secretsProvider, env);
+    // Given config replaces the recorded one (the whole stack config); without it, the recorded config is used.
     const config: Record<string, string> = {};
     const secretKeys = new Set<string>();
-    for (const [key, value] of Object.entries(existing?.config ?? {})) {
-      if (typeof value === "string") config[key] = value;
-      else {
-        config[key] = crypter.decrypt(value.secure);
+    if (options.config === undefined) {
+      for (const [key, value] of Object.entries(existing?.config ?? {})) {
+        if (typeof value === "string") config[key] = value;
+        else {
+          config[key] = crypter.decrypt(value.secure);
+          secretKeys.add(key);
+        }
+      }
+    } else {
+      for (const [key, value] of Object.entries(options.config)) {
+        if (!/^[^:]+:.+$/.test(key)) throw new Error(`config key "${key}" must be namespaced ("<namespace>:<name>")`);
+        config[key] = value;
+      }
+      for (const key of options.secretConfigKeys ?? []) {
+        if (!(key in config)) throw new Error(`secretConfigKeys names "${key}", which is not in config`);
         secretKeys.add(key);
       }
-    }
-    for (const [key, value] of Object.entries(options.config ?? {})) {
-      if (!/^[^:]+:.+$/.test(key)) throw new Error(`config key "${key}" must be namespaced ("<namespace>:<name>")`);
-      config[key] = value;
-      if ((options.secretConfigKeys ?? []).includes(key)) secretKeys.add(key);
-      else secretKeys.delete(key);
-    }
-    for (const key of options.secretConfigKeys ?? []) {
-      if (!(key in config)) throw new Error(`secretConfigKeys names "${key}", which is not in config`);
     }
     const decode = (r: ResourceState): ResourceState => ({
       ...r,

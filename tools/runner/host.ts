@@ -170,6 +170,11 @@ export class DynamicProviderHost {
     return host;
   }
 
+  /** The host's process id (it leads its own process group). */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** The host's recent stdout/stderr lines (provider `console.log`, stack traces). */
   logs(): string[] {
     return [...this.output];

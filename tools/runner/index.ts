@@ -19,7 +19,7 @@ export interface RunProgramOptions {
   /** Directory holding Pulumi.yaml and the program. Omit together with `destroy: true` to delete everything. */
   programDir?: string;
   stateFile: string;
-  /** Stack config with namespaced keys (`cpln:org`); merged over the config recorded in the state file. */
+  /** The whole stack config, namespaced keys (`cpln:org`); recorded in the state file. Omit to reuse the recorded config. */
   config?: Record<string, string>;
   secretConfigKeys?: string[];
   preview?: boolean;
@@ -87,7 +87,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
   const childOptions: ChildRunOptions = {
     programDir,
     stateFile,
-    config: options.config ?? {},
+    config: options.config,
     secretConfigKeys: options.secretConfigKeys ?? [],
     preview: options.preview ?? false,
     stack: options.stack ?? "dev",

@@ -7,7 +7,8 @@ export interface ChildRunOptions {
   /** Absolute program directory; undefined runs an empty program (destroy). */
   programDir: string | undefined;
   stateFile: string;
-  config: Record<string, string>;
+  /** The whole stack config; undefined reuses the config recorded in the state file. */
+  config: Record<string, string> | undefined;
   secretConfigKeys: string[];
   preview: boolean;
   stack: string;
