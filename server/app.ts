@@ -1,0 +1,180 @@
+import { randomUUID } from "node:crypto";
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { ErrorCode, type ApiErrorBody } from "../api/errors.js";
+import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
+import { ApiFailure } from "./errors.js";
+import type { FaultInjector, FaultMode } from "./faults.js";
+
+/** One request as the request log keeps it (never headers). */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** The parsed JSON body, or undefined when there was none. */
+  body: unknown;
+  status: number;
+}
+
+/** How a route authenticates: `required` (401 without credentials), `optional` (anonymous allowed), `none`. */
+export type AuthMode = "required" | "optional" | "none";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    principal: Principal;
+    fault: FaultMode | undefined;
+  }
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    /** Fault injection never applies to this route. */
+    noFaults?: boolean;
+  }
+}
+
+export interface AppContext {
+  authenticator: Authenticator;
+  faults: FaultInjector;
+  /** The org whose JWT users call routes without an org in the path (`GET /org`). */
+  defaultOrg: string;
+  logger: boolean;
+  /** When set, every request is appended here. */
+  requestLog: RecordedRequest[] | undefined;
+}
+
+export const BODY_LIMIT = 1024 * 1024;
+
+function errorBody(request: FastifyRequest, status: number, code: string, message: string, details?: unknown) {
+  const body: Record<string, unknown> = { status, message, code };
+  if (details !== undefined) body["details"] = details;
+  body["id"] = request.id;
+  return body as unknown as ApiErrorBody;
+}
+
+/** Maps fastify's own errors (body parsing, limits) to the API's codes. */
+function frameworkCode(status: number): ErrorCode | undefined {
+  switch (status) {
+    case 400:
+      return ErrorCode.BadRequest;
+    case 404:
+      return ErrorCode.NotFound;
+    case 405:
+      return ErrorCode.MethodNotAllowed;
+    case 413:
+      return ErrorCode.PayloadTooLarge;
+    case 415:
+      return ErrorCode.UnsupportedMediaType;
+    default:
+      return undefined;
+  }
+}
+
+function frameworkMessage(error: FastifyError): string {
+  switch (error.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return "The request body is not valid JSON";
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return `The request body is larger than ${BODY_LIMIT} bytes`;
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return "Unsupported content type: send application/json";
+    default:
+      return error.message;
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The fastify instance with JSON parsing, the error shape, authentication, fault injection and the request log. */
+export function buildApp(context: AppContext): FastifyInstance {
+  const app = Fastify({
+    logger: context.logger
+      ? {
+          level: "info",
+          // Credentials never reach the log, whatever serializer is in use.
+          redact: { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" },
+        }
+      : false,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Reference-type decorations are not allowed; every request gets its principal in preHandler.
+  app.decorateRequest("principal", null as unknown as Principal);
+  app.decorateRequest("fault", undefined);
+
+  // JSON only; an empty body is "no body" (clients send content-type on bodyless DELETEs), and prototype
+  // poisoning keys are rejected.
+  app.removeAllContentTypeParsers();
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiFailure, request, reply) => {
+    if (error instanceof ApiFailure) {
+      if (error.headers) void reply.headers(error.headers);
+      return reply.code(error.status).send(errorBody(request, error.status, error.code, error.message, error.details));
+    }
+    const status = error.statusCode ?? 500;
+    const code = frameworkCode(status);
+    if (code !== undefined) {
+      const message = frameworkMessage(error);
+      const details = code === ErrorCode.BadRequest ? { issues: [{ path: "", message }] } : undefined;
+      return reply.code(status).send(errorBody(request, status, code, message, details));
+    }
+    request.log.error({ err: error }, "unhandled error");
+    return reply.code(500).send(errorBody(request, 500, "InternalError", "Internal server error"));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?", 1)[0] ?? "";
+    return reply.code(404).send(errorBody(request, 404, ErrorCode.NotFound, `No route ${request.method} ${path}`));
+  });
+
+  app.addHook("onRequest", async (request, reply) => {
+    if (request.routeOptions.config.noFaults) return;
+    const fault = context.faults.pick();
+    if (fault === undefined) return;
+    request.fault = fault;
+    if (fault === "503" || fault === "429") {
+      const status = Number(fault);
+      const code = status === 429 ? ErrorCode.TooManyRequests : "ServiceUnavailable";
+      const message = status === 429 ? "Too many requests (injected fault)" : "Service unavailable (injected fault)";
+      return reply
+        .code(status)
+        .header("retry-after", Math.random() < 0.5 ? "0" : "1")
+        .send(errorBody(request, status, code, message));
+    }
+  });
+
+  app.addHook("preHandler", async (request) => {
+    request.principal = anonymous;
+    const mode = request.routeOptions.config.auth ?? "required";
+    if (mode === "none") return;
+    const header = request.headers.authorization;
+    if (mode === "optional" && (header === undefined || header.trim() === "")) return;
+    const params = request.params as { org?: string } | undefined;
+    request.principal = await context.authenticator.authenticate(header, params?.org ?? context.defaultOrg);
+  });
+
+  app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply, payload) => {
+    if (context.requestLog) {
+      const path = request.url;
+      context.requestLog.push({ method: request.method, path, body: request.body, status: reply.statusCode });
+    }
+    if (request.fault === "delay") await sleep(context.faults.delayMs);
+    if (request.fault === "cut") {
+      // The handler has committed its write; the client never hears about it.
+      request.raw.socket?.destroy();
+    }
+    return payload;
+  });
+
+  return app;
+}

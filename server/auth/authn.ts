@@ -1,0 +1,121 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
+import { selfLink } from "../../api/links.js";
+import { unauthorized } from "../errors.js";
+import type { Store } from "../store/store.js";
+
+/** Who is calling. `link` is what policy bindings and group members name. */
+export interface Principal {
+  type: "serviceaccount" | "user" | "anonymous";
+  link: string;
+}
+
+export const anonymous: Principal = Object.freeze({ type: "anonymous", link: "anonymous" }) as Principal;
+
+export interface JwtOptions {
+  /** HS256 shared secret. */
+  secret?: string;
+  /** Path of a JWKS JSON file (`{"keys":[...]}`) holding the public keys. */
+  jwksFile?: string;
+  issuer?: string;
+  audience?: string;
+}
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/**
+ * The name a key is stored under: the text before the first `.` (`<keyName>.<secret>`, as the real API issues them).
+ * A key without a dot (an arbitrary `CPLN_TOKEN`) is stored under a name derived from its hash.
+ */
+export function keyNameOf(key: string): string {
+  const dot = key.indexOf(".");
+  return dot > 0 ? key.slice(0, dot) : `raw-${sha256Hex(key).slice(0, 16)}`;
+}
+
+function looksLikeJwt(token: string): boolean {
+  return token.startsWith("eyJ") && token.split(".").length === 3;
+}
+
+interface CachedJwt {
+  email: string;
+  until: number;
+}
+
+const JWT_CACHE_MS = 60_000;
+const JWT_CACHE_MAX = 10_000;
+
+/**
+ * Resolves the `Authorization` header to a principal, or throws 401. Never echoes the credential in an error.
+ * Service-account keys are compared by SHA-256 in constant time; JWTs are verified with jose and the successful
+ * result is cached until the token expires (at most a minute); failures are never cached.
+ */
+export class Authenticator {
+  private readonly store: Store;
+  private readonly jwtKey: Uint8Array | JWTVerifyGetKey | undefined;
+  private readonly jwt: JwtOptions;
+  private readonly jwtCache = new Map<string, CachedJwt>();
+
+  constructor(store: Store, jwt: JwtOptions = {}) {
+    this.store = store;
+    this.jwt = jwt;
+    if (jwt.secret !== undefined && jwt.jwksFile !== undefined) {
+      throw new Error("Configure either a JWT secret or a JWKS file, not both");
+    }
+    if (jwt.secret !== undefined) this.jwtKey = new TextEncoder().encode(jwt.secret);
+    else if (jwt.jwksFile !== undefined) {
+      const jwks = JSON.parse(readFileSync(jwt.jwksFile, "utf8")) as Parameters<typeof createLocalJWKSet>[0];
+      this.jwtKey = createLocalJWKSet(jwks);
+    }
+  }
+
+  /** `header` is the raw Authorization header; `org` the org of the request path (JWT users belong to it). */
+  async authenticate(header: string | undefined, org: string): Promise<Principal> {
+    if (header === undefined || header.trim() === "") throw unauthorized("Missing Authorization header");
+    let token = header.trim();
+    if (/^bearer\s+/i.test(token)) token = token.replace(/^bearer\s+/i, "");
+    if (token === "") throw unauthorized();
+    if (looksLikeJwt(token)) return this.verifyJwt(token, org);
+    return this.verifyKey(token);
+  }
+
+  private async verifyKey(key: string): Promise<Principal> {
+    const stored = await this.store.findKeyHash(keyNameOf(key));
+    if (!stored) throw unauthorized("Invalid credentials");
+    const presented = createHash("sha256").update(key).digest();
+    const expected = Buffer.from(stored.hash, "hex");
+    if (expected.length !== presented.length || !timingSafeEqual(presented, expected)) {
+      throw unauthorized("Invalid credentials");
+    }
+    return { type: "serviceaccount", link: selfLink(stored.org, "serviceaccount", stored.serviceAccount) };
+  }
+
+  private async verifyJwt(token: string, org: string): Promise<Principal> {
+    const now = Date.now();
+    const cached = this.jwtCache.get(token);
+    if (cached && cached.until > now) return { type: "user", link: selfLink(org, "user", cached.email) };
+    if (cached) this.jwtCache.delete(token);
+    if (this.jwtKey === undefined) throw unauthorized("JWT authentication is not configured");
+    let email: unknown;
+    let exp: number | undefined;
+    try {
+      const options = { issuer: this.jwt.issuer, audience: this.jwt.audience };
+      const { payload } =
+        this.jwtKey instanceof Uint8Array
+          ? await jwtVerify(token, this.jwtKey, { ...options, algorithms: ["HS256"] })
+          : await jwtVerify(token, this.jwtKey, options);
+      email = payload["email"];
+      exp = payload.exp;
+    } catch (error) {
+      const reason = (error as { code?: string }).code ?? "ERR_JWT_INVALID";
+      throw unauthorized(`Invalid token (${reason})`);
+    }
+    if (typeof email !== "string" || email === "") throw unauthorized("Token has no email claim");
+    if (this.jwtCache.size >= JWT_CACHE_MAX) this.jwtCache.clear();
+    const until = Math.min(exp !== undefined ? exp * 1000 : now + JWT_CACHE_MS, now + JWT_CACHE_MS);
+    this.jwtCache.set(token, { email, until });
+    return { type: "user", link: selfLink(org, "user", email) };
+  }
+}

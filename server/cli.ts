@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+import { parseArgs } from "node:util";
+import { parseFaults } from "./faults.js";
+import { startServer, type ServerOptions } from "./index.js";
+
+const HELP = `cpln-local: a self-hosted Control Plane organization API
+
+Usage: cpln-local [options]
+
+  --host <addr>          interface to listen on (default 127.0.0.1)
+  --port <n>             port (default 8080; 0 picks a free one)
+  --data <file>          SQLite file to keep data in, or :memory: (default :memory:, nothing persists)
+  --org <name>           org to serve and seed on first start (default demo)
+  --seed <file.json>     extra records to create: {"records": [{"kind": "...", "gvc"?: "...", ...body}]}
+  --jwt-secret <s>       accept HS256 JWTs signed with this secret (the email claim names the user)
+  --jwks <file>          accept JWTs signed by a key of this JWKS file
+  --jwt-issuer <iss>     required JWT issuer
+  --jwt-audience <aud>   required JWT audience
+  --faults <spec>        inject faults, e.g. rate=0.2,modes=503+429+delay+cut,delayMs=200,seed=1
+  --log                  log requests (credentials are redacted)
+  -h, --help             show this help
+
+The admin key is CPLN_TOKEN when set, otherwise a new key printed at start.
+Use it as "Authorization: Bearer <key>".
+`;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      host: { type: "string", default: "127.0.0.1" },
+      port: { type: "string", default: "8080" },
+      data: { type: "string", default: ":memory:" },
+      org: { type: "string", default: "demo" },
+      seed: { type: "string" },
+      "jwt-secret": { type: "string" },
+      jwks: { type: "string" },
+      "jwt-issuer": { type: "string" },
+      "jwt-audience": { type: "string" },
+      faults: { type: "string" },
+      log: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be 0-65535 (got ${values.port})`);
+  if (values["jwt-secret"] !== undefined && values.jwks !== undefined) {
+    throw new Error("Use either --jwt-secret or --jwks, not both");
+  }
+  const options: ServerOptions = {
+    host: values.host,
+    port,
+    data: values.data,
+    org: values.org,
+    seedFile: values.seed,
+    logger: values.log,
+  };
+  const token = process.env["CPLN_TOKEN"];
+  if (token !== undefined && token.trim() !== "") options.adminKey = token.trim();
+  if (values["jwt-secret"] !== undefined || values.jwks !== undefined) {
+    options.jwt = {
+      secret: values["jwt-secret"],
+      jwksFile: values.jwks,
+      issuer: values["jwt-issuer"],
+      audience: values["jwt-audience"],
+    };
+  }
+  if (values.faults !== undefined) options.faults = parseFaults(values.faults);
+
+  const server = await startServer(options);
+  const lines = [
+    `cpln-local listening on ${server.url}`,
+    `org:       ${server.org}`,
+    options.adminKey !== undefined ? "admin key: $CPLN_TOKEN" : `admin key: ${server.adminKey}`,
+  ];
+  if (values.data === ":memory:")
+    lines.push("data:      :memory: (nothing is kept after exit; use --data ./cpln.db to persist)");
+  else lines.push(`data:      ${values.data}`);
+  lines.push(`try:       curl -H "Authorization: Bearer <admin key>" ${server.url}/org/${server.org}/policy`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    process.stdout.write(`\n${signal}: closing\n`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`error while closing: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`cpln-local: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

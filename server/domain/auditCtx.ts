@@ -1,0 +1,23 @@
+import { auditCtx, auditCtxCreate, auditCtxPatch } from "../../api/schemas/auditCtx.js";
+import { builtinMessage, isBuiltin } from "./common.js";
+import type { KindRules } from "./rules.js";
+
+/**
+ * Audit contexts: custom ones can be deleted; the catalog has no `delete` permission, so DELETE needs `manage`
+ * (which grants every permission of the kind). The builtin `cpln` context can be neither edited nor deleted.
+ */
+export const auditCtxRules: KindRules = {
+  kind: "auditctx",
+  createBody: auditCtxCreate,
+  patchBody: auditCtxPatch,
+  record: auditCtx,
+  readOnly: ["origin"],
+  immutable: [],
+  preserved: ["status"],
+  deletePermission: "manage",
+  initialize: () => ({ origin: "default", status: {} }),
+  editForbidden: (record) =>
+    isBuiltin(record) ? builtinMessage("audit context", record["name"], "edited") : undefined,
+  deleteForbidden: (record) =>
+    isBuiltin(record) ? builtinMessage("audit context", record["name"], "deleted") : undefined,
+};

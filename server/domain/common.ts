@@ -1,0 +1,28 @@
+import { normalizeLink } from "../../api/links.js";
+import type { JsonObject, JsonValue } from "../store/store.js";
+
+export function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Copies the listed fields of `body` that are present. */
+export function pick(body: JsonObject, fields: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const field of fields) if (body[field] !== undefined) out[field] = body[field] as JsonValue;
+  return out;
+}
+
+/** The API stores and returns full links (`/org/o/group/g`) whatever form (`//group/g`) the client sent. */
+export function fullLinks(org: string, value: JsonValue | undefined): JsonValue | undefined {
+  if (!Array.isArray(value)) return value;
+  return value.map((v) => (typeof v === "string" ? normalizeLink(org, v) : v));
+}
+
+/** Message for objects the platform owns. */
+export function builtinMessage(kind: string, name: JsonValue | undefined, action: "edited" | "deleted"): string {
+  return `The builtin ${kind} ${String(name)} cannot be ${action}`;
+}
+
+export function isBuiltin(record: JsonObject): boolean {
+  return record["origin"] === "builtin";
+}

@@ -1,0 +1,27 @@
+import { group, groupCreate, groupPatch } from "../../api/schemas/group.js";
+import type { JsonObject, JsonValue } from "../store/store.js";
+import { builtinMessage, fullLinks, isBuiltin, pick } from "./common.js";
+import type { KindRules } from "./rules.js";
+
+/** Groups: members are stored as full links; builtin groups keep editable membership but cannot be deleted. */
+export const groupRules: KindRules = {
+  kind: "group",
+  createBody: groupCreate,
+  patchBody: groupPatch,
+  record: group,
+  readOnly: ["origin"],
+  immutable: [],
+  preserved: [],
+  quota: { name: "groups", perGvc: false },
+  initialize(body, ctx) {
+    const fields: JsonObject = { origin: "default", ...pick(body, ["memberLinks", "memberQuery", "identityMatcher"]) };
+    if (fields["memberLinks"] !== undefined)
+      fields["memberLinks"] = fullLinks(ctx.org, fields["memberLinks"]) as JsonValue;
+    return fields;
+  },
+  afterPatch(_previous, next, ctx) {
+    if (next["memberLinks"] === undefined) return next;
+    return { ...next, memberLinks: fullLinks(ctx.org, next["memberLinks"]) as JsonValue };
+  },
+  deleteForbidden: (record) => (isBuiltin(record) ? builtinMessage("group", record["name"], "deleted") : undefined),
+};

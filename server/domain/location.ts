@@ -1,0 +1,45 @@
+import { location, locationCreate, locationPatch } from "../../api/schemas/location.js";
+import type { JsonObject } from "../store/store.js";
+import { isObject } from "./common.js";
+import type { KindRules } from "./rules.js";
+
+/** Tags the server sets on builtin locations; they survive `$replace/tags` and `tag: null`. */
+export const SERVER_LOCATION_TAGS = ["cpln/city", "cpln/country", "cpln/continent", "cpln/state"] as const;
+
+/**
+ * Locations: builtin ones (cloud regions) are seeded and can be neither created nor deleted; BYOK ones are created
+ * with provider `byok` (origin `custom`, region = name). provider, region and origin are read-only.
+ */
+export const locationRules: KindRules = {
+  kind: "location",
+  createBody: locationCreate,
+  patchBody: locationPatch,
+  record: location,
+  readOnly: ["origin", "provider", "region"],
+  immutable: [],
+  preserved: ["status"],
+  initialize(body, ctx) {
+    const spec = isObject(body["spec"]) ? body["spec"] : {};
+    void ctx;
+    return {
+      origin: "custom",
+      provider: "byok",
+      region: String(body["name"]),
+      spec: { enabled: spec["enabled"] ?? true },
+      status: {},
+    };
+  },
+  afterPatch(previous, next) {
+    const before = isObject(previous["tags"]) ? previous["tags"] : {};
+    const kept: JsonObject = {};
+    for (const key of SERVER_LOCATION_TAGS) if (before[key] !== undefined) kept[key] = before[key];
+    if (Object.keys(kept).length === 0) return next;
+    const after = isObject(next["tags"]) ? next["tags"] : {};
+    return { ...next, tags: { ...after, ...kept } };
+  },
+  deleteForbidden(record) {
+    return record["origin"] === "builtin"
+      ? `The builtin location ${String(record["name"])} cannot be deleted (only BYOK locations can; disable it instead)`
+      : undefined;
+  },
+};

@@ -1,0 +1,117 @@
+import { randomUUID } from "node:crypto";
+import { selfLink } from "../../api/links.js";
+import { quota, quotaPatch } from "../../api/schemas/quota.js";
+import type { JsonObject, StoreOps } from "../store/store.js";
+import { isObject } from "./common.js";
+import type { KindRules } from "./rules.js";
+
+export interface QuotaDefinition {
+  name: string;
+  description: string;
+  unit: string;
+  max: number;
+  /** One quota per gvc (dimension `gvcLink`). */
+  perGvc: boolean;
+  /** Kind whose records the quota counts (undefined: nothing in this API consumes it, `current` stays 0). */
+  counts?: string;
+}
+
+/** The quotas every org gets; `counts` ties a quota to the kind whose creates consume it (see the kind rules). */
+export const quotaDefinitions: readonly QuotaDefinition[] = [
+  { name: "agents", description: "Max number of agents", unit: "count", max: 10, perGvc: false },
+  { name: "gvcs", description: "Max number of gvc's", unit: "count", max: 20, perGvc: false, counts: "gvc" },
+  { name: "domains", description: "Max number of domains", unit: "count", max: 20, perGvc: false },
+  {
+    name: "cloudaccounts",
+    description: "Max number of cloudaccounts",
+    unit: "count",
+    max: 10,
+    perGvc: false,
+    counts: "cloudaccount",
+  },
+  { name: "policies", description: "Max number of policies", unit: "count", max: 500, perGvc: false, counts: "policy" },
+  { name: "groups", description: "Max number of groups", unit: "count", max: 100, perGvc: false, counts: "group" },
+  {
+    name: "serviceaccounts",
+    description: "Max number of service accounts",
+    unit: "count",
+    max: 100,
+    perGvc: false,
+    counts: "serviceaccount",
+  },
+  { name: "memory-per-workload", description: "Max memory per container", unit: "MiB", max: 1024, perGvc: false },
+  { name: "cpu-per-workload", description: "Max CPU per container", unit: "millicore", max: 1000, perGvc: false },
+  { name: "replicas-per-workload", description: "Max replicas per workload", unit: "count", max: 5, perGvc: false },
+  { name: "workloads-per-gvc", description: "Max number of workloads in a gvc", unit: "count", max: 5, perGvc: true },
+  {
+    name: "identities-per-gvc",
+    description: "Max number of workload identities in a gvc",
+    unit: "count",
+    max: 20,
+    perGvc: true,
+  },
+  {
+    name: "volumesets-per-gvc",
+    description: "Max number of volume sets in a gvc",
+    unit: "count",
+    max: 100,
+    perGvc: true,
+    counts: "volumeset",
+  },
+];
+
+/** Writes one quota record (per-gvc quotas are stored under the gvc's scope so names may repeat). */
+export async function createQuota(
+  tx: StoreOps,
+  org: string,
+  definition: QuotaDefinition,
+  gvc: string | undefined,
+  now: string,
+  max = definition.max,
+): Promise<void> {
+  const id = randomUUID();
+  const scope = definition.perGvc ? (gvc ?? "") : "";
+  const doc: JsonObject = {
+    kind: "quota",
+    id,
+    name: definition.name,
+    description: definition.description,
+    version: 1,
+    created: now,
+    lastModified: now,
+    unit: definition.unit,
+    dimensions: definition.perGvc && gvc !== undefined ? { gvcLink: selfLink(org, "gvc", gvc) } : {},
+    max,
+    current: 0,
+    origin: "builtin",
+    links: [
+      { rel: "self", href: selfLink(org, "quota", id) },
+      { rel: "org", href: selfLink(org, "org", org) },
+    ],
+  };
+  await tx.create({ org, kind: "quota", scope, name: definition.name, id, version: 1, doc });
+}
+
+function gvcNameOf(doc: JsonObject): string {
+  const dimensions = doc["dimensions"];
+  const link = isObject(dimensions) ? dimensions["gvcLink"] : undefined;
+  return typeof link === "string" ? (link.split("/")[4] ?? "") : "";
+}
+
+/**
+ * Quotas are addressed by id (names repeat per gvc). They are created by the server (per org, and per gvc when a
+ * gvc is created), never through POST; `max` and `description` can be patched; `current` is maintained by the
+ * creates and deletes that consume them.
+ */
+export const quotaRules: KindRules = {
+  kind: "quota",
+  patchBody: quotaPatch,
+  record: quota,
+  addressBy: "id",
+  readOnly: ["unit", "dimensions", "current", "origin"],
+  immutable: [],
+  preserved: [],
+  initialize: () => ({}),
+  storageScope: gvcNameOf,
+  deleteForbidden: (record) => `The quota ${String(record["name"])} cannot be deleted`,
+};

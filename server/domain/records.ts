@@ -1,0 +1,433 @@
+import { randomUUID } from "node:crypto";
+import { ErrorCode, issuesFromZod, type Issue } from "../../api/errors.js";
+import { impliedMap, kinds, type Kind } from "../../api/kinds.js";
+import { collectionPath, selfLink } from "../../api/links.js";
+import { applyPatch, equalUnder, patchRules, PatchError, type PatchRules } from "../../api/patch/index.js";
+import type { Principal } from "../auth/authn.js";
+import type { Authorizer, OrgAuthz } from "../auth/authz.js";
+import { ApiFailure, badRequest, conflict, forbidden, notFound } from "../errors.js";
+import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
+import { runQueryDocument } from "./querying.js";
+import type { KindRules, RuleContext } from "./rules.js";
+
+/** Who calls, in which org (and gvc, for gvc-scoped kinds). */
+export interface Call {
+  org: string;
+  gvc?: string;
+  principal: Principal;
+}
+
+/** Fields every record carries that only the server sets. */
+const SERVER_FIELDS = ["kind", "id", "name", "version", "created", "lastModified", "links"] as const;
+/** Read-only fields a PATCH body may echo back; checked (version, id, name, kind) and then removed. */
+const ECHOED_FIELDS = ["version", "id", "kind", "name", "created", "lastModified", "links", "status"] as const;
+
+const PATCH_ATTEMPTS = 5;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function requireObject(body: unknown, what: string): JsonObject {
+  if (!isObject(body)) throw badRequest([{ path: "", message: `${what} must be a JSON object` }]);
+  return body;
+}
+
+function getPath(doc: JsonObject, path: string): JsonValue | undefined {
+  let current: JsonValue | undefined = doc;
+  for (const segment of path.split(".")) {
+    if (!isObject(current)) return undefined;
+    current = Object.hasOwn(current, segment) ? current[segment] : undefined;
+  }
+  return current;
+}
+
+function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return equalUnder(a, b, { arrays: {} });
+}
+
+function storedRecord(org: string, kind: Kind, scope: string, doc: JsonObject): StoredRecord {
+  return {
+    org,
+    kind,
+    scope,
+    name: String(doc["name"]),
+    id: String(doc["id"]),
+    version: Number(doc["version"]),
+    doc,
+  };
+}
+
+/**
+ * The generic record service: create, get, list, patch, delete, query, permission schema, access report and kind
+ * actions, for every kind, driven by the kind's rules table. Authorization is checked here, so every route gets it.
+ */
+export class RecordService {
+  private readonly knownOrgs = new Set<string>();
+
+  constructor(
+    readonly store: Store,
+    readonly authorizer: Authorizer,
+    readonly rules: Readonly<Record<Kind, KindRules>>,
+  ) {}
+
+  private patchRulesOf(kind: Kind): PatchRules {
+    return patchRules[kind] ?? { arrays: {} };
+  }
+
+  /** The org must exist (404 otherwise); returns its authorization view. */
+  private async orgAuthz(call: Call): Promise<OrgAuthz> {
+    if (!this.knownOrgs.has(call.org)) {
+      const org = await this.store.get(call.org, "org", "", call.org);
+      if (!org) throw notFound(`org ${call.org}`);
+      this.knownOrgs.add(call.org);
+    }
+    return this.authorizer.forOrg(call.org);
+  }
+
+  /** The storage scope of a kind's records in this call (the gvc, which must exist, for gvc-scoped kinds). */
+  private async scopeOf(call: Call, kind: Kind): Promise<string> {
+    if (kinds[kind].scope !== "gvc") return "";
+    const gvc = call.gvc ?? "";
+    if (gvc === "" || !(await this.store.get(call.org, "gvc", "", gvc))) throw notFound(`gvc ${gvc}`);
+    return gvc;
+  }
+
+  private async find(ops: StoreOps, call: Call, kind: Kind, scope: string, key: string) {
+    return this.rules[kind].addressBy === "id" ? ops.getById(call.org, kind, key) : ops.get(call.org, kind, scope, key);
+  }
+
+  /** A record the caller may view, or 404 exactly as if it did not exist. */
+  private async loadVisible(call: Call, kind: Kind, key: string): Promise<{ record: StoredRecord; authz: OrgAuthz }> {
+    const authz = await this.orgAuthz(call);
+    const scope = await this.scopeOf(call, kind);
+    const record = await this.find(this.store, call, kind, scope, key);
+    if (!record || !authz.can(call.principal, kind, "view", record.doc)) throw notFound(`${kind} ${key}`);
+    return { record, authz };
+  }
+
+  private linksFor(org: string, kind: Kind, name: string, gvc: string | undefined): JsonObject[] {
+    const links: JsonObject[] = [{ rel: "self", href: selfLink(org, kind, name, gvc) }];
+    if (kind !== "org") links.push({ rel: "org", href: selfLink(org, "org", org) });
+    if (gvc !== undefined) links.push({ rel: "gvc", href: selfLink(org, "gvc", gvc) });
+    return links;
+  }
+
+  async list(call: Call, kind: Kind): Promise<JsonObject> {
+    const authz = await this.orgAuthz(call);
+    const scope = await this.scopeOf(call, kind);
+    const records = await this.store.list(call.org, kind, kinds[kind].scope === "gvc" ? scope : undefined);
+    const items = authz.visible(
+      call.principal,
+      kind,
+      records.map((r) => r.doc),
+    );
+    return {
+      kind: "list",
+      itemKind: kind,
+      items,
+      links: [{ rel: "self", href: collectionPath(call.org, kind, call.gvc) }],
+    };
+  }
+
+  /** Every org the principal may view (`GET /org`). */
+  async listOrgs(principal: Principal): Promise<JsonObject> {
+    const items: JsonObject[] = [];
+    for (const org of await this.store.orgs()) {
+      const record = await this.store.get(org, "org", "", org);
+      if (record && (await this.authorizer.forOrg(org)).can(principal, "org", "view", record.doc)) {
+        items.push(record.doc);
+      }
+    }
+    return { kind: "list", itemKind: "org", items, links: [{ rel: "self", href: "/org" }] };
+  }
+
+  async get(call: Call, kind: Kind, key: string): Promise<JsonObject> {
+    return (await this.loadVisible(call, kind, key)).record.doc;
+  }
+
+  async create(call: Call, kind: Kind, rawBody: unknown): Promise<{ record: JsonObject; location: string }> {
+    const rules = this.rules[kind];
+    const body = requireObject(rawBody, "The request body");
+    const authz = await this.orgAuthz(call);
+    const createBody = rules.createBody;
+    if (!createBody) {
+      throw new ApiFailure(ErrorCode.MethodNotAllowed, `Objects of kind ${kind} cannot be created through the API`);
+    }
+    // Authorization comes before validation, so a caller without `create` learns nothing about the rules.
+    const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
+    const nameValue = body[rules.nameField ?? "name"];
+    const name = typeof nameValue === "string" ? nameValue : "";
+    const prospective: JsonObject = {
+      ...body,
+      kind,
+      links: name === "" ? [] : this.linksFor(call.org, kind, name, gvc),
+    };
+    if (!authz.can(call.principal, kind, "create", prospective)) {
+      throw forbidden(`Not allowed to create ${kind} objects in org ${call.org}`);
+    }
+    const scope = await this.scopeOf(call, kind);
+    const parsed = createBody().safeParse(body);
+    if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+    const now = new Date().toISOString();
+    const created = await this.store.transaction((tx) => this.insert(tx, call.org, kind, scope, gvc, body, now));
+    return { record: created, location: selfLink(call.org, kind, name, gvc) };
+  }
+
+  /**
+   * Builds, checks and stores a new record from a validated create body, consuming its quota and running the kind's
+   * `created` hook, all inside `tx`. Also used by seeding. `fields` overrides the kind's `initialize` (builtins).
+   */
+  async insert(
+    tx: StoreOps,
+    org: string,
+    kind: Kind,
+    scope: string,
+    gvc: string | undefined,
+    body: JsonObject,
+    now: string,
+    fields?: JsonObject,
+  ): Promise<JsonObject> {
+    const rules = this.rules[kind];
+    const ctx: RuleContext = { org, gvc, tx, now };
+    const nameValue = body[rules.nameField ?? "name"];
+    const name = typeof nameValue === "string" ? nameValue : "";
+    const kindFields = fields ?? (await rules.initialize(body, ctx));
+    const doc: JsonObject = {
+      kind,
+      id: randomUUID(),
+      name,
+      description: typeof body["description"] === "string" ? body["description"] : name,
+      version: 1,
+      tags: isObject(body["tags"]) ? body["tags"] : {},
+      created: now,
+      lastModified: now,
+      ...kindFields,
+      links: this.linksFor(org, kind, name, gvc),
+    };
+    await this.check(kind, doc, ctx);
+    const storageScope = rules.storageScope ? rules.storageScope(doc) : scope;
+    if (await tx.get(org, kind, storageScope, name)) throw conflict("AlreadyExists", `${kind} ${name} already exists`);
+    const record = storedRecord(org, kind, storageScope, doc);
+    if (rules.quota) await this.consumeQuota(tx, org, rules.quota.name, rules.quota.perGvc ? scope : "", 1);
+    if (!(await tx.create(record))) throw conflict("AlreadyExists", `${kind} ${name} already exists`);
+    if (rules.created) await rules.created(record, ctx);
+    return doc;
+  }
+
+  /** Checks a whole record: the record schema and the kind's extra rules (400 with every issue). */
+  private async check(kind: Kind, doc: JsonObject, ctx: RuleContext): Promise<void> {
+    const rules = this.rules[kind];
+    const issues: Issue[] = [];
+    const parsed = rules.record().safeParse(doc);
+    if (!parsed.success) issues.push(...issuesFromZod(parsed.error));
+    if (rules.validate) issues.push(...(await rules.validate(doc, ctx)));
+    if (issues.length > 0) throw badRequest(issues);
+  }
+
+  /** Adds `delta` to a quota's `current`; a create that would pass `max` is a 429 naming the quota. */
+  async consumeQuota(tx: StoreOps, org: string, name: string, scope: string, delta: number): Promise<void> {
+    const quota = await tx.get(org, "quota", scope, name);
+    if (!quota) return;
+    const current = Number(quota.doc["current"] ?? 0);
+    const max = Number(quota.doc["max"] ?? Infinity);
+    const next = Math.max(0, current + delta);
+    if (delta > 0 && next > max) {
+      const where = scope === "" ? "" : ` in gvc ${scope}`;
+      throw new ApiFailure(
+        ErrorCode.QuotaExceeded,
+        `Quota ${name} exceeded${where}: ${current} of ${max} used (quota id ${quota.id})`,
+        { quota: name, quotaId: quota.id, current, max },
+      );
+    }
+    // `current` is live usage, not configuration: it changes neither version nor lastModified.
+    const doc = { ...quota.doc, current: next };
+    await tx.replace({ ...quota, doc }, quota.version);
+  }
+
+  async patch(call: Call, kind: Kind, key: string, rawBody: unknown): Promise<JsonObject> {
+    const rules = this.rules[kind];
+    const body = requireObject(rawBody, "The patch body");
+    const { record: visible, authz } = await this.loadVisible(call, kind, key);
+    if (!authz.can(call.principal, kind, "edit", visible.doc)) {
+      throw forbidden(`Not allowed to edit ${kind} ${key}`);
+    }
+    const editForbidden = rules.editForbidden?.(visible.doc);
+    if (editForbidden) throw forbidden(editForbidden);
+    if (!rules.patchBody) throw new ApiFailure(ErrorCode.MethodNotAllowed, `Objects of kind ${kind} cannot be patched`);
+    const parsed = rules.patchBody().safeParse(body);
+    if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+    const expectedVersion = body["version"];
+    const patch: JsonObject = { ...body };
+    for (const field of ECHOED_FIELDS) delete patch[field];
+    const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
+    for (let attempt = 1; ; attempt++) {
+      const now = new Date().toISOString();
+      const outcome = await this.store.transaction(async (tx) => {
+        const current = await this.find(tx, call, kind, visible.scope, key);
+        if (!current) throw notFound(`${kind} ${key}`);
+        const previous = current.doc;
+        this.checkEcho(body, previous, expectedVersion);
+        const ctx: RuleContext = { org: call.org, gvc, tx, now };
+        let next: JsonObject;
+        try {
+          next = applyPatch(previous, patch, this.patchRulesOf(kind)) as JsonObject;
+        } catch (error) {
+          if (error instanceof PatchError) throw badRequest([{ path: error.path, message: error.reason }]);
+          throw error;
+        }
+        for (const field of rules.preserved) {
+          if (previous[field] === undefined) delete next[field];
+          else next[field] = previous[field];
+        }
+        if (rules.afterPatch) next = rules.afterPatch(previous, next, ctx);
+        const issues: Issue[] = [];
+        for (const field of [...SERVER_FIELDS, ...rules.readOnly]) {
+          if (!sameJson(getPath(previous, field), getPath(next, field))) {
+            issues.push({ path: field, message: "is read-only: it is set by the server and cannot be changed" });
+          }
+        }
+        for (const field of rules.immutable) {
+          if (!sameJson(getPath(previous, field), getPath(next, field))) {
+            issues.push({ path: field, message: "is immutable: it cannot change after the object is created" });
+          }
+        }
+        if (issues.length > 0) throw badRequest(issues);
+        if (equalUnder(previous, next, this.patchRulesOf(kind))) return { done: true as const, doc: previous };
+        next["version"] = current.version + 1;
+        next["lastModified"] = now;
+        await this.check(kind, next, ctx);
+        const replaced = await tx.replace({ ...current, version: current.version + 1, doc: next }, current.version);
+        if (!replaced) return { done: false as const };
+        if (rules.patched) await rules.patched(previous, next, ctx);
+        return { done: true as const, doc: next };
+      });
+      if (outcome.done) return outcome.doc;
+      if (attempt >= PATCH_ATTEMPTS) {
+        throw conflict("VersionConflict", `${kind} ${key} kept changing; retry the request`);
+      }
+    }
+  }
+
+  /** A PATCH body may echo read-only fields: `version` must be current, `id`/`name`/`kind` must match. */
+  private checkEcho(body: JsonObject, previous: JsonObject, expectedVersion: JsonValue | undefined): void {
+    if (expectedVersion !== undefined && expectedVersion !== previous["version"]) {
+      throw conflict(
+        "VersionConflict",
+        `version ${String(expectedVersion)} is not current (the object is at version ${String(previous["version"])})`,
+      );
+    }
+    const issues: Issue[] = [];
+    for (const field of ["id", "name", "kind"] as const) {
+      if (body[field] !== undefined && body[field] !== previous[field]) {
+        issues.push({
+          path: field,
+          message: `does not match the object (${String(previous[field])}); it cannot change`,
+        });
+      }
+    }
+    if (issues.length > 0) throw badRequest(issues);
+  }
+
+  async delete(call: Call, kind: Kind, key: string): Promise<void> {
+    const rules = this.rules[kind];
+    const { record, authz } = await this.loadVisible(call, kind, key);
+    const permission = rules.deletePermission ?? "delete";
+    if (!authz.can(call.principal, kind, permission, record.doc)) {
+      throw forbidden(`Not allowed to delete ${kind} ${key} (needs ${permission})`);
+    }
+    const deleteForbidden = rules.deleteForbidden?.(record.doc);
+    if (deleteForbidden) throw forbidden(deleteForbidden);
+    const now = new Date().toISOString();
+    const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
+    await this.store.transaction(async (tx) => {
+      const current = await this.find(tx, call, kind, record.scope, key);
+      if (!current) throw notFound(`${kind} ${key}`);
+      const ctx: RuleContext = { org: call.org, gvc, tx, now };
+      if (rules.deleting) await rules.deleting(current, ctx);
+      await tx.delete(current.org, kind, current.scope, current.name);
+      if (rules.quota) {
+        await this.consumeQuota(tx, call.org, rules.quota.name, rules.quota.perGvc ? current.scope : "", -1);
+      }
+      if (rules.deleted) await rules.deleted(current, ctx);
+    });
+  }
+
+  async query(call: Call, kind: Kind, rawBody: unknown): Promise<JsonObject> {
+    const body = rawBody === undefined ? {} : requireObject(rawBody, "The query");
+    const listed = await this.list(call, kind);
+    const items = listed["items"] as JsonObject[];
+    const { items: found, query } = runQueryDocument(kind, body, items);
+    return {
+      kind: "queryresult",
+      itemKind: kind,
+      items: found,
+      links: [{ rel: "self", href: `${collectionPath(call.org, kind, call.gvc)}/-query` }],
+      query,
+    };
+  }
+
+  /** The permission catalog of a kind; any authenticated caller may read it (it describes no object). */
+  async permissions(call: Call, kind: Kind): Promise<JsonObject> {
+    await this.orgAuthz(call);
+    return {
+      kind: "permissions",
+      targetKind: kind,
+      items: kinds[kind].permissions.map((p) => ({ name: p.name, description: p.description })),
+      implied: impliedMap(kind),
+      links: [{ rel: "self", href: `${collectionPath(call.org, kind, call.gvc)}/-schema/permissions` }],
+    };
+  }
+
+  /** Who may act on the object: needs `view` on it (404 otherwise). */
+  async accessReport(call: Call, kind: Kind, key: string): Promise<JsonObject> {
+    const { record, authz } = await this.loadVisible(call, kind, key);
+    const self = selfLink(call.org, kind, record.name, kinds[kind].scope === "gvc" ? call.gvc : undefined);
+    return {
+      kind: "accessreport",
+      permissions: authz.accessReport(kind, record.doc) as unknown as JsonValue,
+      created: new Date().toISOString(),
+      links: [
+        { rel: "self", href: `${self}/-accessreport` },
+        { rel: "target", href: self },
+      ],
+    };
+  }
+
+  async action(
+    call: Call,
+    kind: Kind,
+    key: string,
+    name: string,
+    rawBody: unknown,
+  ): Promise<{ status: number; body: JsonObject }> {
+    const action = this.rules[kind].actions?.[name];
+    if (!action) throw notFound(`action -${name} of ${kind}`);
+    const body = rawBody === undefined ? {} : requireObject(rawBody, "The request body");
+    const { record, authz } = await this.loadVisible(call, kind, key);
+    if (!authz.can(call.principal, kind, action.permission, record.doc)) {
+      throw forbidden(`Not allowed to ${name} ${kind} ${key} (needs ${action.permission})`);
+    }
+    const now = new Date().toISOString();
+    const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
+    return this.store.transaction(async (tx) => {
+      const current = await this.find(tx, call, kind, record.scope, key);
+      if (!current) throw notFound(`${kind} ${key}`);
+      const result = await action.run({
+        org: call.org,
+        gvc,
+        tx,
+        now,
+        record: current.doc,
+        body,
+        principal: call.principal,
+      });
+      if (result.update) {
+        const doc = { ...result.update, version: current.version + 1, lastModified: now };
+        await tx.replace({ ...current, version: current.version + 1, doc }, current.version);
+      }
+      return { status: result.status, body: result.body };
+    });
+  }
+}

@@ -1,0 +1,93 @@
+import type { z } from "zod";
+import type { Issue } from "../../api/errors.js";
+import type { Kind } from "../../api/kinds.js";
+import type { Principal } from "../auth/authn.js";
+import type { JsonObject, StoreOps, StoredRecord } from "../store/store.js";
+
+/** What a kind hook may use: the org, the transaction, the clock. */
+export interface RuleContext {
+  org: string;
+  /** The gvc of a gvc-scoped record. */
+  gvc: string | undefined;
+  tx: StoreOps;
+  /** ISO timestamp of this request (every record written by it gets the same one). */
+  now: string;
+}
+
+/** The result of a kind action (`POST .../{name}/-<action>`). */
+export interface ActionResult {
+  status: number;
+  body: JsonObject;
+  /** Stored record to write back (e.g. a service account with a new key name), replacing the current version. */
+  update?: JsonObject;
+}
+
+export interface ActionContext extends RuleContext {
+  record: JsonObject;
+  body: JsonObject;
+  principal: Principal;
+}
+
+export interface KindAction {
+  /** Permission needed on the object (after `view`, which decides 404). */
+  permission: string;
+  /** Runs inside the write transaction. */
+  run(ctx: ActionContext): Promise<ActionResult>;
+  /** Whether the response body must stay out of logs and the request log (join scripts, keys). */
+  secretResponse?: boolean;
+}
+
+/** A quota a create consumes: `perGvc` quotas exist once per gvc (dimension gvcLink). */
+export interface QuotaUse {
+  name: string;
+  perGvc: boolean;
+}
+
+/**
+ * Everything the generic record service needs to know about one kind. Generic code reads these tables and never
+ * names a kind or a field itself.
+ */
+export interface KindRules {
+  kind: Kind;
+  /** Strict schema of a POST body; undefined: the kind cannot be created through the API (405). */
+  createBody?: () => z.ZodType;
+  /** Strict schema of a PATCH body; undefined: the kind cannot be patched (405). */
+  patchBody?: () => z.ZodType;
+  /** Schema every stored record must satisfy (checked after create and after every patch). */
+  record: () => z.ZodType;
+  /** Top-level or dotted fields the server owns besides the common ones: a change through PATCH is a 400. */
+  readOnly: readonly string[];
+  /** Dotted fields fixed at create: a change through PATCH is a 400. */
+  immutable: readonly string[];
+  /** Server-owned fields that PATCH silently keeps (clients echo them back); `status` on most kinds. */
+  preserved: readonly string[];
+  /** The kind-specific fields of a new record from a validated create body (defaults filled, server fields set). */
+  initialize(body: JsonObject, ctx: RuleContext): JsonObject | Promise<JsonObject>;
+  /** Rules beyond the schema (cross-field checks); run on create and on every patch result. */
+  validate?(record: JsonObject, ctx: RuleContext): Issue[] | Promise<Issue[]>;
+  /** Adjusts a patch result before validation (e.g. keeps server tags). */
+  afterPatch?(previous: JsonObject, next: JsonObject, ctx: RuleContext): JsonObject;
+  /** Why this record may not be edited (builtin objects): 403 with this message. */
+  editForbidden?(record: JsonObject): string | undefined;
+  /** Why this record may not be deleted: 403 with this message. */
+  deleteForbidden?(record: JsonObject): string | undefined;
+  /** Permission a DELETE needs (default `delete`). */
+  deletePermission?: string;
+  /** Quota consumed by each record of this kind. */
+  quota?: QuotaUse;
+  /** Runs after a create, in the same transaction. */
+  created?(record: StoredRecord, ctx: RuleContext): Promise<void>;
+  /** Runs before a delete, in the same transaction; throw 409 InUse to refuse. */
+  deleting?(record: StoredRecord, ctx: RuleContext): Promise<void>;
+  /** Runs after a delete, in the same transaction. */
+  deleted?(record: StoredRecord, ctx: RuleContext): Promise<void>;
+  /** Runs after a patch that changed the record, in the same transaction. */
+  patched?(previous: JsonObject, next: JsonObject, ctx: RuleContext): Promise<void>;
+  /** Body field that names a new object (default `name`; users are named by their `email`). */
+  nameField?: string;
+  /** `id`: objects are addressed by their UUID in paths (quotas, whose names repeat). */
+  addressBy?: "name" | "id";
+  /** Storage scope of a record of an org-scoped kind that still needs several records per name (per-gvc quotas). */
+  storageScope?(record: JsonObject): string;
+  actions?: Readonly<Record<string, KindAction>>;
+}

@@ -1,0 +1,83 @@
+import { randomBytes } from "node:crypto";
+import { issuesFromZod } from "../../api/errors.js";
+import {
+  serviceAccount,
+  serviceAccountCreate,
+  serviceAccountKeyCreate,
+  serviceAccountPatch,
+} from "../../api/schemas/serviceAccount.js";
+import { sha256Hex } from "../auth/authn.js";
+import { badRequest } from "../errors.js";
+import type { JsonObject } from "../store/store.js";
+import { builtinMessage, isBuiltin, isObject } from "./common.js";
+import type { KindRules } from "./rules.js";
+
+function keysOf(record: JsonObject): JsonObject[] {
+  const keys = record["keys"];
+  return Array.isArray(keys) ? keys.filter(isObject) : [];
+}
+
+/** A new key `<keyName>.<secret>`: the name is what the record lists, the secret is shown once. */
+export function newServiceAccountKey(): { keyName: string; key: string } {
+  const keyName = randomBytes(8).toString("hex");
+  return { keyName, key: `${keyName}.${randomBytes(32).toString("base64url")}` };
+}
+
+/**
+ * Service accounts: keys are added with `-addKey` (the secret is returned once; only its SHA-256 is stored) and
+ * revoked with `PATCH {"$drop/keys": [name]}`; a PATCH can never add a key. The builtin `controlplane` account
+ * cannot be edited or deleted.
+ */
+export const serviceAccountRules: KindRules = {
+  kind: "serviceaccount",
+  createBody: serviceAccountCreate,
+  patchBody: serviceAccountPatch,
+  record: serviceAccount,
+  readOnly: ["origin"],
+  immutable: [],
+  preserved: [],
+  quota: { name: "serviceaccounts", perGvc: false },
+  initialize: () => ({ origin: "default", keys: [] }),
+  afterPatch(previous, next) {
+    // Only removals through `$drop/keys` count; anything else sent for `keys` is ignored.
+    const remaining = new Set(keysOf(next).map((k) => String(k["name"])));
+    return { ...next, keys: keysOf(previous).filter((k) => remaining.has(String(k["name"]))) };
+  },
+  async patched(previous, next, ctx) {
+    const remaining = new Set(keysOf(next).map((k) => String(k["name"])));
+    for (const key of keysOf(previous)) {
+      const name = String(key["name"]);
+      if (!remaining.has(name)) await ctx.tx.deleteKeyHash(name);
+    }
+  },
+  async deleted(record, ctx) {
+    await ctx.tx.deleteKeyHashesOf(record.org, record.name);
+  },
+  editForbidden: (record) =>
+    isBuiltin(record) ? builtinMessage("service account", record["name"], "edited") : undefined,
+  deleteForbidden: (record) =>
+    isBuiltin(record) ? builtinMessage("service account", record["name"], "deleted") : undefined,
+  actions: {
+    addKey: {
+      permission: "addKey",
+      secretResponse: true,
+      async run(ctx) {
+        if (isBuiltin(ctx.record)) {
+          throw badRequest([{ path: "", message: "keys of the builtin service account are managed by the server" }]);
+        }
+        const parsed = serviceAccountKeyCreate().safeParse(ctx.body);
+        if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+        const { keyName, key } = newServiceAccountKey();
+        const description = parsed.data.description ?? keyName;
+        const name = String(ctx.record["name"]);
+        await ctx.tx.putKeyHash({ keyName, org: ctx.org, serviceAccount: name, hash: sha256Hex(key) });
+        const entry: JsonObject = { name: keyName, created: ctx.now, description };
+        return {
+          status: 200,
+          body: { name: keyName, key, created: ctx.now, description },
+          update: { ...ctx.record, keys: [...keysOf(ctx.record), entry] },
+        };
+      },
+    },
+  },
+};

@@ -1,0 +1,40 @@
+import { ErrorCode, errorStatus, type ApiErrorDetails, type Issue } from "../api/errors.js";
+
+/** A failure that the error handler turns into the error shape `{status, message, code, details?, id}`. */
+export class ApiFailure extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly details: ApiErrorDetails | undefined;
+  /** Extra response headers (e.g. `Retry-After`). */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: ApiErrorDetails, headers?: Record<string, string>) {
+    super(message);
+    this.name = "ApiFailure";
+    this.code = code;
+    this.status = errorStatus[code];
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+export function badRequest(issues: Issue[], message?: string): ApiFailure {
+  const summary = issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ");
+  return new ApiFailure(ErrorCode.BadRequest, message ?? `Invalid request: ${summary}`, { issues });
+}
+
+export function notFound(what: string): ApiFailure {
+  return new ApiFailure(ErrorCode.NotFound, `${what} not found`);
+}
+
+export function forbidden(message: string): ApiFailure {
+  return new ApiFailure(ErrorCode.Forbidden, message);
+}
+
+export function unauthorized(message = "Missing or invalid credentials"): ApiFailure {
+  return new ApiFailure(ErrorCode.Unauthorized, message);
+}
+
+export function conflict(code: "AlreadyExists" | "VersionConflict" | "InUse", message: string): ApiFailure {
+  return new ApiFailure(ErrorCode[code], message);
+}

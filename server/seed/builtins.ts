@@ -1,0 +1,129 @@
+import { kindNames } from "../../api/kinds.js";
+import { selfLink } from "../../api/links.js";
+import { keyNameOf, sha256Hex } from "../auth/authn.js";
+import { isObject } from "../domain/common.js";
+import { createQuota, quotaDefinitions } from "../domain/quota.js";
+import type { RecordService } from "../domain/records.js";
+import type { JsonObject } from "../store/store.js";
+import { builtinLocations } from "./locations.js";
+
+export const ADMIN_SERVICE_ACCOUNT = "controlplane";
+/** Marks the admin key in the controlplane account's key list, so a restart with another key replaces it. */
+export const ADMIN_KEY_DESCRIPTION = "cpln-local admin key";
+
+/**
+ * Seeds an org on its first start: the org record, quotas, the `controlplane` service account, the `superusers` and
+ * `viewers` groups, `superusers-<kind>` (manage) and `viewers-<kind>` (view) policies for every kind, the `cpln`
+ * audit context, the builtin locations and the `default` gvc. Does nothing when the org already exists.
+ * Returns whether it seeded.
+ */
+export async function seedOrg(records: RecordService, org: string): Promise<boolean> {
+  const store = records.store;
+  if (await store.get(org, "org", "", org)) return false;
+  const now = new Date().toISOString();
+  const saLink = selfLink(org, "serviceaccount", ADMIN_SERVICE_ACCOUNT);
+  const superusers = selfLink(org, "group", "superusers");
+  const viewers = selfLink(org, "group", "viewers");
+  await store.transaction(async (tx) => {
+    const insert = (
+      kind: Parameters<RecordService["insert"]>[2],
+      body: JsonObject,
+      fields?: JsonObject,
+      gvc?: string,
+    ) => records.insert(tx, org, kind, gvc ?? "", gvc, body, now, fields);
+    await insert("org", { name: org, description: org }, { spec: {}, status: {} });
+    for (const definition of quotaDefinitions) {
+      if (!definition.perGvc) await createQuota(tx, org, definition, undefined, now);
+    }
+    await insert(
+      "serviceaccount",
+      { name: ADMIN_SERVICE_ACCOUNT, description: "Service account of the platform (builtin)" },
+      { origin: "builtin", keys: [] },
+    );
+    await insert(
+      "group",
+      { name: "superusers", description: "Full access to every object of the org (builtin)" },
+      { origin: "builtin", memberLinks: [saLink] },
+    );
+    await insert(
+      "group",
+      { name: "viewers", description: "Read-only access to every object of the org (builtin)" },
+      { origin: "builtin", memberLinks: [] },
+    );
+    for (const kind of kindNames) {
+      await insert(
+        "policy",
+        { name: `superusers-${kind}`, description: `Full access to every ${kind} (builtin)` },
+        {
+          origin: "builtin",
+          targetKind: kind,
+          target: "all",
+          bindings: [{ permissions: ["manage"], principalLinks: [superusers, saLink] }],
+        },
+      );
+      await insert(
+        "policy",
+        { name: `viewers-${kind}`, description: `Read-only access to every ${kind} (builtin)` },
+        {
+          origin: "builtin",
+          targetKind: kind,
+          target: "all",
+          bindings: [{ permissions: ["view"], principalLinks: [viewers] }],
+        },
+      );
+    }
+    await insert(
+      "auditctx",
+      { name: "cpln", description: "Audit events of the platform (builtin)" },
+      { origin: "builtin", status: {} },
+    );
+    for (const location of builtinLocations) {
+      const tags: JsonObject = {
+        "cpln/city": location.geo.city,
+        "cpln/country": location.geo.country,
+        "cpln/continent": location.geo.continent,
+      };
+      if (location.geo.state !== undefined) tags["cpln/state"] = location.geo.state;
+      await insert(
+        "location",
+        { name: location.name, description: location.description, tags },
+        {
+          origin: "builtin",
+          provider: location.provider,
+          region: location.region,
+          spec: { enabled: true },
+          status: { geo: { ...location.geo }, ipRanges: [] },
+        },
+      );
+    }
+    await insert("gvc", { name: "default", description: "Default global virtual cloud" });
+  });
+  return true;
+}
+
+/**
+ * Makes `adminKey` a key of the `controlplane` service account (stored hashed), replacing the admin key of an earlier
+ * start. Other keys of the account are left alone.
+ */
+export async function installAdminKey(records: RecordService, org: string, adminKey: string): Promise<void> {
+  const keyName = keyNameOf(adminKey);
+  const now = new Date().toISOString();
+  await records.store.transaction(async (tx) => {
+    const account = await tx.get(org, "serviceaccount", "", ADMIN_SERVICE_ACCOUNT);
+    if (!account) throw new Error(`org ${org} has no ${ADMIN_SERVICE_ACCOUNT} service account`);
+    const keys = Array.isArray(account.doc["keys"]) ? account.doc["keys"].filter(isObject) : [];
+    const stale = keys.filter((k) => k["description"] === ADMIN_KEY_DESCRIPTION && k["name"] !== keyName);
+    for (const key of stale) await tx.deleteKeyHash(String(key["name"]));
+    await tx.putKeyHash({ keyName, org, serviceAccount: ADMIN_SERVICE_ACCOUNT, hash: sha256Hex(adminKey) });
+    const kept = keys.filter((k) => !stale.includes(k));
+    if (stale.length === 0 && kept.some((k) => k["name"] === keyName)) return;
+    if (!kept.some((k) => k["name"] === keyName)) {
+      kept.push({ name: keyName, created: now, description: ADMIN_KEY_DESCRIPTION });
+    }
+    const version = account.version + 1;
+    await tx.replace(
+      { ...account, version, doc: { ...account.doc, keys: kept, version, lastModified: now } },
+      account.version,
+    );
+  });
+}

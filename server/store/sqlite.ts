@@ -1,0 +1,264 @@
+import Database from "better-sqlite3";
+import type { JsonObject, ServiceAccountKeyHash, Store, StoreOps, StoredRecord } from "./store.js";
+
+interface RecordRow {
+  org: string;
+  kind: string;
+  scope: string;
+  name: string;
+  id: string;
+  version: number;
+  doc: string;
+}
+
+interface KeyRow {
+  key_name: string;
+  org: string;
+  service_account: string;
+  hash: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS records (
+  org TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  name TEXT NOT NULL,
+  id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  doc TEXT NOT NULL,
+  PRIMARY KEY (org, kind, scope, name)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS records_by_id ON records (org, kind, id);
+CREATE TABLE IF NOT EXISTS sa_keys (
+  key_name TEXT PRIMARY KEY,
+  org TEXT NOT NULL,
+  service_account TEXT NOT NULL,
+  hash TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sa_keys_by_account ON sa_keys (org, service_account);
+CREATE TABLE IF NOT EXISTS changes (
+  org TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  counter INTEGER NOT NULL,
+  PRIMARY KEY (org, kind)
+) WITHOUT ROWID;
+`;
+
+function toRecord(row: RecordRow): StoredRecord {
+  return {
+    org: row.org,
+    kind: row.kind,
+    scope: row.scope,
+    name: row.name,
+    id: row.id,
+    version: row.version,
+    doc: JSON.parse(row.doc) as JsonObject,
+  };
+}
+
+/**
+ * SQLite adapter: one table of JSON documents keyed by (org, kind, scope, name). The primary key doubles as the
+ * index for lists by (org, kind, scope). Writes run in `BEGIN IMMEDIATE` transactions, one at a time.
+ */
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly stmts;
+  /** Held while a transaction runs; everyone else waits for it so no one reads uncommitted writes. */
+  private lock: Promise<void> | undefined;
+  private readonly ops: StoreOps;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    if (file !== ":memory:") this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+    const db = this.db;
+    this.stmts = {
+      get: db.prepare<[string, string, string, string], RecordRow>(
+        "SELECT * FROM records WHERE org = ? AND kind = ? AND scope = ? AND name = ?",
+      ),
+      getById: db.prepare<[string, string, string], RecordRow>(
+        "SELECT * FROM records WHERE org = ? AND kind = ? AND id = ?",
+      ),
+      listAll: db.prepare<[string, string], RecordRow>(
+        "SELECT * FROM records WHERE org = ? AND kind = ? ORDER BY scope, name",
+      ),
+      listScope: db.prepare<[string, string, string], RecordRow>(
+        "SELECT * FROM records WHERE org = ? AND kind = ? AND scope = ? ORDER BY name",
+      ),
+      countAll: db.prepare<[string, string], number>("SELECT count(*) FROM records WHERE org = ? AND kind = ?").pluck(),
+      countScope: db
+        .prepare<[string, string, string], number>(
+          "SELECT count(*) FROM records WHERE org = ? AND kind = ? AND scope = ?",
+        )
+        .pluck(),
+      insert: db.prepare(
+        "INSERT INTO records (org, kind, scope, name, id, version, doc) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      ),
+      replace: db.prepare(
+        "UPDATE records SET id = ?, version = ?, doc = ? WHERE org = ? AND kind = ? AND scope = ? AND name = ? AND version = ?",
+      ),
+      delete: db.prepare("DELETE FROM records WHERE org = ? AND kind = ? AND scope = ? AND name = ?"),
+      putKey: db.prepare(
+        "INSERT INTO sa_keys (key_name, org, service_account, hash) VALUES (?, ?, ?, ?) " +
+          "ON CONFLICT (key_name) DO UPDATE SET org = excluded.org, service_account = excluded.service_account, hash = excluded.hash",
+      ),
+      findKey: db.prepare<[string], KeyRow>("SELECT * FROM sa_keys WHERE key_name = ?"),
+      deleteKey: db.prepare("DELETE FROM sa_keys WHERE key_name = ?"),
+      deleteKeysOf: db.prepare("DELETE FROM sa_keys WHERE org = ? AND service_account = ?"),
+      bump: db.prepare(
+        "INSERT INTO changes (org, kind, counter) VALUES (?, ?, 1) ON CONFLICT (org, kind) DO UPDATE SET counter = counter + 1",
+      ),
+      counter: db.prepare<[string, string], number>("SELECT counter FROM changes WHERE org = ? AND kind = ?").pluck(),
+      orgs: db.prepare<[], string>("SELECT DISTINCT org FROM records ORDER BY org").pluck(),
+      begin: db.prepare("BEGIN IMMEDIATE"),
+      commit: db.prepare("COMMIT"),
+      rollback: db.prepare("ROLLBACK"),
+    };
+    this.ops = this.makeOps();
+  }
+
+  /** The raw operations; callers must hold the lock (or be inside the transaction) when they run. */
+  private makeOps(): StoreOps {
+    const s = this.stmts;
+    return {
+      get: async (org, kind, scope, name) => {
+        const row = s.get.get(org, kind, scope, name);
+        return row ? toRecord(row) : undefined;
+      },
+      getById: async (org, kind, id) => {
+        const row = s.getById.get(org, kind, id);
+        return row ? toRecord(row) : undefined;
+      },
+      list: async (org, kind, scope) =>
+        (scope === undefined ? s.listAll.all(org, kind) : s.listScope.all(org, kind, scope)).map(toRecord),
+      count: async (org, kind, scope) =>
+        scope === undefined ? (s.countAll.get(org, kind) ?? 0) : (s.countScope.get(org, kind, scope) ?? 0),
+      create: async (r) => {
+        const info = s.insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, JSON.stringify(r.doc));
+        if (info.changes === 0) return false;
+        s.bump.run(r.org, r.kind);
+        return true;
+      },
+      replace: async (r, expectedVersion) => {
+        const info = s.replace.run(
+          r.id,
+          r.version,
+          JSON.stringify(r.doc),
+          r.org,
+          r.kind,
+          r.scope,
+          r.name,
+          expectedVersion,
+        );
+        if (info.changes === 0) return false;
+        s.bump.run(r.org, r.kind);
+        return true;
+      },
+      delete: async (org, kind, scope, name) => {
+        const info = s.delete.run(org, kind, scope, name);
+        if (info.changes === 0) return false;
+        s.bump.run(org, kind);
+        return true;
+      },
+      putKeyHash: async (k: ServiceAccountKeyHash) => {
+        s.putKey.run(k.keyName, k.org, k.serviceAccount, k.hash);
+      },
+      findKeyHash: async (keyName) => {
+        const row = s.findKey.get(keyName);
+        return row
+          ? { keyName: row.key_name, org: row.org, serviceAccount: row.service_account, hash: row.hash }
+          : undefined;
+      },
+      deleteKeyHash: async (keyName) => s.deleteKey.run(keyName).changes > 0,
+      deleteKeyHashesOf: async (org, serviceAccount) => s.deleteKeysOf.run(org, serviceAccount).changes,
+      changeCounter: async (org, kind) => s.counter.get(org, kind) ?? 0,
+      orgs: async () => s.orgs.all(),
+    };
+  }
+
+  private async unlocked(): Promise<void> {
+    while (this.lock) await this.lock;
+  }
+
+  /** A single write outside an explicit transaction is its own transaction. */
+  private async write<T>(fn: (ops: StoreOps) => Promise<T>): Promise<T> {
+    return this.transaction(fn);
+  }
+
+  async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
+    // The loop and the assignment below must stay in one synchronous stretch so two waiters cannot both proceed.
+    while (this.lock) await this.lock;
+    let release!: () => void;
+    this.lock = new Promise<void>((resolve) => (release = resolve));
+    try {
+      this.stmts.begin.run();
+      let result: T;
+      try {
+        result = await fn(this.ops);
+      } catch (error) {
+        if (this.db.inTransaction) this.stmts.rollback.run();
+        throw error;
+      }
+      this.stmts.commit.run();
+      return result;
+    } finally {
+      this.lock = undefined;
+      release();
+    }
+  }
+
+  async get(org: string, kind: string, scope: string, name: string) {
+    if (this.lock) await this.unlocked();
+    return this.ops.get(org, kind, scope, name);
+  }
+  async getById(org: string, kind: string, id: string) {
+    if (this.lock) await this.unlocked();
+    return this.ops.getById(org, kind, id);
+  }
+  async list(org: string, kind: string, scope?: string) {
+    if (this.lock) await this.unlocked();
+    return this.ops.list(org, kind, scope);
+  }
+  async count(org: string, kind: string, scope?: string) {
+    if (this.lock) await this.unlocked();
+    return this.ops.count(org, kind, scope);
+  }
+  async findKeyHash(keyName: string) {
+    if (this.lock) await this.unlocked();
+    return this.ops.findKeyHash(keyName);
+  }
+  async changeCounter(org: string, kind: string) {
+    if (this.lock) await this.unlocked();
+    return this.ops.changeCounter(org, kind);
+  }
+  async orgs() {
+    if (this.lock) await this.unlocked();
+    return this.ops.orgs();
+  }
+  create(record: StoredRecord) {
+    return this.write((ops) => ops.create(record));
+  }
+  replace(record: StoredRecord, expectedVersion: number) {
+    return this.write((ops) => ops.replace(record, expectedVersion));
+  }
+  delete(org: string, kind: string, scope: string, name: string) {
+    return this.write((ops) => ops.delete(org, kind, scope, name));
+  }
+  putKeyHash(key: ServiceAccountKeyHash) {
+    return this.write((ops) => ops.putKeyHash(key));
+  }
+  deleteKeyHash(keyName: string) {
+    return this.write((ops) => ops.deleteKeyHash(keyName));
+  }
+  deleteKeyHashesOf(org: string, serviceAccount: string) {
+    return this.write((ops) => ops.deleteKeyHashesOf(org, serviceAccount));
+  }
+
+  async close(): Promise<void> {
+    if (this.lock) await this.unlocked();
+    if (this.db.open) this.db.close();
+  }
+}

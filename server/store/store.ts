@@ -1,0 +1,65 @@
+/**
+ * The storage boundary of cpln-local. Routes and kind rules only ever talk to this interface, so another adapter
+ * (PostgreSQL, for several server instances) can replace SQLite without touching them. Every method is async for
+ * that reason, even though the SQLite adapter answers synchronously.
+ */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Identity of one stored record. `scope` is the gvc name for gvc-scoped kinds and "" for org-scoped ones. */
+export interface RecordKey {
+  org: string;
+  kind: string;
+  scope: string;
+  name: string;
+}
+
+/** A stored record: its key, its UUID, its version, and the JSON document the API returns. */
+export interface StoredRecord extends RecordKey {
+  id: string;
+  version: number;
+  doc: JsonObject;
+}
+
+/** Hash of one service-account key; the secret itself is never stored. */
+export interface ServiceAccountKeyHash {
+  keyName: string;
+  org: string;
+  serviceAccount: string;
+  /** SHA-256 of the full key text, hex. */
+  hash: string;
+}
+
+/** The operations available both inside and outside a transaction. */
+export interface StoreOps {
+  get(org: string, kind: string, scope: string, name: string): Promise<StoredRecord | undefined>;
+  getById(org: string, kind: string, id: string): Promise<StoredRecord | undefined>;
+  /** Records of one kind, ordered by scope then name; `scope` undefined means every scope. */
+  list(org: string, kind: string, scope?: string): Promise<StoredRecord[]>;
+  count(org: string, kind: string, scope?: string): Promise<number>;
+  /** Inserts a record; false when a record with the same key already exists. */
+  create(record: StoredRecord): Promise<boolean>;
+  /** Replaces a record if its stored version is still `expectedVersion`; false if the version moved or it is gone. */
+  replace(record: StoredRecord, expectedVersion: number): Promise<boolean>;
+  /** Deletes a record; false when it did not exist. */
+  delete(org: string, kind: string, scope: string, name: string): Promise<boolean>;
+  putKeyHash(key: ServiceAccountKeyHash): Promise<void>;
+  findKeyHash(keyName: string): Promise<ServiceAccountKeyHash | undefined>;
+  deleteKeyHash(keyName: string): Promise<boolean>;
+  /** Deletes every key hash of one service account (when it is deleted). */
+  deleteKeyHashesOf(org: string, serviceAccount: string): Promise<number>;
+  /** Counter bumped by every write to (org, kind); caches derived from that kind compare it to stay fresh. */
+  changeCounter(org: string, kind: string): Promise<number>;
+  /** Orgs that have at least one record. */
+  orgs(): Promise<string[]>;
+}
+
+export interface Store extends StoreOps {
+  /**
+   * Runs `fn` as one serialized transaction: either everything it wrote commits or nothing does. `fn` must use the
+   * `tx` handle it is given; other callers wait until the transaction ends, so they never see its partial writes.
+   */
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
