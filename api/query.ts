@@ -144,10 +144,25 @@ function equals(actual: unknown, expected: unknown): boolean {
   return compare(actual, expected) === 0;
 }
 
+/** Compiled patterns by source: a query compiles each pattern once, not once per item. Bounded. */
+const regexCache = new Map<string, RegExp>();
+const REGEX_CACHE_MAX = 500;
+
+function cachedRegex(source: string, flags: string): RegExp {
+  const key = `${flags}/${source}`;
+  let regex = regexCache.get(key);
+  if (regex === undefined) {
+    regex = new RegExp(source, flags);
+    if (regexCache.size >= REGEX_CACHE_MAX) regexCache.clear();
+    regexCache.set(key, regex);
+  }
+  return regex;
+}
+
 function compileRegex(value: unknown, path: string): RegExp {
   if (typeof value !== "string") throw new QueryError("op '=~' needs a regular expression string", path);
   try {
-    return new RegExp(value);
+    return cachedRegex(value, "");
   } catch (error) {
     throw new QueryError(`invalid regular expression: ${(error as Error).message}`, path);
   }
@@ -167,7 +182,7 @@ function matchesPattern(actual: unknown, pattern: unknown): boolean {
     .split("")
     .map((c) => (c === "*" ? ".*" : c === "?" ? "." : escapeRegex(c)))
     .join("");
-  return new RegExp(`^${source}$`, "is").test(text);
+  return cachedRegex(`^${source}$`, "is").test(text);
 }
 
 /** A positive op on one actual value (negative ops are the negation over all values). */
@@ -259,7 +274,10 @@ function evaluateTerm(term: NormalizedTerm, item: unknown, path: string): boolea
  * A spec without terms matches everything. Throws `QueryError` for an invalid regular expression.
  */
 export function evaluateQuery(spec: QuerySpec | NormalizedSpec | undefined, item: unknown): boolean {
-  const normalized = normalizeSpec(spec as QuerySpec | undefined);
+  return evaluateNormalized(normalizeSpec(spec), item);
+}
+
+function evaluateNormalized(normalized: NormalizedSpec, item: unknown): boolean {
   if (normalized.terms.length === 0) return true;
   const results = normalized.terms.map((term, index) => evaluateTerm(term, item, `spec.terms.${index}.value`));
   switch (normalized.match) {
@@ -286,8 +304,8 @@ function compareForSort(a: unknown, b: unknown): number {
 
 /** Filters `items` by `spec` and sorts them by `spec.sort` (stable; missing values last in either order). */
 export function runQuery<T>(items: readonly T[], spec: QuerySpec | NormalizedSpec | undefined): T[] {
-  const normalized = normalizeSpec(spec as QuerySpec | undefined);
-  const matched = items.filter((item) => evaluateQuery(normalized, item));
+  const normalized = normalizeSpec(spec);
+  const matched = items.filter((item) => evaluateNormalized(normalized, item));
   const sort = normalized.sort;
   if (sort === undefined) return matched;
   const direction = sort.order === "desc" ? -1 : 1;

@@ -68,20 +68,6 @@ export const links = lazy(() => z.array(linkSchema()).describe("Links: self, org
 
 export const timestamp = lazy(() => z.iso.datetime({ offset: true }).describe("ISO 8601 timestamp."));
 
-/** A link to an object, full (`/org/o/group/g`) or relative to the org (`//group/g`). */
-export const objectLink = lazy(() =>
-  z
-    .string()
-    .min(1)
-    .regex(
-      /^(\/org\/[^/]+|\/)\/[^/]+\/[^/]+(\/[^/]+\/[^/]+)?$/,
-      "must be a link like //<kind>/<name> or /org/<org>/<kind>/<name>",
-    )
-    .describe(
-      "Link to an object: /org/<org>/<kind>/<name>, /org/<org>/gvc/<gvc>/<kind>/<name>, or the relative //<kind>/<name>.",
-    ),
-);
-
 /** Fields every record carries, in the API's order. */
 export function recordShape<K extends string>(kind: K) {
   return {

@@ -408,11 +408,12 @@ export type VolumeSetPatch = z.infer<ReturnType<typeof volumeSetPatch>>;
 // ---- cross-field rules (shared by the server and the provider's check) ----
 
 /** Fills the file-system/class defaults the server applies: ext4, and 'shared' pairs with 'shared'. */
-export function volumeSetSpecDefaults<T extends { performanceClass?: string; fileSystemType?: string }>(spec: T): T {
-  const filled = { ...spec };
-  if (filled.fileSystemType === undefined)
-    filled.fileSystemType = filled.performanceClass === "shared" ? "shared" : "ext4";
-  if (filled.performanceClass === undefined && filled.fileSystemType === "shared") filled.performanceClass = "shared";
+export function volumeSetSpecDefaults<T extends { performanceClass?: string; fileSystemType?: string }>(
+  spec: T,
+): T & { performanceClass?: string; fileSystemType: string } {
+  const fileSystemType = spec.fileSystemType ?? (spec.performanceClass === "shared" ? "shared" : "ext4");
+  const filled: T & { performanceClass?: string; fileSystemType: string } = { ...spec, fileSystemType };
+  if (filled.performanceClass === undefined && fileSystemType === "shared") filled.performanceClass = "shared";
   return filled;
 }
 
