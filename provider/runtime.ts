@@ -1,0 +1,164 @@
+/**
+ * What the serialized dynamic providers (`provider/dynamic.ts`) load by package path in the provider process:
+ * `require("cpln-pulumi/dist/provider/runtime.js")`. It dispatches each operation to the resource's definition and
+ * holds the stack configuration that `configure` delivers (org, endpoint, token). This module is never serialized,
+ * so the token lives only in this process's memory: it never reaches `__provider`, state, outputs or errors.
+ */
+import { parseLink } from "../api/links.js";
+import { CplnClient, type PolicyCreateBody, type VolumeSetCreateBody } from "./client/index.js";
+import { resolveConfig, resolveConnection, type StackConfig } from "./config.js";
+import { resources } from "./index.js";
+import {
+  checkInputs,
+  compact,
+  diffFields,
+  finishOutputs,
+  inputsFromOutputs,
+  LOGICAL_NAME,
+  NAME_GENERATED,
+  type CheckOutcome,
+  type DiffOutcome,
+} from "./resources/engine.js";
+import type {
+  AnyResourceDefinition,
+  Props,
+  ResourceClient,
+  ResourceContext,
+  ResourceTypeName,
+} from "./resources/types.js";
+
+// ---- configuration (set by `configure`, read at call time) -----------------------------------------------------------
+
+const configKeys = ["cpln:org", "cpln:endpoint", "cpln:token"] as const;
+let stackValues: Record<string, string> = {};
+
+/** Keeps the `cpln:*` stack config the engine sends to the provider (secrets arrive unwrapped). */
+export function configure(config: StackConfig): void {
+  const values: Record<string, string> = {};
+  for (const key of configKeys) {
+    const value = config.get(key);
+    if (typeof value === "string") values[key] = value;
+  }
+  stackValues = values;
+}
+
+const stackConfig: StackConfig = { get: (key) => stackValues[key] };
+
+// ---- clients, one per (endpoint, token) -------------------------------------------------------------------------------
+
+const clients = new Map<string, CplnClient>();
+
+/** The resources' view of the client. Bodies were validated against the contract by `check`. */
+function resourceClient(client: CplnClient): ResourceClient {
+  return {
+    createVolumeSet: (org, gvc, body) => client.createVolumeSet(gvc, body as VolumeSetCreateBody, { org }),
+    createPolicy: (org, body) => client.createPolicy(body as PolicyCreateBody, { org }),
+    getByLink: (link) => client.getByLink(link),
+    patchByLink: (link, body) => client.patchByLink(link, body),
+    deleteByLink: (link) => client.deleteByLink(link),
+  };
+}
+
+function context(org: string): ResourceContext {
+  const { endpoint, token } = resolveConfig({ inputOrg: org, stackConfig });
+  const key = `${endpoint}\n${token}`;
+  let client = clients.get(key);
+  if (client === undefined) {
+    client = new CplnClient({ endpoint, token, org });
+    clients.set(key, client);
+  }
+  return { client: resourceClient(client), org };
+}
+
+function definition(typeName: ResourceTypeName): AnyResourceDefinition {
+  const found: AnyResourceDefinition | undefined = resources[typeName];
+  if (found === undefined) throw new Error(`cpln-pulumi: unknown resource type "${String(typeName)}"`);
+  return found;
+}
+
+/** The org of an existing object: its state, else its self link (the resource id). */
+function orgOf(id: string, props: Props): string {
+  if (typeof props.org === "string" && props.org !== "") return props.org;
+  const parsed = parseLink(id);
+  if (parsed === undefined) throw new Error(`cpln-pulumi: "${id}" is not a Control Plane link`);
+  return parsed.org;
+}
+
+function label(typeName: ResourceTypeName, props: Props, id?: string): string {
+  const name = typeof props.name === "string" ? props.name : id;
+  return name === undefined ? typeName : `${typeName} "${name}"`;
+}
+
+/** Adds what was being done to an error (the client's errors already name the request; none holds the token). */
+async function describing<T>(what: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${what} failed: ${message}`, { cause: error });
+  }
+}
+
+// ---- the operations the dynamic providers delegate to ------------------------------------------------------------------
+
+export async function check(typeName: ResourceTypeName, olds: Props, news: Props): Promise<CheckOutcome> {
+  return checkInputs(definition(typeName), olds, news, () => {
+    try {
+      return resolveConnection({ stackConfig }).org;
+    } catch {
+      // Without a token there is still an org to check against; the token is required when a request is made.
+      return stackValues["cpln:org"] ?? process.env.CPLN_ORG;
+    }
+  });
+}
+
+export async function diff(typeName: ResourceTypeName, _id: string, olds: Props, news: Props): Promise<DiffOutcome> {
+  return diffFields(definition(typeName), olds, news);
+}
+
+export async function create(typeName: ResourceTypeName, inputs: Props): Promise<{ id: string; outs: Props }> {
+  const def = definition(typeName);
+  return describing(`Creating ${label(typeName, inputs)}`, async () => {
+    const ctx = context(orgOf("", inputs));
+    const { id, outs } = await def.create(ctx, stripHidden(inputs));
+    return { id, outs: finishOutputs(def, outs, inputs) };
+  });
+}
+
+export async function read(
+  typeName: ResourceTypeName,
+  id: string,
+  props: Props,
+): Promise<{ id: string; props?: Props; inputs?: Props }> {
+  const def = definition(typeName);
+  return describing(`Reading ${label(typeName, props, id)}`, async () => {
+    const outs = await def.read(context(orgOf(id, props)), id, props);
+    if (outs === undefined) return { id: "" };
+    const finished = finishOutputs(def, outs, props);
+    return { id, props: finished, inputs: inputsFromOutputs(def, finished, props) };
+  });
+}
+
+export async function update(
+  typeName: ResourceTypeName,
+  id: string,
+  olds: Props,
+  news: Props,
+): Promise<{ outs: Props }> {
+  const def = definition(typeName);
+  return describing(`Updating ${label(typeName, news, id)}`, async () => {
+    const outs = await def.update(context(orgOf(id, olds)), id, olds, stripHidden(news));
+    return { outs: finishOutputs(def, outs, news) };
+  });
+}
+
+export async function remove(typeName: ResourceTypeName, id: string, props: Props): Promise<void> {
+  const def = definition(typeName);
+  await describing(`Deleting ${label(typeName, props, id)}`, () => def.delete(context(orgOf(id, props)), id, props));
+}
+export { remove as delete };
+
+function stripHidden(inputs: Props): Props {
+  const { [LOGICAL_NAME]: _logical, [NAME_GENERATED]: _generated, __provider: _provider, ...rest } = inputs;
+  return compact(rest);
+}

@@ -1,0 +1,140 @@
+import * as pulumi from "@pulumi/pulumi";
+import { providers } from "../provider/dynamic.js";
+import type { PolicyInputs, PolicyOutputs } from "../provider/resources/policy.js";
+
+/** Grants permissions to principals. */
+export interface PolicyBinding {
+  /** Permissions from the target kind's catalog (`view`, `edit`, `manage`, ...). No two bindings may hold the same set. */
+  permissions: pulumi.Input<pulumi.Input<string>[]>;
+  /** 1–200 principals: `//group/<g>`, `//user/<email>`, `//serviceaccount/<s>`, `//gvc/<g>/identity/<i>` or full `/org/<org>/...` links. */
+  principalLinks: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** One condition of a query: exactly one of `property`, `rel` or `tag`, an `op` and (except for exists) a `value`. */
+export interface PolicyQueryTerm {
+  /** `=` (default), `!=`, `>`, `>=`, `<`, `<=`, `~`, `=~`, `contains`, `exists`, `!exists`. */
+  op?: pulumi.Input<"=" | "!=" | ">" | ">=" | "<" | "<=" | "~" | "=~" | "contains" | "exists" | "!exists">;
+  /** Property of the object to test (dotted paths allowed). */
+  property?: pulumi.Input<string>;
+  /** Relation to test, read from the object's links (e.g. `gvc`). */
+  rel?: pulumi.Input<string>;
+  /** Tag key to test. */
+  tag?: pulumi.Input<string>;
+  /** Value to compare with. */
+  value?: pulumi.Input<string | number | boolean>;
+}
+
+/** Objects selected by a query. */
+export interface PolicyTargetQuery {
+  /** Kind queried; must be the policy's `targetKind`. */
+  kind?: pulumi.Input<PolicyInputs["targetKind"]>;
+  /** Extra context (e.g. the gvc of gvc-scoped kinds). */
+  context?: pulumi.Input<Record<string, unknown>>;
+  /** `items` (default) or `links`. */
+  fetch?: pulumi.Input<"items" | "links">;
+  /** What to select and how to sort it. */
+  spec?: pulumi.Input<{
+    /** `all` (default), `any` or `none` of the terms must hold. */
+    match?: pulumi.Input<"all" | "any" | "none">;
+    /** Conditions; an empty list matches everything. */
+    terms?: pulumi.Input<pulumi.Input<PolicyQueryTerm>[]>;
+    /** Sort order. */
+    sort?: pulumi.Input<{ by: pulumi.Input<string>; order?: pulumi.Input<"asc" | "desc"> }>;
+  }>;
+}
+
+/** Arguments of a `Policy`. */
+export interface PolicyArgs {
+  /** Kind of the objects the policy applies to (`volumeset`, `gvc`, `secret`, ...). Changing it replaces the policy. */
+  targetKind: pulumi.Input<PolicyInputs["targetKind"]>;
+  /** Objects of `targetKind` the policy applies to (at most 200): `//<kind>/<name>` (`//gvc/<g>/<kind>/<name>` for gvc-scoped kinds) or full links. */
+  targetLinks?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Objects the policy applies to, selected by a query. */
+  targetQuery?: pulumi.Input<PolicyTargetQuery>;
+  /** `all`: the policy applies to every object of `targetKind`. */
+  target?: pulumi.Input<"all">;
+  /** Who gets which permissions (at most 50). */
+  bindings?: pulumi.Input<pulumi.Input<PolicyBinding>[]>;
+  /** Name of the policy; defaults to `<resource name>-<7 hex>`. Changing it replaces the policy (deleting the old one first when the name is yours). */
+  name?: pulumi.Input<string>;
+  /** Description, at most 250 characters; defaults to the name. */
+  description?: pulumi.Input<string>;
+  /** Tags, at most 50. Keys under `cpln/` belong to the server and are not accepted here. */
+  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean | null>>>;
+  /** Org; defaults to the `cpln:org` stack config, then `CPLN_ORG`. Changing it replaces the policy. */
+  org?: pulumi.Input<string>;
+  /** Take over an existing policy of this name (updating it to these args) instead of failing with 409. */
+  adopt?: pulumi.Input<boolean>;
+}
+
+// Every arg must be an input the provider accepts (checked by the compiler, not at run time).
+type _ArgsMatchProvider = pulumi.Unwrap<PolicyArgs> extends PolicyInputs ? true : never;
+const _argsMatchProvider: _ArgsMatchProvider = true;
+void _argsMatchProvider;
+
+const outputProps: Record<keyof PolicyOutputs, undefined> = {
+  targetKind: undefined,
+  targetLinks: undefined,
+  targetQuery: undefined,
+  target: undefined,
+  bindings: undefined,
+  name: undefined,
+  description: undefined,
+  tags: undefined,
+  org: undefined,
+  adopt: undefined,
+  serverTags: undefined,
+  cplnId: undefined,
+  selfLink: undefined,
+  version: undefined,
+  created: undefined,
+  lastModified: undefined,
+  origin: undefined,
+};
+
+/**
+ * A Control Plane policy: grants permissions on objects of one kind (all of them, listed links, or a query) to
+ * groups, users, service accounts and identities.
+ *
+ * `targetKind`, `name` and `org` cannot change in place. An update is one PATCH that touches only the bindings and
+ * links that changed, so principals another client adds to other bindings survive. The resource id is the self link
+ * (`/org/<org>/policy/<name>`).
+ */
+export class Policy extends pulumi.dynamic.Resource {
+  declare readonly targetKind: pulumi.Output<string>;
+  /** Full links (`/org/<org>/...`). */
+  declare readonly targetLinks: pulumi.Output<string[] | undefined>;
+  declare readonly targetQuery: pulumi.Output<PolicyOutputs["targetQuery"]>;
+  declare readonly target: pulumi.Output<"all" | undefined>;
+  /** Bindings, with full principal links. */
+  declare readonly bindings: pulumi.Output<PolicyOutputs["bindings"]>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly description: pulumi.Output<string>;
+  /** User tags (the server's `cpln/` tags are in `serverTags`). */
+  declare readonly tags: pulumi.Output<Record<string, unknown>>;
+  declare readonly org: pulumi.Output<string>;
+  declare readonly adopt: pulumi.Output<boolean | undefined>;
+  /** Tags set by the server (keys under `cpln/`). */
+  declare readonly serverTags: pulumi.Output<Record<string, unknown> | undefined>;
+  /** The API's id (UUID). */
+  declare readonly cplnId: pulumi.Output<string>;
+  /** `/org/<org>/policy/<name>` (also the resource id). */
+  declare readonly selfLink: pulumi.Output<string>;
+  declare readonly version: pulumi.Output<number>;
+  declare readonly created: pulumi.Output<string>;
+  declare readonly lastModified: pulumi.Output<string>;
+  /** `default` for policies created through the API; `builtin` ones cannot be changed. */
+  declare readonly origin: pulumi.Output<"default" | "builtin">;
+
+  /** Reads an existing policy by its self link (`/org/<org>/policy/<name>`) without managing it. */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Policy {
+    return new Policy(name, undefined, { ...opts, id });
+  }
+
+  constructor(name: string, args: PolicyArgs, opts?: pulumi.CustomResourceOptions);
+  /** Reading an existing policy (`opts.id` set): no args. */
+  constructor(name: string, args: undefined, opts: pulumi.CustomResourceOptions & { id: pulumi.Input<pulumi.ID> });
+  constructor(name: string, args: PolicyArgs | undefined, opts?: pulumi.CustomResourceOptions) {
+    super(providers.Policy, name, { ...outputProps, ...args, __logicalName: name }, opts, "cpln", "Policy");
+  }
+}
