@@ -8,7 +8,7 @@
  * serialized closure.
  */
 import { z } from "zod";
-import { isKind, type Kind } from "../../api/kinds.js";
+import { isKind, kinds, type Kind } from "../../api/kinds.js";
 import { collectionPath, findLink, parseLink, selfLink } from "../../api/links.js";
 import {
   accessReport,
@@ -80,6 +80,11 @@ export interface CplnClientOptions {
 /** Per-call override of the client's org. */
 export interface CallOptions {
   org?: string;
+}
+
+/** For calls about a whole kind: gvc-scoped kinds (volumeset) also need the gvc. */
+export interface KindCallOptions extends CallOptions {
+  gvc?: string;
 }
 
 // ---- types of bodies and results ----
@@ -235,10 +240,16 @@ export class CplnClient {
     return this.getPermissions("cloudaccount", options);
   }
 
-  /** `GET /org/{org}/{kind}/-schema/permissions`: the permission catalog of a kind. */
-  getPermissions(kind: Kind, options?: CallOptions): Promise<PermissionSchema> {
-    if (!isKind(kind)) throw new Error(`getPermissions: unknown kind "${String(kind)}"`);
-    return this.call("GET", `/org/${enc(this.orgOf(options))}/${kind}/-schema/permissions`, permissionSchema());
+  /**
+   * `GET <collection>/-schema/permissions`: the permission catalog of a kind (`/org/{org}/{kind}/...`; gvc-scoped
+   * kinds are served under a gvc, given as `{ gvc }`).
+   */
+  getPermissions(kind: Kind, options?: KindCallOptions): Promise<PermissionSchema> {
+    return this.call(
+      "GET",
+      `${this.kindPath("getPermissions", kind, options)}/-schema/permissions`,
+      permissionSchema(),
+    );
   }
 
   // ---- mk8s ----
@@ -337,11 +348,8 @@ export class CplnClient {
   }
 
   /** `POST /org/{org}/{kind}/-query` for any kind; every page is fetched. */
-  query(kind: Kind, doc: QueryDocumentBody, options?: CallOptions): Promise<QueryResult<ApiRecord>> {
-    if (!isKind(kind)) throw new Error(`query: unknown kind "${String(kind)}"`);
-    const org = this.orgOf(options);
-    const base = kind === "org" ? "/org" : `/org/${enc(org)}/${kind}`;
-    return this.runQuery(`${base}/-query`, doc, asApiRecord(recordSchema(kind)));
+  query(kind: Kind, doc: QueryDocumentBody, options?: KindCallOptions): Promise<QueryResult<ApiRecord>> {
+    return this.runQuery(`${this.kindPath("query", kind, options)}/-query`, doc, asApiRecord(recordSchema(kind)));
   }
 
   // ---- plumbing ----
@@ -352,6 +360,17 @@ export class CplnClient {
       throw new Error("CplnClient: no org: pass { org } to the call, set it on the client, or set CPLN_ORG");
     }
     return org;
+  }
+
+  /** The collection path of a kind (`/org/o/org` for the org's own catalog, as the service routes it). */
+  private kindPath(method: string, kind: Kind, options: KindCallOptions | undefined): string {
+    if (!isKind(kind)) throw new Error(`CplnClient.${method}: unknown kind "${String(kind)}"`);
+    const org = this.orgOf(options);
+    if (kind === "org") return `/org/${enc(org)}/org`;
+    if (kinds[kind].scope === "gvc" && (options?.gvc === undefined || options.gvc === "")) {
+      throw new Error(`CplnClient.${method}: ${kind} objects live in a gvc: pass { gvc }`);
+    }
+    return collectionPath(org, kind, options?.gvc);
   }
 
   /** A relative link (`//policy/p`) made full with the call's org; full links are used as they are. */
