@@ -39,7 +39,9 @@ export const description = lazy(() =>
 );
 
 export const tagValue = lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null()]).describe("Tag value: string, number, boolean or null."),
+  z
+    .union([z.string(), z.number(), z.boolean(), z.null()], { error: "must be a string, number, boolean or null" })
+    .describe("Tag value: string, number, boolean or null."),
 );
 
 /** Tags of a record or of a create body: at most 50 keys. */

@@ -25,7 +25,10 @@ function termShape() {
     property: z.string().min(1).optional().describe(termFieldDescriptions.property),
     rel: z.string().min(1).optional().describe(termFieldDescriptions.rel),
     tag: z.string().min(1).optional().describe(termFieldDescriptions.tag),
-    value: z.union([z.string(), z.number(), z.boolean()]).optional().describe(termFieldDescriptions.value),
+    value: z
+      .union([z.string(), z.number(), z.boolean()], { error: "must be a string, number or boolean" })
+      .optional()
+      .describe(termFieldDescriptions.value),
   };
 }
 
@@ -77,7 +80,9 @@ function buildSpec(mode: ObjectMode) {
 
 function buildDocument(mode: ObjectMode) {
   return object(mode, {
-    kind: z.enum(kindNames).optional().describe("Kind queried; the kind in the path wins."),
+    kind: (mode === "strict" ? z.enum(kindNames) : z.string())
+      .optional()
+      .describe("Kind queried; the kind in the path wins."),
     context: z.record(z.string(), z.unknown()).optional().describe("Extra context (e.g. the gvc of gvc-scoped kinds)."),
     fetch: z.enum(fetchModes).optional().describe("items (default): whole objects; links: self links only."),
     spec: buildSpec(mode).optional(),
@@ -112,7 +117,11 @@ export const queryTermPatch = lazy(() =>
   patchObject(
     {
       op: { value: z.enum(queryOps).describe(termFieldDescriptions.op) },
-      value: { value: z.union([z.string(), z.number(), z.boolean()]).describe(termFieldDescriptions.value) },
+      value: {
+        value: z
+          .union([z.string(), z.number(), z.boolean()], { error: "must be a string, number or boolean" })
+          .describe(termFieldDescriptions.value),
+      },
     },
     {
       property: z.string().min(1).optional().describe(termFieldDescriptions.property),
