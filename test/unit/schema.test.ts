@@ -1,0 +1,109 @@
+/**
+ * schema.json is a valid Pulumi package schema, is exactly what `npm run gen` generates from the provider's
+ * definitions (no drift), covers every registry resource and function, and the README's tables match it.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import Ajv2020 from "ajv/dist/2020";
+import { describe, expect, it } from "vitest";
+import * as functionModules from "../../provider/functions/index.js";
+import { resources } from "../../provider/index.js";
+import { functionToken, renderSchema, resourceToken, type PackageSchema } from "../../tools/schema/generate.js";
+import { packageSchema, registryFunctions } from "../../tools/schema/package.js";
+import { extractApiTables, renderApiTables } from "../../tools/schema/readme.js";
+
+const repoRoot = path.resolve(__dirname, "..", "..");
+const committedText = fs.readFileSync(path.join(repoRoot, "schema.json"), "utf8");
+const committed = JSON.parse(committedText) as PackageSchema;
+const metaschema = JSON.parse(
+  fs.readFileSync(path.join(repoRoot, "test", "fixtures", "pulumi-package-metaschema.json"), "utf8"),
+) as Record<string, unknown>;
+
+function validator() {
+  // The metaschema uses the formats "regex" and "uri-reference"; their values are checked by the tests below instead.
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+  return ajv.compile(metaschema);
+}
+
+describe("schema.json", () => {
+  it("validates against Pulumi's package metaschema (JSON Schema 2020-12)", () => {
+    const validate = validator();
+    const valid = validate(committed);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  it("the metaschema rejects a schema with a malformed resource token (the validation is live)", () => {
+    const validate = validator();
+    const broken = { ...committed, resources: { "not a token": { inputProperties: {} } } };
+    expect(validate(broken)).toBe(false);
+  });
+
+  it("is byte-for-byte what npm run gen generates now", () => {
+    expect(committedText).toBe(renderSchema(packageSchema()));
+  });
+
+  it("lists every registry resource with its inputs, outputs and replace rules", () => {
+    for (const definition of Object.values(resources)) {
+      const spec = committed.resources[resourceToken(definition.typeName)];
+      expect(spec, definition.typeName).toBeDefined();
+      for (const [field, rule] of Object.entries(definition.fields as Record<string, { replace?: boolean }>)) {
+        expect(spec!.inputProperties[field], `${definition.typeName}.${field}`).toBeDefined();
+        expect(spec!.inputProperties[field]!.replaceOnChanges === true, `${definition.typeName}.${field}`).toBe(
+          rule.replace === true,
+        );
+      }
+    }
+    expect(Object.keys(committed.resources).sort()).toEqual(
+      Object.values(resources)
+        .map((definition) => resourceToken(definition.typeName))
+        .sort(),
+    );
+  });
+
+  it("lists every data-source function the provider exports, with its arguments", () => {
+    const exported = Object.keys(functionModules)
+      .filter(
+        (name) =>
+          /^(get|query)[A-Z]\w*$/.test(name) &&
+          !name.endsWith("Args") &&
+          typeof functionModules[name as keyof typeof functionModules] === "function",
+      )
+      .sort();
+    expect(exported.length).toBeGreaterThan(0);
+    expect(Object.keys(committed.functions).sort()).toEqual(exported.map(functionToken));
+    for (const definition of registryFunctions()) {
+      const spec = committed.functions[functionToken(definition.name)]!;
+      const argNames = Object.keys((definition.args() as unknown as { shape: Record<string, unknown> }).shape).sort();
+      expect(Object.keys(spec.inputs.properties).sort(), definition.name).toEqual(argNames);
+    }
+  });
+
+  it("declares the config variables with their environment fallbacks, the token as a secret", () => {
+    const variables = committed.config.variables;
+    expect(Object.keys(variables).sort()).toEqual(["endpoint", "org", "token"]);
+    expect(variables.org!.defaultInfo).toEqual({ environment: ["CPLN_ORG"] });
+    expect(variables.endpoint!.defaultInfo).toEqual({ environment: ["CPLN_ENDPOINT"] });
+    expect(variables.token!.defaultInfo).toEqual({ environment: ["CPLN_TOKEN"] });
+    expect(variables.token!.secret).toBe(true);
+  });
+
+  it("marks the join script secret", () => {
+    expect(committed.functions[functionToken("getMk8sJoinScript")]!.outputs.properties.script!.secret).toBe(true);
+  });
+
+  it("every $ref points at a type the schema defines", () => {
+    const refs = [...committedText.matchAll(/"\$ref": "([^"]+)"/g)].map((match) => match[1]!);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of refs) {
+      if (ref === "pulumi.json#/Any") continue;
+      expect(ref).toMatch(/^#\/types\//);
+      expect(committed.types[ref.slice("#/types/".length)], ref).toBeDefined();
+    }
+  });
+
+  it("the README's resource and function tables are the ones generated from schema.json", () => {
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    expect(extractApiTables(readme)).toBe(renderApiTables(committed));
+  });
+});

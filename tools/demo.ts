@@ -1,0 +1,245 @@
+/**
+ * `npm run demo`: starts cpln-local on a free port with a fresh SQLite file, runs examples/quickstart against it
+ * (up → an edit → up → destroy) and prints what happened: each resource with its id, the PATCH the provider sent for
+ * the edit, and the stack outputs. Uses the Pulumi CLI through the Automation API when one is installed, otherwise
+ * the offline program runner. Leaves nothing running.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { DemoServerCommand, DemoServerMessage } from "./demo-server.js";
+import { findPulumiCli, runWithAutomation, runWithRunner, type DemoStep, type DemoRun } from "./demo-engines.js";
+
+const repoRoot = path.resolve(__dirname, "..", "..");
+const programDir = path.join(repoRoot, "examples", "quickstart");
+const seedFile = path.join(repoRoot, "examples", "seed.json");
+const org = "demo";
+/** The edit: one more principal on the policy's "view" binding. */
+const extraViewer = "//serviceaccount/ci-bot";
+
+type RecordedRequest = Extract<DemoServerMessage, { type: "requests" }>["requests"][number];
+
+const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const isMutating = (request: RecordedRequest): boolean =>
+  MUTATING.has(request.method) && !/\/-(query|accessreport)$/.test(request.path) && !request.path.endsWith("/-join");
+
+/** cpln-local in a child process (its own process group), with the request log reachable over IPC. */
+class LocalServer {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  static async start(dataFile: string, adminKey: string): Promise<LocalServer> {
+    const child = fork(path.join(__dirname, "demo-server.js"), [], {
+      env: { ...process.env, CPLN_TOKEN: adminKey, DEMO_DATA: dataFile, DEMO_ORG: org, DEMO_SEED: seedFile },
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      detached: true,
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("cpln-local did not start within 30 s")), 30_000);
+      child.once("exit", (code) => reject(new Error(`cpln-local exited with code ${code} before it was ready`)));
+      child.on("message", (message: DemoServerMessage) => {
+        if (message.type === "ready") {
+          clearTimeout(timer);
+          resolve(message.url);
+        } else if (message.type === "failed") {
+          clearTimeout(timer);
+          reject(new Error(`cpln-local failed to start: ${message.message}`));
+        }
+      });
+    });
+    return new LocalServer(child, url);
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  async requests(): Promise<RecordedRequest[]> {
+    return new Promise((resolve) => {
+      const onMessage = (message: DemoServerMessage): void => {
+        if (message.type !== "requests") return;
+        this.child.off("message", onMessage);
+        resolve(message.requests);
+      };
+      this.child.on("message", onMessage);
+      this.child.send({ type: "requests" } satisfies DemoServerCommand);
+    });
+  }
+
+  /** Asks the server to close, waits for the process to exit (SIGKILL after 10 s). */
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+    this.child.send({ type: "stop" } satisfies DemoServerCommand);
+    const timer = setTimeout(() => killGroup(this.pid, "SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Pids of live processes whose parent is `parent` or whose process group is one of `groups` (Linux /proc). */
+function leftoverProcesses(parent: number, groups: readonly number[]): number[] {
+  if (!fs.existsSync("/proc/self/stat")) return [];
+  const found: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // pid (comm) state ppid pgrp ...: comm may contain spaces, so split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const [state, ppid, pgrp] = [fields[0], Number(fields[1]), Number(fields[2])];
+    if (state === "Z") continue;
+    if (ppid === parent || groups.includes(pgrp)) found.push(Number(entry));
+  }
+  return found;
+}
+
+// ---- printing -------------------------------------------------------------------------------------------------------
+
+const symbols: Record<DemoStep["op"], string> = {
+  create: "+",
+  update: "~",
+  replace: "±",
+  delete: "-",
+  same: "=",
+  read: ">",
+};
+
+const pastTense: Record<DemoStep["op"], string> = {
+  create: "created",
+  update: "updated",
+  replace: "replaced",
+  delete: "deleted",
+  same: "unchanged",
+  read: "read",
+};
+
+function printSteps(steps: readonly DemoStep[], only?: readonly DemoStep["op"][]): void {
+  const shown = steps.filter((step) => !only || only.includes(step.op));
+  const width = Math.max(0, ...shown.map((step) => `${step.type} ${step.name}`.length));
+  for (const step of shown) {
+    const label = `${step.type} ${step.name}`.padEnd(width);
+    const verb = pastTense[step.op];
+    console.log(`  ${symbols[step.op]} ${label}  ${verb.padEnd(9)}  ${step.id ?? ""}`.trimEnd());
+  }
+}
+
+function printRequests(requests: readonly RecordedRequest[]): void {
+  for (const request of requests) {
+    console.log(`    ${request.method} ${request.path} → ${request.status}`);
+    if (request.body !== undefined) console.log(`      ${JSON.stringify(request.body)}`);
+  }
+}
+
+function printOutputs(outputs: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(outputs)) {
+    if (value !== null && typeof value === "object") {
+      console.log(`  ${name}:`);
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        console.log(`    ${key}: ${typeof item === "string" ? item : JSON.stringify(item)}`);
+      }
+    } else {
+      console.log(`  ${name}: ${String(value)}`);
+    }
+  }
+}
+
+function summary(steps: readonly DemoStep[]): string {
+  const counts = new Map<string, number>();
+  for (const step of steps) counts.set(pastTense[step.op], (counts.get(pastTense[step.op]) ?? 0) + 1);
+  return [...counts].map(([verb, count]) => `${count} ${verb}`).join(", ") || "no resources";
+}
+
+// ---- main -----------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-demo-"));
+  const adminKey = `demo-admin.${randomBytes(24).toString("hex")}`;
+  const server = await LocalServer.start(path.join(workDir, "cpln.db"), adminKey);
+  const groups = [server.pid];
+  let run: DemoRun | undefined;
+  try {
+    console.log(`cpln-local is serving org "${org}" at ${server.url} (data: ${path.join(workDir, "cpln.db")})`);
+    const cli = await findPulumiCli();
+    const options = { programDir, workDir, org, endpoint: server.url, token: adminKey };
+    if (cli) {
+      console.log(
+        `Running examples/quickstart with the Pulumi CLI ${cli.version} (Automation API, local file backend).`,
+      );
+      run = await runWithAutomation(cli, options);
+    } else {
+      console.log(
+        "Pulumi CLI not found (PATH, ~/.pulumi/bin): running examples/quickstart with the offline program runner, a stand-in for the Pulumi engine.",
+      );
+      run = await runWithRunner(options);
+    }
+
+    let seen = 0;
+    const newRequests = async (): Promise<RecordedRequest[]> => {
+      const all = await server.requests();
+      const fresh = all.slice(seen);
+      seen = all.length;
+      return fresh;
+    };
+
+    console.log("\n1. up");
+    const first = await run.up({});
+    printSteps(first.steps);
+    await newRequests();
+
+    console.log("\n2. up again, program unchanged");
+    const second = await run.up({});
+    const secondMutations = (await newRequests()).filter(isMutating);
+    console.log(`  ${summary(second.steps)}; ${secondMutations.length} requests that change anything`);
+    if (secondMutations.length > 0 || second.steps.some((step) => step.op !== "same")) {
+      throw new Error("the second up of an unchanged program was not a no-op");
+    }
+
+    console.log(`\n3. edit (config quickstart:extraViewer = ${extraViewer}: one more viewer), then up`);
+    const third = await run.up({ "quickstart:extraViewer": extraViewer });
+    printSteps(third.steps, ["create", "update", "replace", "delete"]);
+    console.log(`  ${summary(third.steps)}`);
+    console.log("  what the provider sent:");
+    printRequests((await newRequests()).filter(isMutating));
+
+    console.log("\n  stack outputs:");
+    printOutputs(third.outputs);
+
+    console.log("\n4. destroy");
+    const destroyed = await run.destroy();
+    printSteps(destroyed.steps);
+    console.log("  (a builtin location is never deleted: destroy puts back the settings it had before the first up)");
+    await newRequests();
+  } finally {
+    await run?.close();
+    await server.stop();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+  const leftovers = leftoverProcesses(process.pid, groups);
+  if (leftovers.length > 0) throw new Error(`processes left running: ${leftovers.join(", ")}`);
+  console.log(`\nStopped cpln-local (pid ${server.pid}) and removed ${workDir}; no process left running.`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);
