@@ -398,7 +398,7 @@ async function execute<T>(
       if (!(await pause(failure.raw))) throw failure.error;
       const parsed = parseLink(path);
       const current = await readBack(path);
-      const reduced = parsed === undefined ? undefined : reduceAppendPatch(parsed.kind, body, current.body);
+      const reduced = parsed === undefined ? undefined : reduceAppendPatch(parsed.kind, parsed.org, body, current.body);
       if (reduced === undefined) throw failure.error;
       if (reduced.changesNothing) return recognisedAs(current.body, current.status);
       body = reduced.patch;

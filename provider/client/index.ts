@@ -173,15 +173,20 @@ export class CplnClient {
 
   // ---- volume sets (gvc-scoped) ----
 
-  createVolumeSet(gvcName: string, body: VolumeSetCreateBody, options?: CallOptions): Promise<VolumeSet> {
+  async createVolumeSet(gvcName: string, body: VolumeSetCreateBody, options?: CallOptions): Promise<VolumeSet> {
     return this.create(collectionPath(this.orgOf(options), "volumeset", gvcName), body, volumeSet());
   }
 
-  getVolumeSet(gvcName: string, name: string, options?: CallOptions): Promise<VolumeSet> {
+  async getVolumeSet(gvcName: string, name: string, options?: CallOptions): Promise<VolumeSet> {
     return this.call("GET", selfLink(this.orgOf(options), "volumeset", name, gvcName), volumeSet());
   }
 
-  patchVolumeSet(gvcName: string, name: string, patch: VolumeSetPatchBody, options?: CallOptions): Promise<VolumeSet> {
+  async patchVolumeSet(
+    gvcName: string,
+    name: string,
+    patch: VolumeSetPatchBody,
+    options?: CallOptions,
+  ): Promise<VolumeSet> {
     return this.call("PATCH", selfLink(this.orgOf(options), "volumeset", name, gvcName), volumeSet(), patch);
   }
 
@@ -189,39 +194,39 @@ export class CplnClient {
     await this.send({ method: "DELETE", path: selfLink(this.orgOf(options), "volumeset", name, gvcName) });
   }
 
-  listVolumeSets(gvcName: string, options?: CallOptions): Promise<VolumeSet[]> {
+  async listVolumeSets(gvcName: string, options?: CallOptions): Promise<VolumeSet[]> {
     return this.list(collectionPath(this.orgOf(options), "volumeset", gvcName), volumeSet());
   }
 
   // ---- locations ----
 
-  getLocation(name: string, options?: CallOptions): Promise<Location> {
+  async getLocation(name: string, options?: CallOptions): Promise<Location> {
     return this.call("GET", selfLink(this.orgOf(options), "location", name), location());
   }
 
-  listLocations(options?: CallOptions): Promise<Location[]> {
+  async listLocations(options?: CallOptions): Promise<Location[]> {
     return this.list(collectionPath(this.orgOf(options), "location"), location());
   }
 
-  patchLocation(name: string, patch: LocationPatchBody, options?: CallOptions): Promise<Location> {
+  async patchLocation(name: string, patch: LocationPatchBody, options?: CallOptions): Promise<Location> {
     return this.call("PATCH", selfLink(this.orgOf(options), "location", name), location(), patch);
   }
 
   // ---- policies ----
 
-  createPolicy(body: PolicyCreateBody, options?: CallOptions): Promise<Policy> {
+  async createPolicy(body: PolicyCreateBody, options?: CallOptions): Promise<Policy> {
     return this.create(collectionPath(this.orgOf(options), "policy"), body, policy());
   }
 
-  getPolicy(name: string, options?: CallOptions): Promise<Policy> {
+  async getPolicy(name: string, options?: CallOptions): Promise<Policy> {
     return this.call("GET", selfLink(this.orgOf(options), "policy", name), policy());
   }
 
-  listPolicies(options?: CallOptions): Promise<Policy[]> {
+  async listPolicies(options?: CallOptions): Promise<Policy[]> {
     return this.list(collectionPath(this.orgOf(options), "policy"), policy());
   }
 
-  patchPolicy(name: string, patch: PolicyPatchBody, options?: CallOptions): Promise<Policy> {
+  async patchPolicy(name: string, patch: PolicyPatchBody, options?: CallOptions): Promise<Policy> {
     return this.call("PATCH", selfLink(this.orgOf(options), "policy", name), policy(), patch);
   }
 
@@ -232,11 +237,11 @@ export class CplnClient {
   // ---- cloud accounts ----
 
   /** `POST /org/{org}/cloudaccount/-query`; every page is fetched (`next` links followed). */
-  queryCloudAccounts(query: QueryDocumentBody, options?: CallOptions): Promise<QueryResult<CloudAccount>> {
+  async queryCloudAccounts(query: QueryDocumentBody, options?: CallOptions): Promise<QueryResult<CloudAccount>> {
     return this.runQuery(`${collectionPath(this.orgOf(options), "cloudaccount")}/-query`, query, cloudAccount());
   }
 
-  getCloudAccountPermissions(options?: CallOptions): Promise<PermissionSchema> {
+  async getCloudAccountPermissions(options?: CallOptions): Promise<PermissionSchema> {
     return this.getPermissions("cloudaccount", options);
   }
 
@@ -244,7 +249,7 @@ export class CplnClient {
    * `GET <collection>/-schema/permissions`: the permission catalog of a kind (`/org/{org}/{kind}/...`; gvc-scoped
    * kinds are served under a gvc, given as `{ gvc }`).
    */
-  getPermissions(kind: Kind, options?: KindCallOptions): Promise<PermissionSchema> {
+  async getPermissions(kind: Kind, options?: KindCallOptions): Promise<PermissionSchema> {
     return this.call(
       "GET",
       `${this.kindPath("getPermissions", kind, options)}/-schema/permissions`,
@@ -259,7 +264,11 @@ export class CplnClient {
    * short-lived bootstrap token: treat it as a secret. Clusters whose provider is not `generic` or `hetzner` get a
    * 400 `Unsupported`.
    */
-  getMk8sJoinScript(name: string, joinOptions: JoinOptions = {}, options?: CallOptions): Promise<Mk8sJoinResponse> {
+  async getMk8sJoinScript(
+    name: string,
+    joinOptions: JoinOptions = {},
+    options?: CallOptions,
+  ): Promise<Mk8sJoinResponse> {
     return this.call(
       "POST",
       `${selfLink(this.orgOf(options), "mk8s", name)}/-join`,
@@ -271,12 +280,12 @@ export class CplnClient {
 
   // ---- service accounts, groups ----
 
-  listServiceAccounts(options?: CallOptions): Promise<ServiceAccount[]> {
+  async listServiceAccounts(options?: CallOptions): Promise<ServiceAccount[]> {
     return this.list(collectionPath(this.orgOf(options), "serviceaccount"), serviceAccount());
   }
 
   /** Adds a key; the response is the only time the secret `key` is returned. Never retried after a cut. */
-  addServiceAccountKey(name: string, description?: string, options?: CallOptions): Promise<ServiceAccountKey> {
+  async addServiceAccountKey(name: string, description?: string, options?: CallOptions): Promise<ServiceAccountKey> {
     const body = description === undefined ? {} : { description };
     return this.call(
       "POST",
@@ -286,16 +295,16 @@ export class CplnClient {
     );
   }
 
-  listGroups(options?: CallOptions): Promise<Group[]> {
+  async listGroups(options?: CallOptions): Promise<Group[]> {
     return this.list(collectionPath(this.orgOf(options), "group"), group());
   }
 
-  getGroupAccessReport(name: string, options?: CallOptions): Promise<AccessReport> {
+  async getGroupAccessReport(name: string, options?: CallOptions): Promise<AccessReport> {
     return this.getAccessReport(selfLink(this.orgOf(options), "group", name));
   }
 
   /** `GET <selfLink>/-accessreport`: who may act on the object. */
-  getAccessReport(link: string, options?: CallOptions): Promise<AccessReport> {
+  async getAccessReport(link: string, options?: CallOptions): Promise<AccessReport> {
     return this.call("GET", `${this.fullLink(link, options)}/-accessreport`, accessReport());
   }
 
@@ -305,16 +314,16 @@ export class CplnClient {
     await this.send({ method: "DELETE", path: selfLink(this.orgOf(options), "auditctx", name) });
   }
 
-  listQuotas(options?: CallOptions): Promise<Quota[]> {
+  async listQuotas(options?: CallOptions): Promise<Quota[]> {
     return this.list(collectionPath(this.orgOf(options), "quota"), quota());
   }
 
   /** Quotas are addressed by id (UUID): names repeat (one `workloads-per-gvc` per gvc). */
-  getQuota(id: string, options?: CallOptions): Promise<Quota> {
+  async getQuota(id: string, options?: CallOptions): Promise<Quota> {
     return this.call("GET", selfLink(this.orgOf(options), "quota", id), quota());
   }
 
-  about(): Promise<About> {
+  async about(): Promise<About> {
     return this.call("GET", "/about", z.record(z.string(), z.unknown()));
   }
 
@@ -331,7 +340,7 @@ export class CplnClient {
     }
   }
 
-  patchByLink(link: string, patch: Record<string, unknown>, options?: CallOptions): Promise<ApiRecord> {
+  async patchByLink(link: string, patch: Record<string, unknown>, options?: CallOptions): Promise<ApiRecord> {
     const path = this.fullLink(link, options);
     return this.call("PATCH", path, recordSchemaOf(path), patch);
   }
@@ -348,7 +357,7 @@ export class CplnClient {
   }
 
   /** `POST /org/{org}/{kind}/-query` for any kind; every page is fetched. */
-  query(kind: Kind, doc: QueryDocumentBody, options?: KindCallOptions): Promise<QueryResult<ApiRecord>> {
+  async query(kind: Kind, doc: QueryDocumentBody, options?: KindCallOptions): Promise<QueryResult<ApiRecord>> {
     return this.runQuery(`${this.kindPath("query", kind, options)}/-query`, doc, asApiRecord(recordSchema(kind)));
   }
 

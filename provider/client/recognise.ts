@@ -67,11 +67,16 @@ export interface ReducedPatch {
  * level (`$patch/` partials are matched to their item by key, plain object fields to the same field). Returns
  * undefined when the kind has no rules or the inputs are not objects.
  */
-export function reduceAppendPatch(kind: string, patch: unknown, current: unknown): ReducedPatch | undefined {
+export function reduceAppendPatch(
+  kind: string,
+  org: string,
+  patch: unknown,
+  current: unknown,
+): ReducedPatch | undefined {
   const rules = Object.hasOwn(patchRules, kind) ? patchRules[kind] : undefined;
   if (rules === undefined || !isPlainObject(patch) || !isPlainObject(current)) return undefined;
   const record = current as JsonObject;
-  const reduced = reduceLevel(patch as JsonObject, record, rules, "");
+  const reduced = reduceLevel(patch as JsonObject, record, { rules, org }, "");
   let changesNothing: boolean;
   try {
     changesNothing = equalUnder(applyPatch(record, reduced, rules), record, rules);
@@ -82,7 +87,30 @@ export function reduceAppendPatch(kind: string, patch: unknown, current: unknown
   return { patch: reduced, changesNothing };
 }
 
-function reduceLevel(patch: JsonObject, record: JsonObject | undefined, rules: PatchRules, path: string): JsonObject {
+interface Reduction {
+  rules: PatchRules;
+  org: string;
+}
+
+/** An item as the server stores it, for key comparison: relative links (`//group/x`) made full. */
+function stored(item: Json, org: string): Json {
+  if (typeof item === "string") return item.startsWith("//") ? normalizeLink(org, item) : item;
+  if (Array.isArray(item)) return item.map((entry) => stored(entry, org));
+  if (isPlainObject(item)) {
+    const copy: JsonObject = {};
+    for (const [key, value] of Object.entries(item)) setField(copy, key, stored(value as Json, org));
+    return copy;
+  }
+  return item;
+}
+
+function reduceLevel(
+  patch: JsonObject,
+  record: JsonObject | undefined,
+  reduction: Reduction,
+  path: string,
+): JsonObject {
+  const { rules, org } = reduction;
   const reduced: JsonObject = {};
   for (const [key, value] of Object.entries(patch)) {
     const slash = key.indexOf("/");
@@ -93,7 +121,7 @@ function reduceLevel(patch: JsonObject, record: JsonObject | undefined, rules: P
       const rule = arrayRule(rules, joinPath(path, field));
       const present = new Set(Array.isArray(existing) ? existing.map(rule.key) : []);
       const missing = value.filter((item) => {
-        const itemKey = rule.key(item);
+        const itemKey = rule.key(stored(item, org));
         return itemKey === undefined || !present.has(itemKey);
       });
       if (missing.length > 0) setField(reduced, key, missing);
@@ -105,12 +133,12 @@ function reduceLevel(patch: JsonObject, record: JsonObject | undefined, rules: P
         key,
         value.map((partial) => {
           if (!isPlainObject(partial)) return partial;
-          const partialKey = rule.key(pickFields(partial as JsonObject, rule.keyFields));
+          const partialKey = rule.key(stored(pickFields(partial as JsonObject, rule.keyFields), org));
           const match = partialKey === undefined ? undefined : items.find((item) => rule.key(item) === partialKey);
           return reduceLevel(
             partial as JsonObject,
             isPlainObject(match) ? (match as JsonObject) : undefined,
-            rules,
+            reduction,
             joinPath(path, field),
           );
         }),
@@ -122,7 +150,7 @@ function reduceLevel(patch: JsonObject, record: JsonObject | undefined, rules: P
         reduceLevel(
           value as JsonObject,
           isPlainObject(existing) ? (existing as JsonObject) : undefined,
-          rules,
+          reduction,
           joinPath(path, key),
         ),
       );

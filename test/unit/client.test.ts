@@ -6,6 +6,9 @@ import { applyPatch, patchRules, type JsonObject } from "../../api/patch/index.j
 import { CplnApiError } from "../../provider/client/errors.js";
 import { closePool, request, type Connection } from "../../provider/client/http.js";
 import { CplnClient } from "../../provider/client/index.js";
+import { resolveConfig } from "../../provider/config.js";
+import { FaultInjector, type FaultMode } from "../../server/faults.js";
+import { startServer, type RunningServer, type SeedDocument } from "../../server/index.js";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Part 1: the retry, timeout and recognition rules, against a small server whose answers each test scripts.
@@ -487,6 +490,31 @@ describe("request: recognising writes with an unknown outcome", () => {
   });
 });
 
+describe("CplnClient create", () => {
+  it("returns the 201 body when it is the record: exactly one request", async () => {
+    const client = new CplnClient({ endpoint: connection.endpoint, token, org: "acme", retry: fastRetry });
+    script = () => ({
+      status: 201,
+      headers: { location: "/org/acme/policy/p" },
+      body: record("p", { targetKind: "group", origin: "default" }),
+    });
+    const created = await client.createPolicy({ name: "p", targetKind: "group" });
+    expect(created.name).toBe("p");
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(["POST /org/acme/policy"]);
+  });
+
+  it("follows the Location header with one GET when the 201 body is not the record", async () => {
+    const client = new CplnClient({ endpoint: connection.endpoint, token, org: "acme", retry: fastRetry });
+    script = (s) =>
+      s.method === "POST"
+        ? { status: 201, headers: { location: "/org/acme/policy/p" }, body: { created: true } }
+        : { status: 200, body: record("p", { targetKind: "group", origin: "default" }) };
+    const created = await client.createPolicy({ name: "p", targetKind: "group" });
+    expect(created).toMatchObject({ name: "p", targetKind: "group" });
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual(["POST /org/acme/policy", "GET /org/acme/policy/p"]);
+  });
+});
+
 describe("secrets", () => {
   it("the token appears in no error: response errors, network errors, timeouts", async () => {
     const errors: CplnApiError[] = [];
@@ -534,5 +562,245 @@ describe("secrets", () => {
     expect(error.message).toBe("GET /org/acme/policy/p failed (403 Forbidden): forbidden");
     expect(util.inspect(error)).not.toContain(token);
     expect(JSON.stringify(error)).not.toContain(token);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Part 2: every client method against a real cpln-local, and recognition against its "cut after commit" fault.
+// ---------------------------------------------------------------------------------------------------------------
+
+describe("CplnClient against cpln-local", () => {
+  const seed: SeedDocument = {
+    records: [
+      { kind: "cloudaccount", name: "aws-prod", provider: "aws" },
+      { kind: "cloudaccount", name: "gcp-main", provider: "gcp" },
+      {
+        kind: "mk8s",
+        name: "edge",
+        spec: { version: "1.28.4", provider: { generic: { nodePools: [{ name: "general" }] } } },
+      },
+      { kind: "group", name: "ops", description: "Operators" },
+      { kind: "serviceaccount", name: "ci", description: "CI runner" },
+      { kind: "auditctx", name: "custom", description: "Custom audit context" },
+    ],
+  };
+  let live: RunningServer;
+  let client: CplnClient;
+
+  /** A fault seed whose first picks are exactly `pattern` (then no fault for a while), found with the server's own RNG. */
+  function faultSeed(modes: FaultMode[], pattern: (FaultMode | undefined)[]): number {
+    const wanted = [...pattern, undefined, undefined, undefined, undefined];
+    for (let candidate = 1; candidate < 100_000; candidate++) {
+      const injector = new FaultInjector({ rate: 0.5, modes, seed: candidate });
+      if (wanted.every((mode) => injector.pick() === mode)) return candidate;
+    }
+    throw new Error("no seed gives that fault pattern");
+  }
+
+  const lines = () => live.requests().map((r) => `${r.method} ${r.path} ${r.status}`);
+
+  beforeAll(async () => {
+    live = await startServer({ org: "acme", seed, recordRequests: true });
+    client = new CplnClient({ endpoint: live.url, token: live.adminKey, org: "acme", retry: fastRetry });
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await live.close();
+  });
+
+  afterEach(() => {
+    live.setFaults(undefined);
+    live.clearRequests();
+  });
+
+  it("policies: create (one POST), get, list, patch with $append/, delete, then reads see it gone", async () => {
+    const created = await client.createPolicy({
+      name: "ops-view",
+      targetKind: "group",
+      targetLinks: ["//group/ops"],
+      bindings: [{ permissions: ["view"], principalLinks: ["//group/viewers"] }],
+    });
+    expect(created).toMatchObject({
+      kind: "policy",
+      name: "ops-view",
+      version: 1,
+      targetLinks: ["/org/acme/group/ops"],
+    });
+    expect(lines()).toEqual(["POST /org/acme/policy 201"]);
+
+    expect(await client.getPolicy("ops-view")).toEqual(created);
+    expect((await client.listPolicies()).map((p) => p.name)).toContain("ops-view");
+    const patched = await client.patchPolicy("ops-view", {
+      description: "ops can be viewed",
+      "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": ["//group/ops"] }],
+    });
+    expect(patched.version).toBe(2);
+    expect(patched.bindings).toEqual([
+      { permissions: ["view"], principalLinks: ["/org/acme/group/viewers", "/org/acme/group/ops"] },
+    ]);
+    live.clearRequests();
+    await client.deletePolicy("ops-view");
+    expect(await client.getByLink("/org/acme/policy/ops-view")).toBeUndefined();
+    expect(await client.deleteByLink("//policy/ops-view")).toBe(false);
+    expect(lines()).toEqual([
+      "DELETE /org/acme/policy/ops-view 204",
+      "GET /org/acme/policy/ops-view 404",
+      "DELETE /org/acme/policy/ops-view 404",
+    ]);
+  });
+
+  it("volume sets: create in a gvc, get, list, patch, delete by link", async () => {
+    const created = await client.createVolumeSet("default", {
+      name: "data",
+      spec: { initialCapacity: 20, performanceClass: "general-purpose-ssd" },
+    });
+    expect(created).toMatchObject({
+      kind: "volumeset",
+      name: "data",
+      spec: { initialCapacity: 20, fileSystemType: "ext4" },
+    });
+    expect(await client.getVolumeSet("default", "data")).toEqual(created);
+    expect((await client.listVolumeSets("default")).map((v) => v.name)).toEqual(["data"]);
+    const patched = await client.patchVolumeSet("default", "data", { spec: { initialCapacity: 40 } });
+    expect(patched.spec.initialCapacity).toBe(40);
+    const link = "/org/acme/gvc/default/volumeset/data";
+    expect((await client.getByLink(link))?.version).toBe(2);
+    expect((await client.patchByLink(link, { description: "by link" })).description).toBe("by link");
+    expect(await client.deleteByLink(link)).toBe(true);
+    await client.deleteVolumeSet("default", "data").then(
+      () => expect.unreachable("a second delete by name is a 404"),
+      (error: CplnApiError) => expect(error.status).toBe(404),
+    );
+  });
+
+  it("locations: get, list, patch (and restore)", async () => {
+    const before = await client.getLocation("aws-us-west-2");
+    expect(before).toMatchObject({ origin: "builtin", provider: "aws", region: "us-west-2", spec: { enabled: true } });
+    expect((await client.listLocations()).some((l) => l.name === "aws-us-west-2")).toBe(true);
+    const disabled = await client.patchLocation("aws-us-west-2", { spec: { enabled: false } });
+    expect(disabled.spec.enabled).toBe(false);
+    const restored = await client.patchLocation("aws-us-west-2", { spec: { enabled: true } });
+    expect(restored.spec.enabled).toBe(true);
+  });
+
+  it("cloud accounts, permissions, queries by kind", async () => {
+    const result = await client.queryCloudAccounts({ spec: { terms: [{ property: "provider", value: "gcp" }] } });
+    expect(result.items.map((a) => (typeof a === "string" ? a : a.name))).toEqual(["gcp-main"]);
+    expect((await client.getCloudAccountPermissions()).targetKind).toBe("cloudaccount");
+    expect((await client.getPermissions("policy")).items.map((p) => p.name)).toEqual([
+      "create",
+      "delete",
+      "edit",
+      "manage",
+      "view",
+    ]);
+    const volumeSetPermissions = await client.getPermissions("volumeset", { gvc: "default" });
+    expect(volumeSetPermissions.targetKind).toBe("volumeset");
+    await expect(client.getPermissions("volumeset")).rejects.toThrow(/volumeset objects live in a gvc: pass \{ gvc \}/);
+    const policies = await client.query("policy", { spec: { terms: [{ property: "name", value: "viewers-policy" }] } });
+    expect(policies.items).toHaveLength(1);
+    expect(policies.items[0]).toMatchObject({ name: "viewers-policy", kind: "policy" });
+  });
+
+  it("mk8s join script, service accounts and a new key that authenticates", async () => {
+    const join = await client.getMk8sJoinScript("edge", { nodePoolName: "general" });
+    expect(join.script).toContain("#!/bin/bash");
+    const key = await client.addServiceAccountKey("ci", "test key");
+    expect(key.description).toBe("test key");
+    expect(key.key.startsWith(`${key.name}.`)).toBe(true);
+    const ci = (await client.listServiceAccounts()).find((sa) => sa.name === "ci");
+    expect(ci?.keys?.map((k) => k.name)).toEqual([key.name]);
+    expect(JSON.stringify(ci)).not.toContain(key.key);
+    // The new principal has no grants: it authenticates, and sees nothing.
+    const asCi = new CplnClient({ endpoint: live.url, token: key.key, org: "acme" });
+    expect(await asCi.listGroups()).toEqual([]);
+    const badKey = new CplnClient({ endpoint: live.url, token: `${key.key}x`, org: "acme" });
+    const error = await expectError(badKey.listGroups());
+    expect(error.status).toBe(401);
+    expect(error.message).not.toContain(key.key);
+  });
+
+  it("groups and access reports, audit contexts, quotas, about, and the per-call org", async () => {
+    expect((await client.listGroups()).map((g) => g.name).sort()).toEqual(["ops", "superusers", "viewers"]);
+    const report = await client.getGroupAccessReport("ops");
+    expect(report.permissions.map((p) => p.name)).toEqual(["create", "delete", "edit", "manage", "view"]);
+    expect((await client.getAccessReport("//policy/viewers-group")).kind).toBe("accessreport");
+    await client.deleteAuditContext("custom");
+    expect(await client.getByLink("//auditctx/custom")).toBeUndefined();
+    const builtin = await expectError(client.deleteAuditContext("cpln"));
+    expect(builtin.status).toBe(403);
+    const quotas = await client.listQuotas();
+    const gvcs = quotas.find((q) => q.name === "gvcs")!;
+    expect(await client.getQuota(gvcs.id)).toEqual(gvcs);
+    expect(typeof (await client.about())).toBe("object");
+    const elsewhere = new CplnClient({ endpoint: live.url, token: live.adminKey, org: "other" });
+    expect((await elsewhere.listGroups({ org: "acme" })).length).toBe(3);
+  });
+
+  it("a create whose connection is cut after the commit is recognised by one GET: one object, no second POST", async () => {
+    live.setFaults({ rate: 0.5, modes: ["cut"], seed: faultSeed(["cut"], ["cut"]) });
+    const created = await client.createPolicy({
+      name: "cut-create",
+      targetKind: "group",
+      target: "all",
+      bindings: [{ permissions: ["view"], principalLinks: ["//group/ops"] }],
+    });
+    expect(created).toMatchObject({ name: "cut-create", version: 1 });
+    expect(lines()).toEqual(["POST /org/acme/policy 201", "GET /org/acme/policy/cut-create 200"]);
+    live.setFaults(undefined);
+    const named = (await client.listPolicies()).filter((p) => p.name === "cut-create");
+    expect(named).toHaveLength(1);
+  });
+
+  it("a PATCH with $append/ whose connection is cut after the commit is not applied twice", async () => {
+    await client.createPolicy({
+      name: "cut-patch",
+      targetKind: "group",
+      target: "all",
+      bindings: [{ permissions: ["view"], principalLinks: ["//group/viewers"] }],
+    });
+    live.clearRequests();
+    live.setFaults({ rate: 0.5, modes: ["cut"], seed: faultSeed(["cut"], ["cut"]) });
+    const patched = await client.patchPolicy("cut-patch", {
+      "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": ["//group/ops"] }],
+    });
+    expect(lines()).toEqual(["PATCH /org/acme/policy/cut-patch 200", "GET /org/acme/policy/cut-patch 200"]);
+    expect(patched.version).toBe(2);
+    expect(patched.bindings).toEqual([
+      { permissions: ["view"], principalLinks: ["/org/acme/group/viewers", "/org/acme/group/ops"] },
+    ]);
+  });
+
+  it("503 and 429 faults are retried: the server sees each failed attempt and the success", async () => {
+    live.setFaults({ rate: 0.5, modes: ["503", "429"], seed: faultSeed(["503", "429"], ["503", "429"]) });
+    const groups = await client.listGroups();
+    expect(groups).toHaveLength(3);
+    expect(lines()).toEqual(["GET /org/acme/group 503", "GET /org/acme/group 429", "GET /org/acme/group 200"]);
+  });
+});
+
+describe("resolveConfig", () => {
+  const stack = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
+
+  it("input org → stack config → env → default endpoint", () => {
+    const env = { CPLN_ORG: "env-org", CPLN_ENDPOINT: "http://env:1", CPLN_TOKEN: "env-token" };
+    expect(resolveConfig({ env })).toEqual({ org: "env-org", endpoint: "http://env:1", token: "env-token" });
+    expect(
+      resolveConfig({
+        env,
+        stackConfig: stack({ "cpln:org": "s", "cpln:endpoint": "http://s:2", "cpln:token": "st" }),
+      }),
+    ).toEqual({ org: "s", endpoint: "http://s:2", token: "st" });
+    expect(resolveConfig({ env, inputOrg: "input", stackConfig: stack({ "cpln:org": "s" }) }).org).toBe("input");
+    expect(resolveConfig({ env: { CPLN_ORG: "o", CPLN_TOKEN: "t" } }).endpoint).toBe("https://api.cpln.io");
+  });
+
+  it("a missing org or token names the config key and the env var; a bad endpoint is refused", () => {
+    expect(() => resolveConfig({ env: { CPLN_ORG: "o" } })).toThrow(/`cpln:token`.*CPLN_TOKEN/);
+    expect(() => resolveConfig({ env: { CPLN_TOKEN: "t" } })).toThrow(/`cpln:org`.*CPLN_ORG/);
+    expect(() => resolveConfig({ env: { CPLN_TOKEN: "t", CPLN_ORG: "o", CPLN_ENDPOINT: "ftp://x" } })).toThrow(
+      /endpoint "ftp:\/\/x".*not an http\(s\) URL/,
+    );
   });
 });
