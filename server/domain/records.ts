@@ -260,7 +260,7 @@ export class RecordService {
     if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
     const expectedVersion = body["version"];
     const patch: JsonObject = { ...body };
-    for (const field of ECHOED_FIELDS) delete patch[field];
+    for (const field of [...ECHOED_FIELDS, ...(rules.ignoredInPatch ?? [])]) delete patch[field];
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     for (let attempt = 1; ; attempt++) {
       const now = new Date().toISOString();

@@ -59,6 +59,8 @@ export interface KindRules {
   readOnly: readonly string[];
   /** Dotted fields fixed at create: a change through PATCH is a 400. */
   immutable: readonly string[];
+  /** Top-level fields a PATCH body may carry (clients echo what they read) that are ignored as plain fields. */
+  ignoredInPatch?: readonly string[];
   /** Server-owned fields that PATCH silently keeps (clients echo them back); `status` on most kinds. */
   preserved: readonly string[];
   /** The kind-specific fields of a new record from a validated create body (defaults filled, server fields set). */

@@ -36,10 +36,11 @@ export const serviceAccountRules: KindRules = {
   readOnly: ["origin"],
   immutable: [],
   preserved: [],
+  ignoredInPatch: ["keys"],
   quota: { name: "serviceaccounts", perGvc: false },
   initialize: () => ({ origin: "default", keys: [] }),
   afterPatch(previous, next) {
-    // Only removals through `$drop/keys` count; anything else sent for `keys` is ignored.
+    // Keys are only ever removed by a PATCH (`$drop/keys`); nothing a body says can add or alter one.
     const remaining = new Set(keysOf(next).map((k) => String(k["name"])));
     return { ...next, keys: keysOf(previous).filter((k) => remaining.has(String(k["name"]))) };
   },
