@@ -33,6 +33,8 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
     host: { cwd: options.hostCwd, env: options.env },
     env: process.env,
   });
+  // The host starts while the program loads (a start failure surfaces at the first registration).
+  engine.warmUp();
   try {
     const errors: unknown[] = [];
     process.on("unhandledRejection", (reason) => errors.push(reason));
@@ -73,10 +75,11 @@ async function runProgram(
   process.env.PULUMI_CONFIG = JSON.stringify(engine.config);
   process.env.PULUMI_CONFIG_SECRET_KEYS = JSON.stringify(engine.secretConfigKeys);
   registerTypeScript(compilerOptionsFor(programDir));
-  // The program's own copy of the SDK, as `pulumi up` would load it.
+  // The program's own copy of the SDK, as `pulumi up` would load it (the runner's copy if it has none).
   const programRequire = createRequire(path.join(programDir, "package.json"));
-  const pulumi = programRequire("@pulumi/pulumi") as Pulumi;
-  const settings = programRequire("@pulumi/pulumi/runtime/settings") as SettingsInternals;
+  const sdkRequire = resolvable(programRequire, "@pulumi/pulumi") ? programRequire : createRequire(__filename);
+  const pulumi = sdkRequire("@pulumi/pulumi") as Pulumi;
+  const settings = sdkRequire("@pulumi/pulumi/runtime/settings") as SettingsInternals;
 
   await pulumi.runtime.setMocks(
     {
@@ -149,6 +152,15 @@ async function newResource(
   }
   const result = await engine.register(urn, args.type, inputs);
   return { id: result.id, state: result.outputs };
+}
+
+function resolvable(req: NodeJS.Require, id: string): boolean {
+  try {
+    req.resolve(id);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function resolveEntry(programRequire: NodeJS.Require, main: string): string {

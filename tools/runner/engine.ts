@@ -101,6 +101,8 @@ export class MiniEngine {
   private host: Promise<DynamicProviderHost> | undefined;
   private startedHost: DynamicProviderHost | undefined;
   private finished = false;
+  /** The state file's text as last read or written, so an unchanged state is not rewritten. */
+  private written: string | undefined;
 
   private constructor(
     private readonly options: MiniEngineOptions,
@@ -115,7 +117,8 @@ export class MiniEngine {
   /** Loads (or starts) the stack state and merges the given config into it. */
   static open(options: MiniEngineOptions): MiniEngine {
     const env = options.env ?? process.env;
-    const existing = fs.existsSync(options.stateFile) ? readStateFile(options.stateFile) : undefined;
+    const existingText = fs.existsSync(options.stateFile) ? fs.readFileSync(options.stateFile, "utf8") : undefined;
+    const existing = existingText === undefined ? undefined : parseStateFile(options.stateFile, existingText);
     if (existing && (existing.project !== options.project || existing.stack !== options.stack)) {
       throw new Error(
         `${options.stateFile} holds stack ${existing.project}/${existing.stack}, not ${options.project}/${options.stack}`,
@@ -128,14 +131,19 @@ export class MiniEngine {
     // Given config replaces the recorded one (the whole stack config); without it, the recorded config is used.
     const config: Record<string, string> = {};
     const secretKeys = new Set<string>();
-    if (options.config === undefined) {
-      for (const [key, value] of Object.entries(existing?.config ?? {})) {
-        if (typeof value === "string") config[key] = value;
-        else {
-          config[key] = crypter.decrypt(value.secure);
-          secretKeys.add(key);
-        }
+    const recorded: Record<string, string> = {};
+    const recordedSecrets = new Set<string>();
+    for (const [key, value] of Object.entries(existing?.config ?? {})) {
+      if (typeof value === "string") recorded[key] = value;
+      else {
+        // Decrypting also lets an unchanged secret keep its ciphertext.
+        recorded[key] = crypter.decrypt(value.secure, `config:${key}`);
+        recordedSecrets.add(key);
       }
+    }
+    if (options.config === undefined) {
+      Object.assign(config, recorded);
+      for (const key of recordedSecrets) secretKeys.add(key);
     } else {
       for (const [key, value] of Object.entries(options.config)) {
         if (!/^[^:]+:.+$/.test(key)) throw new Error(`config key "${key}" must be namespaced ("<namespace>:<name>")`);
@@ -146,19 +154,20 @@ export class MiniEngine {
         secretKeys.add(key);
       }
     }
-    const decode = (r: ResourceState): ResourceState => ({
+    const decode = (where: string) => (r: ResourceState) => ({
       ...r,
-      inputs: decryptMap(crypter, r.inputs),
-      outputs: decryptMap(crypter, r.outputs),
+      inputs: decryptMap(crypter, r.inputs, `${where}:${r.urn}:${r.id}:inputs`),
+      outputs: decryptMap(crypter, r.outputs, `${where}:${r.urn}:${r.id}:outputs`),
     });
     const engine = new MiniEngine(
       options,
       crypter,
-      (existing?.resources ?? []).map(decode),
-      (existing?.pendingDeletes ?? []).map(decode),
+      (existing?.resources ?? []).map(decode("resource")),
+      (existing?.pendingDeletes ?? []).map(decode("pending")),
       config,
       [...secretKeys].sort(),
     );
+    engine.written = existingText;
     if (!options.preview) engine.save();
     return engine;
   }
@@ -318,6 +327,11 @@ export class MiniEngine {
     return [...this.steps];
   }
 
+  /** Starts and configures the host now (in the background), so it is ready when the first registration comes. */
+  warmUp(): void {
+    this.getHost().catch(() => undefined);
+  }
+
   /** Stops the host if one was started. */
   async close(): Promise<void> {
     const host = this.host;
@@ -343,12 +357,13 @@ export class MiniEngine {
     const config: StateFileBody["config"] = {};
     for (const key of Object.keys(this.config).sort()) {
       const value = this.config[key] as string;
-      config[key] = this.secretConfigKeys.includes(key) ? { secure: this.crypter.encrypt(value) } : value;
+      const secure = this.secretConfigKeys.includes(key);
+      config[key] = secure ? { secure: this.crypter.encrypt(value, `config:${key}`) } : value;
     }
-    const encode = (r: ResourceState): ResourceState => ({
+    const encode = (where: string) => (r: ResourceState) => ({
       ...r,
-      inputs: encryptMap(this.crypter, r.inputs),
-      outputs: encryptMap(this.crypter, r.outputs),
+      inputs: encryptMap(this.crypter, r.inputs, `${where}:${r.urn}:${r.id}:inputs`),
+      outputs: encryptMap(this.crypter, r.outputs, `${where}:${r.urn}:${r.id}:outputs`),
     });
     const body: StateFileBody = {
       version: 1,
@@ -357,17 +372,20 @@ export class MiniEngine {
       stack: this.options.stack,
       secretsProvider: this.crypter.state,
       config,
-      resources: this.resources.map(encode),
-      pendingDeletes: this.pendingDeletes.map(encode),
+      resources: this.resources.map(encode("resource")),
+      pendingDeletes: this.pendingDeletes.map(encode("pending")),
     };
-    writeFileAtomic(this.options.stateFile, `${JSON.stringify(body, null, 2)}\n`);
+    const text = `${JSON.stringify(body, null, 2)}\n`;
+    if (text === this.written) return;
+    writeFileAtomic(this.options.stateFile, text);
+    this.written = text;
   }
 }
 
-function readStateFile(file: string): StateFileBody {
+function parseStateFile(file: string, text: string): StateFileBody {
   let body: unknown;
   try {
-    body = JSON.parse(fs.readFileSync(file, "utf8"));
+    body = JSON.parse(text);
   } catch (error) {
     throw new Error(`${file} is not a readable state file: ${(error as Error).message}`, { cause: error });
   }
@@ -389,33 +407,36 @@ export function writeFileAtomic(file: string, text: string): void {
   fs.renameSync(temp, file);
 }
 
-/** In the state file a secret is `{ [sig]: secretSig, ciphertext }`, as in Pulumi's deployment format. */
-function encryptValue(crypter: SecretCrypter, value: PropertyValue): PropertyValue {
+/**
+ * In the state file a secret is `{ [sig]: secretSig, ciphertext }`, as in Pulumi's deployment format. `where` names
+ * the value's location, which keeps an unchanged secret's ciphertext stable across saves.
+ */
+function encryptValue(crypter: SecretCrypter, value: PropertyValue, where: string): PropertyValue {
   if (isSecret(value)) {
-    return { [secretSigKey]: secretSig, ciphertext: crypter.encrypt(JSON.stringify(value.value)) };
+    return { [secretSigKey]: secretSig, ciphertext: crypter.encrypt(JSON.stringify(value.value), where) };
   }
-  if (Array.isArray(value)) return value.map((v) => encryptValue(crypter, v));
-  if (isPlainObject(value)) return encryptMap(crypter, value as PropertyMap);
+  if (Array.isArray(value)) return value.map((v, i) => encryptValue(crypter, v, `${where}[${i}]`));
+  if (isPlainObject(value)) return encryptMap(crypter, value as PropertyMap, where);
   return value;
 }
 
-function encryptMap(crypter: SecretCrypter, map: PropertyMap): PropertyMap {
+function encryptMap(crypter: SecretCrypter, map: PropertyMap, where: string): PropertyMap {
   const out: PropertyMap = {};
-  for (const [k, v] of Object.entries(map)) out[k] = encryptValue(crypter, v);
+  for (const [k, v] of Object.entries(map)) out[k] = encryptValue(crypter, v, `${where}.${k}`);
   return out;
 }
 
-function decryptValue(crypter: SecretCrypter, value: PropertyValue): PropertyValue {
+function decryptValue(crypter: SecretCrypter, value: PropertyValue, where: string): PropertyValue {
   if (isPlainObject(value) && value[secretSigKey] === secretSig && typeof value.ciphertext === "string") {
-    return makeSecret(JSON.parse(crypter.decrypt(value.ciphertext)) as PropertyValue);
+    return makeSecret(JSON.parse(crypter.decrypt(value.ciphertext, where)) as PropertyValue);
   }
-  if (Array.isArray(value)) return value.map((v) => decryptValue(crypter, v));
-  if (isPlainObject(value)) return decryptMap(crypter, value as PropertyMap);
+  if (Array.isArray(value)) return value.map((v, i) => decryptValue(crypter, v, `${where}[${i}]`));
+  if (isPlainObject(value)) return decryptMap(crypter, value as PropertyMap, where);
   return value;
 }
 
-function decryptMap(crypter: SecretCrypter, map: PropertyMap): PropertyMap {
+function decryptMap(crypter: SecretCrypter, map: PropertyMap, where: string): PropertyMap {
   const out: PropertyMap = {};
-  for (const [k, v] of Object.entries(map)) out[k] = decryptValue(crypter, v);
+  for (const [k, v] of Object.entries(map)) out[k] = decryptValue(crypter, v, `${where}.${k}`);
   return out;
 }

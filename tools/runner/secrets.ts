@@ -12,6 +12,12 @@ const checkPlaintext = "cpln-pulumi offline runner";
 const version = "v1";
 
 export class SecretCrypter {
+  /**
+   * Ciphertexts by location (e.g. `config:cpln:token`): an unchanged secret keeps its ciphertext, so a run that
+   * changes nothing rewrites nothing (Pulumi's caching crypter does the same).
+   */
+  private readonly cache = new Map<string, { plaintext: string; ciphertext: string }>();
+
   private constructor(
     private readonly key: Buffer,
     readonly state: SecretsProviderState,
@@ -66,12 +72,18 @@ export class SecretCrypter {
     return new SecretCrypter(key, { type: "passphrase", salt: "", check: encryptWith(key, checkPlaintext) });
   }
 
-  encrypt(plaintext: string): string {
-    return encryptWith(this.key, plaintext);
+  encrypt(plaintext: string, location?: string): string {
+    const cached = location === undefined ? undefined : this.cache.get(location);
+    if (cached && cached.plaintext === plaintext) return cached.ciphertext;
+    const ciphertext = encryptWith(this.key, plaintext);
+    if (location !== undefined) this.cache.set(location, { plaintext, ciphertext });
+    return ciphertext;
   }
 
-  decrypt(ciphertext: string): string {
-    return decryptWith(this.key, ciphertext);
+  decrypt(ciphertext: string, location?: string): string {
+    const plaintext = decryptWith(this.key, ciphertext);
+    if (location !== undefined) this.cache.set(location, { plaintext, ciphertext });
+    return plaintext;
   }
 }
 
