@@ -1,0 +1,193 @@
+// Location through Pulumi's real dynamic-provider host against cpln-local: adopt (GET + PATCH), no-op, updates,
+// drift, a missing location, replace (restore the old one, adopt the new one), delete (restore the originals).
+// Needs `npm run build`.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LocationArgs } from "../../sdk/index.js";
+import {
+  programInputs,
+  ResourceStack,
+  sdk,
+  stable,
+  startEnv,
+  stopEnv,
+  takeRequests,
+  type Env,
+  type PropertyMap,
+} from "./support.js";
+
+const TYPE = "pulumi-nodejs:dynamic/cpln:Location";
+
+let env: Env;
+let org = "";
+beforeAll(async () => {
+  env = await startEnv();
+  org = env.server.org;
+});
+afterAll(async () => {
+  await stopEnv(env);
+});
+
+async function locationInputs(args: LocationArgs): Promise<PropertyMap> {
+  const { type, inputs } = await programInputs(() => new sdk.Location("frankfurt", args));
+  expect(type).toBe(TYPE);
+  return inputs;
+}
+
+async function serverRecord(link: string): Promise<Record<string, unknown> | undefined> {
+  const record = await env.client.getByLink(link);
+  takeRequests(env.server);
+  return record as Record<string, unknown> | undefined;
+}
+
+describe("Location lifecycle", () => {
+  let location: ResourceStack;
+  let link = "";
+  let seeded: Record<string, unknown> | undefined;
+  let args: LocationArgs = { name: "aws-eu-central-1", enabled: false, tags: { team: "edge" } };
+
+  it("create adopts the existing location: one GET, one PATCH with what the args set; originals kept", async () => {
+    link = `/org/${org}/location/aws-eu-central-1`;
+    seeded = await serverRecord(link);
+    expect(seeded).toMatchObject({ spec: { enabled: true }, description: "AWS, Europe (Frankfurt)" });
+
+    location = new ResourceStack(env, TYPE, "frankfurt");
+    const step = await location.up(await locationInputs(args));
+    expect(step.requests).toEqual([
+      { method: "GET", path: link, status: 200, body: undefined },
+      { method: "PATCH", path: link, status: 200, body: { tags: { team: "edge" }, spec: { enabled: false } } },
+    ]);
+    expect(location.id).toBe(link);
+    expect(location.outputs).toMatchObject({
+      name: "aws-eu-central-1",
+      enabled: false,
+      description: "AWS, Europe (Frankfurt)",
+      tags: { team: "edge" },
+      serverTags: {
+        "cpln/city": "Frankfurt",
+        "cpln/country": "Germany",
+        "cpln/continent": "Europe",
+        "cpln/state": "Hesse",
+      },
+      org,
+      origin: "builtin",
+      provider: "aws",
+      region: "eu-central-1",
+      geo: { city: "Frankfurt", country: "Germany" },
+      ipRanges: [],
+      selfLink: link,
+      original: { enabled: true, description: "AWS, Europe (Frankfurt)", tags: {} },
+    });
+    const record = await serverRecord(link);
+    expect(record).toMatchObject({ spec: { enabled: false } });
+    expect(record?.tags).toEqual({ ...(seeded?.tags as object), team: "edge" });
+  });
+
+  it("the same program again: no changes, no request (server cpln/ tags are not drift)", async () => {
+    expect(await location.up(await locationInputs(args))).toMatchObject({ op: "same", requests: [] });
+  });
+
+  it("update: enabled and description in one PATCH; server tags untouched", async () => {
+    const before = await serverRecord(link);
+    args = { ...args, enabled: true, description: "Frankfurt, managed" };
+    const step = await location.up(await locationInputs(args));
+    expect(step.requests).toEqual([
+      {
+        method: "PATCH",
+        path: link,
+        status: 200,
+        body: { description: "Frankfurt, managed", spec: { enabled: true } },
+      },
+    ]);
+    const after = await serverRecord(link);
+    for (const field of Object.keys(stable(before))) {
+      if (!["description", "spec"].includes(field)) expect(after?.[field], field).toEqual(before?.[field]);
+    }
+    expect(location.outputs).toMatchObject({ enabled: true, description: "Frankfurt, managed" });
+  });
+
+  it("update: removing the last user tag sends that key as null, never the whole map", async () => {
+    args = { ...args, tags: {} };
+    const step = await location.up(await locationInputs(args));
+    expect(step.requests).toEqual([{ method: "PATCH", path: link, status: 200, body: { tags: { team: null } } }]);
+    expect((await serverRecord(link))?.tags).toEqual(seeded?.tags);
+  });
+
+  it("an arg left out is not managed: dropping `description` from the program changes nothing", async () => {
+    const { description: _dropped, ...withoutDescription } = args;
+    expect(await location.up(await locationInputs(withoutDescription))).toMatchObject({ op: "same", requests: [] });
+  });
+
+  it("an out-of-band disable is found by read and undone", async () => {
+    await env.client.patchByLink(link, { spec: { enabled: false } });
+    takeRequests(env.server);
+    const refreshed = await location.refresh();
+    expect(refreshed.requests).toEqual([{ method: "GET", path: link, status: 200, body: undefined }]);
+    expect(location.outputs).toMatchObject({ enabled: false, original: { enabled: true } });
+    const step = await location.up(await locationInputs(args));
+    expect(step.requests).toEqual([{ method: "PATCH", path: link, status: 200, body: { spec: { enabled: true } } }]);
+  });
+
+  it("replace on a name change: restores the old location first, then adopts the new one", async () => {
+    const oldLink = link;
+    args = { ...args, name: "aws-eu-west-1" };
+    const step = await location.up(await locationInputs(args));
+    expect(step.diff).toEqual({ changes: true, replaces: ["name"], deleteBeforeReplace: true });
+    link = `/org/${org}/location/aws-eu-west-1`;
+    expect(step.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `PATCH ${oldLink}`,
+      `GET ${link}`,
+      `PATCH ${link}`,
+    ]);
+    expect(stable(await serverRecord(oldLink))).toEqual(stable(seeded));
+    expect(await serverRecord(link)).toMatchObject({ description: "Frankfurt, managed", spec: { enabled: true } });
+  });
+
+  it("delete: one PATCH restoring the original enabled, description and tags; the location stays", async () => {
+    const original = location.outputs.original as Record<string, unknown>;
+    expect(original).toEqual({ enabled: true, description: "AWS, Europe (Ireland)", tags: {} });
+    const requests = await location.destroy();
+    expect(requests).toEqual([
+      {
+        method: "PATCH",
+        path: link,
+        status: 200,
+        body: { description: "AWS, Europe (Ireland)", spec: { enabled: true } },
+      },
+    ]);
+    const record = await serverRecord(link);
+    expect(record).toMatchObject({ description: "AWS, Europe (Ireland)", spec: { enabled: true } });
+    expect(Object.keys(record?.tags as object).every((key) => key.startsWith("cpln/"))).toBe(true);
+  });
+
+  it("delete restores tags the resource added and brings back the ones it removed", async () => {
+    const stack = new ResourceStack(env, TYPE, "tokyo");
+    const tokyo = `/org/${org}/location/aws-ap-northeast-1`;
+    await env.client.patchByLink(tokyo, { tags: { owner: "network" } });
+    const before = await serverRecord(tokyo);
+    const { inputs } = await programInputs(
+      () => new sdk.Location("tokyo", { name: "aws-ap-northeast-1", tags: { owner: "platform", tier: "gold" } }),
+    );
+    await stack.up(inputs);
+    const requests = await stack.destroy();
+    expect(requests).toEqual([
+      {
+        method: "PATCH",
+        path: tokyo,
+        status: 200,
+        body: { tags: { owner: "network", tier: null }, description: before?.description, spec: { enabled: true } },
+      },
+    ]);
+    expect(stable(await serverRecord(tokyo))).toEqual(stable(before));
+  });
+});
+
+describe("Location errors", () => {
+  it("a location that does not exist: create fails naming it, after one GET and nothing else", async () => {
+    const stack = new ResourceStack(env, TYPE, "nowhere");
+    const { inputs } = await programInputs(() => new sdk.Location("nowhere", { name: "aws-mars-1", enabled: true }));
+    await expect(stack.up(inputs)).rejects.toThrow(/Location "aws-mars-1" does not exist in org/);
+    expect(takeRequests(env.server)).toEqual([
+      { method: "GET", path: `/org/${org}/location/aws-mars-1`, status: 404, body: undefined },
+    ]);
+  });
+});
