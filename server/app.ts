@@ -35,6 +35,8 @@ export interface AppContext {
   /** The org whose JWT users call routes without an org in the path (`GET /org`). */
   defaultOrg: string;
   logger: boolean;
+  /** Where log lines go when `logger` is on (default stdout). */
+  logStream?: NodeJS.WritableStream;
   /** When set, every request is appended here. */
   requestLog: RecordedRequest[] | undefined;
 }
@@ -88,6 +90,7 @@ export function buildApp(context: AppContext): FastifyInstance {
     logger: context.logger
       ? {
           level: "info",
+          ...(context.logStream ? { stream: context.logStream } : {}),
           // Credentials never reach the log, whatever serializer is in use.
           redact: { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" },
         }

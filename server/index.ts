@@ -36,6 +36,8 @@ export interface ServerOptions {
   jwt?: JwtOptions;
   /** Log requests with pino (Authorization is redacted). Default false. */
   logger?: boolean;
+  /** Destination of the log when `logger` is on (default stdout); for embedding and tests. */
+  logStream?: NodeJS.WritableStream;
   /** Keep `{method, path, body, status}` of every request (see `RunningServer.requests`). */
   recordRequests?: boolean;
   /** Fault injection at start (off by default); see `RunningServer.setFaults`. */
@@ -73,7 +75,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
     const faults = new FaultInjector(options.faults);
     const requestLog: RecordedRequest[] | undefined = options.recordRequests ? [] : undefined;
-    const app = buildApp({ authenticator, faults, defaultOrg: org, logger: options.logger ?? false, requestLog });
+    const app = buildApp({
+      authenticator,
+      faults,
+      defaultOrg: org,
+      logger: options.logger ?? false,
+      logStream: options.logStream,
+      requestLog,
+    });
     registerMetaRoutes(app, org);
     registerRecordRoutes(app, records);
     await app.listen({ host, port: options.port ?? 0 });
