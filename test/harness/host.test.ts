@@ -195,15 +195,25 @@ describe("DynamicProviderHost against the real dynamic-provider host", () => {
     expect(host.logs().join("\n")).not.toContain(token);
   });
 
-  it("stop() kills the host's process group and waits for it", async () => {
-    const other = await harness.startHost();
-    const pid = other.pid as number;
-    expect(() => process.kill(pid, 0)).not.toThrow();
-    await other.stop();
+  it("withHost configures a host for the body, then stop() kills its process group and waits for it", async () => {
+    let pid = 0;
+    let other: Harness.DynamicProviderHost | undefined;
+    const config = { "files:dir": dir, "files:token": token };
+    const checked = await harness.withHost(
+      async (h) => {
+        other = h;
+        pid = h.pid as number;
+        expect(() => process.kill(pid, 0)).not.toThrow();
+        return h.check(urn, {}, inputs({ key: "gamma", content: "x" }));
+      },
+      { config, secretKeys: ["files:token"] },
+    );
+    expect(checked.failures).toEqual([]);
+    expect(other?.calls.map((c) => c.method)).toEqual(["configure", "check"]);
     expect(() => process.kill(-pid, 0)).toThrow(/ESRCH/);
-    await expect(other.check(urn, {}, inputs({ key: "alpha", content: "x" }))).rejects.toBeInstanceOf(
+    await expect(other?.check(urn, {}, inputs({ key: "gamma", content: "x" }))).rejects.toBeInstanceOf(
       ProviderHostError,
     );
-    await other.stop();
+    await other?.stop();
   });
 });

@@ -220,6 +220,31 @@ describe("runProgram: passphrase-encrypted state", () => {
   });
 });
 
+describe("runProgram: preview of a new stack", () => {
+  it("plans every create with unknown computed outputs, and writes nothing", async () => {
+    const previewDir = fs.mkdtempSync(path.join(os.tmpdir(), "runner-preview-"));
+    try {
+      const previewState = path.join(previewDir, "state.json");
+      const result = await runner.runProgram({
+        programDir,
+        stateFile: previewState,
+        preview: true,
+        config: { "files:dir": previewDir, "files:token": token, "files:secretNote": note, "files:withExtra": "true" },
+        secretConfigKeys: ["files:token", "files:secretNote"],
+      });
+      expect(ops(result).sort()).toEqual(["create extra", "create greeting", "create note"]);
+      expect(result.steps.every((s) => s.id === undefined)).toBe(true);
+      // `extra` depends on greeting.revision, unknown until greeting exists: its check got the unknown sentinel.
+      expect(result.outputs).toMatchObject({ greetingRevision: { unknown: true }, extraContent: { unknown: true } });
+      expect(result.outputsWithSecrets.greetingRevision).toBe(values.unknownValue);
+      expect(result.requests.map((r) => r.method).filter((m) => m !== "configure" && m !== "check")).toEqual([]);
+      expect(fs.readdirSync(previewDir)).toEqual([]);
+    } finally {
+      fs.rmSync(previewDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("runProgram: unsupported resources", () => {
   it("rejects a non-dynamic resource type with a message saying the runner only runs dynamic resources", async () => {
     const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "runner-other-"));

@@ -43,7 +43,7 @@ export interface RunProgramResult {
   stack: string;
   preview: boolean;
   steps: Step[];
-  /** Stack outputs for printing: secret values replaced by `{ secret: true }`. */
+  /** Stack outputs for printing: secret values replaced by `{ secret: true }`, unknowns (preview) by `{ unknown: true }`. */
   outputs: PropertyMap;
   /** Stack outputs with secret values in wire form (`{ [secretSigKey]: secretSig, value }`). Do not print. */
   outputsWithSecrets: PropertyMap;

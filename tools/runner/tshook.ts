@@ -29,14 +29,16 @@ export function compilerOptionsFor(programDir: string): ts.CompilerOptions {
     if (read.error) {
       throw new Error(`${configFile}: ${ts.flattenDiagnosticMessageText(read.error.messageText, "\n")}`);
     }
-    const raw = (read.config as { compilerOptions?: unknown }).compilerOptions ?? {};
-    const converted = ts.convertCompilerOptionsFromJson(raw, programDir, configFile);
-    Object.assign(base, converted.options);
+    // Follows `extends`; the file list is not needed, so directories are not scanned.
+    const host: ts.ParseConfigHost = { ...ts.sys, readDirectory: () => [] };
+    const parsed = ts.parseJsonConfigFileContent(read.config, host, programDir, undefined, configFile);
+    Object.assign(base, parsed.options);
   }
   return {
     ...base,
     module: ts.ModuleKind.CommonJS,
     moduleResolution: undefined,
+    verbatimModuleSyntax: undefined,
     declaration: false,
     sourceMap: false,
     noEmit: false,

@@ -157,9 +157,10 @@ export function toPropertyMap(
   return converted as PropertyMap;
 }
 
-/** Replaces secret values by `{ secret: true }` so the value can be printed or logged. */
+/** Replaces secret values by `{ secret: true }` (and unknowns by `{ unknown: true }`) for printing or logging. */
 export function redactSecrets(value: PropertyValue): PropertyValue {
   if (isSecret(value)) return { secret: true };
+  if (value === unknownValue) return { unknown: true };
   if (Array.isArray(value)) return value.map(redactSecrets);
   if (isPlainObject(value)) {
     const out: PropertyMap = {};
