@@ -112,7 +112,10 @@ export async function runWithAutomation(cli: { command: PulumiCommand }, options
   };
   const outputsOf = async (): Promise<Record<string, unknown>> =>
     Object.fromEntries(
-      Object.entries(await stack.outputs()).map(([key, output]) => [key, output.secret ? "[secret]" : output.value]),
+      Object.entries(await stack.outputs()).map(([key, output]) => [
+        key,
+        output.secret ? { secret: true } : output.value,
+      ]),
     );
   return {
     async up(extraConfig) {
@@ -128,6 +131,8 @@ export async function runWithAutomation(cli: { command: PulumiCommand }, options
     },
     async close() {
       await stack.workspace.removeStack("demo", { force: true });
+      // The stack settings file (encrypted config) is written next to Pulumi.yaml; leave the example as it was.
+      fs.rmSync(path.join(options.programDir, "Pulumi.demo.yaml"), { force: true });
     },
   };
 }

@@ -1,0 +1,208 @@
+/**
+ * Every example under examples/ runs end to end against a real cpln-local (in-process, request log on): up → a
+ * second up that changes nothing and sends zero mutating requests → the example's one edit, which must send exactly
+ * the expected PATCH → destroy, after which the org's records are as they were before the first up.
+ *
+ * Programs run through the offline runner (tools/runner, compiled in dist/), and also through the Pulumi CLI's
+ * Automation API where a CLI is installed. Everything that Pulumi serializes is loaded from dist/ (see vitest.config).
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
+import {
+  findPulumiCli,
+  runWithAutomation,
+  runWithRunner,
+  type DemoResult,
+  type DemoRun,
+  type DemoRunOptions,
+} from "../../dist/tools/demo-engines.js";
+import { exampleCases, ORG, type ExampleCase } from "./cases.js";
+
+const repoRoot = path.resolve(__dirname, "..", "..");
+const seed = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "seed.json"), "utf8")) as SeedDocument;
+const ADMIN_KEY = "programs-admin.5d1c0b2a9e8f7a6b5c4d3e2f1a0b9c8d";
+
+interface Recorded {
+  method: string;
+  path: string;
+  body: unknown;
+  status: number;
+}
+
+/** A request that changes server state. `-query` and `-join` are POSTs that only read. */
+function isMutating(request: Recorded): boolean {
+  return (
+    ["POST", "PUT", "PATCH", "DELETE"].includes(request.method) && !/\/-(query|join|cloudinit)$/.test(request.path)
+  );
+}
+
+/** Kinds whose records a user can see in the org (gvc-scoped ones are listed in every gvc). */
+const orgKinds = ["gvc", "location", "policy", "group", "serviceaccount", "cloudaccount", "mk8s", "auditctx", "quota"];
+
+async function api(server: RunningServer, method: string, urlPath: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${server.url}${urlPath}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_KEY}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${urlPath} → ${response.status}: ${text}`);
+  return text === "" ? undefined : (JSON.parse(text) as unknown);
+}
+
+/**
+ * Every record a user can list in the org, keyed by self link, without `version` and `lastModified`: adopting a
+ * builtin location and restoring it on destroy bumps its version, while every field a user set must come back.
+ */
+async function orgSnapshot(server: RunningServer): Promise<Record<string, unknown>> {
+  const snapshot: Record<string, unknown> = {};
+  const add = (items: unknown[]): void => {
+    for (const item of items as { links: { rel: string; href: string }[]; version?: number; lastModified?: string }[]) {
+      const { version: _version, lastModified: _lastModified, ...rest } = item;
+      snapshot[item.links.find((link) => link.rel === "self")!.href] = rest;
+    }
+  };
+  for (const kind of orgKinds) add(((await api(server, "GET", `/org/${ORG}/${kind}`)) as { items: unknown[] }).items);
+  for (const gvc of Object.keys(snapshot).filter((link) => link.startsWith(`/org/${ORG}/gvc/`))) {
+    add(((await api(server, "GET", `${gvc}/volumeset`)) as { items: unknown[] }).items);
+  }
+  return snapshot;
+}
+
+const stepLabels = (result: DemoResult, op: string): string[] =>
+  result.steps
+    .filter((step) => step.op === op)
+    .map((step) => `${step.type} ${step.name}`)
+    .sort();
+
+function lifecycle(engine: string, start: (options: DemoRunOptions) => Promise<DemoRun>): void {
+  for (const example of exampleCases) describeExample(engine, start, example);
+}
+
+/** Every file under `dir`, as text. */
+function filesUnder(dir: string): { file: string; text: string }[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const file = path.join(entry.parentPath, entry.name);
+      return { file, text: fs.readFileSync(file, "utf8") };
+    });
+}
+
+function describeExample(
+  engine: string,
+  start: (options: DemoRunOptions) => Promise<DemoRun>,
+  example: ExampleCase,
+): void {
+  describe(`examples/${example.name} (${engine})`, () => {
+    let server: RunningServer;
+    let run: DemoRun;
+    let workDir: string;
+    let before: Record<string, unknown>;
+    let seen = 0;
+    const newRequests = (): Recorded[] => {
+      const all = server.requests() as Recorded[];
+      const fresh = all.slice(seen);
+      seen = all.length;
+      return fresh;
+    };
+
+    beforeAll(async () => {
+      workDir = fs.mkdtempSync(path.join(os.tmpdir(), `cpln-program-${example.name}-`));
+      server = await startServer({
+        host: "127.0.0.1",
+        port: 0,
+        org: ORG,
+        adminKey: ADMIN_KEY,
+        seed,
+        recordRequests: true,
+      });
+      before = await orgSnapshot(server);
+      for (const call of example.before ?? []) await api(server, call.method, call.path, call.body);
+      newRequests();
+      run = await start({
+        programDir: path.join(repoRoot, "examples", example.name),
+        workDir,
+        org: ORG,
+        endpoint: server.url,
+        token: ADMIN_KEY,
+        config: example.config,
+      });
+    });
+
+    afterAll(async () => {
+      await run?.close();
+      await server?.close();
+      fs.rmSync(workDir, { recursive: true, force: true });
+    });
+
+    it("up creates the program's resources; secrets stay secret and the token is nowhere in the state", async () => {
+      const result = await run.up({});
+      expect(stepLabels(result, "create")).toEqual([...example.creates].sort());
+      expect(result.steps.filter((step) => step.op !== "create" && step.op !== "read")).toEqual([]);
+      for (const name of example.secretOutputs ?? []) expect(result.outputs[name], name).toEqual({ secret: true });
+      const state = filesUnder(workDir);
+      expect(state.length).toBeGreaterThan(0);
+      for (const { file, text } of state) {
+        expect(text.includes(ADMIN_KEY), file).toBe(false);
+        expect(text.includes("BOOTSTRAP_TOKEN"), file).toBe(false);
+      }
+      newRequests();
+    });
+
+    it("a second up changes nothing: every step is same, zero mutating requests", async () => {
+      const result = await run.up({});
+      expect(result.steps.filter((step) => step.op !== "same" && step.op !== "read")).toEqual([]);
+      expect(stepLabels(result, "same")).toEqual([...example.creates].sort());
+      expect(newRequests().filter(isMutating)).toEqual([]);
+    });
+
+    it("the edit sends exactly the expected PATCH", async () => {
+      const result = await run.up(example.edit);
+      const sent = newRequests().filter(isMutating);
+      expect(sent.map(({ method, path: p, body }) => ({ method, path: p, body }))).toEqual(
+        example.expected.map((request) => ({
+          method: request.method,
+          path: expect.stringMatching(request.path),
+          body: request.body,
+        })),
+      );
+      expect(sent.every((request) => request.status === 200)).toBe(true);
+      expect(result.steps.filter((step) => step.op === "update")).toHaveLength(example.expected.length);
+    });
+
+    it("destroy leaves the org as it was before the first up", async () => {
+      const result = await run.destroy();
+      expect(stepLabels(result, "delete")).toEqual([...example.creates].sort());
+      expect(await orgSnapshot(server)).toEqual(before);
+    });
+  });
+}
+
+lifecycle("offline runner", runWithRunner);
+
+/** A `pulumi` binary that answers `pulumi version`, on PATH or in ~/.pulumi/bin (checked synchronously: test collection). */
+function pulumiCliPresent(): boolean {
+  const candidates = ["pulumi", path.join(os.homedir(), ".pulumi", "bin", "pulumi")];
+  return candidates.some((command) => spawnSync(command, ["version"], { stdio: "ignore" }).status === 0);
+}
+
+const hasPulumiCli = pulumiCliPresent();
+if (!hasPulumiCli) {
+  console.log("Skipping the Automation API runs of the examples: no Pulumi CLI on PATH or in ~/.pulumi/bin.");
+}
+describe.skipIf(!hasPulumiCli)("through the Pulumi CLI (Automation API)", () => {
+  lifecycle("Pulumi CLI", async (options) => {
+    const cli = await findPulumiCli();
+    if (!cli) throw new Error("pulumi version succeeded but the Automation API could not use the CLI");
+    return runWithAutomation(cli, options);
+  });
+});
