@@ -12,7 +12,7 @@ import type { JsonObject } from "../store/store.js";
  * file can be passed on every start.
  */
 export interface SeedDocument {
-  records: JsonObject[];
+  records: Record<string, unknown>[];
 }
 
 export function readSeedFile(path: string): SeedDocument {
@@ -44,7 +44,7 @@ export async function loadSeed(
   source = "seed",
 ): Promise<number> {
   let created = 0;
-  for (const [index, entry] of seed.records.entries()) {
+  for (const [index, entry] of (seed.records as JsonObject[]).entries()) {
     const where = `${source}: records.${index}`;
     const { kind, gvc, ...body } = entry;
     if (!isKind(kind)) throw new Error(`${where}.kind: unknown kind ${JSON.stringify(kind)}`);

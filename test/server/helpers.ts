@@ -110,7 +110,12 @@ export const ANY_ID = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{
 export const ANY_TIME = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 
 /** The error shape with its id (request id) left open. */
-export function apiError(status: number, code: string, message: string, issues?: { path: string; message: string }[]) {
+export function apiError(
+  status: number,
+  code: string,
+  message: unknown,
+  issues?: { path: string; message: unknown }[],
+) {
   const body: Record<string, unknown> = { status, code, message, id: ANY_ID };
   if (issues) body["details"] = { issues };
   return body;
