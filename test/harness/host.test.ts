@@ -189,6 +189,26 @@ describe("DynamicProviderHost against the real dynamic-provider host", () => {
     expect(recordOnDisk("ghost")).toBeUndefined();
   });
 
+  it("reports a partial create (error carrying an id) as ProviderHostError.initFailure", async () => {
+    const error = await host.create(urn, inputs({ key: "delta", content: "fail-init" })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ProviderHostError);
+    expect(error).toMatchObject({
+      method: "create",
+      code: 2,
+      details: "record delta was written but failed to initialise",
+      initFailure: {
+        id: "delta",
+        properties: { key: "delta", content: "fail-init", revision: 1, path: path.join(dir, "delta.json") },
+        reasons: ["content is fail-init"],
+      },
+    });
+    expect(recordOnDisk("delta")).toMatchObject({ content: "fail-init" });
+    seen((error as Harness.ProviderHostError).initFailure);
+  });
+
   it("never returns the secret config value in any response or log line", () => {
     expect(responses.length).toBeGreaterThan(10);
     for (const response of responses) expect(JSON.stringify(response) ?? "").not.toContain(token);

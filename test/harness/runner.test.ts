@@ -245,6 +245,55 @@ describe("runProgram: preview of a new stack", () => {
   });
 });
 
+describe("runProgram: partial failures and existing objects", () => {
+  it("records a partially created resource so the next run updates it, and reads objects given by id", async () => {
+    const partialDir = fs.mkdtempSync(path.join(os.tmpdir(), "runner-partial-"));
+    try {
+      const partialState = path.join(partialDir, "state.json");
+      fs.writeFileSync(
+        path.join(partialDir, "outside.json"),
+        JSON.stringify({ key: "outside", content: "made elsewhere", revision: 7 }),
+      );
+      const run = (greeting: string) =>
+        runner.runProgram({
+          programDir,
+          stateFile: partialState,
+          config: {
+            "files:dir": partialDir,
+            "files:token": token,
+            "files:secretNote": note,
+            "files:greeting": greeting,
+            "files:lookupKey": "outside",
+          },
+          secretConfigKeys: ["files:token", "files:secretNote"],
+        });
+
+      const failed = await run("fail-init").then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(failed).toBeInstanceOf(runner.ProgramRunError);
+      expect((failed as Error).message).toContain("record greeting was written but failed to initialise");
+      const state = JSON.parse(fs.readFileSync(partialState, "utf8")) as { resources: { urn: string; id: string }[] };
+      expect(state.resources.find((r) => r.urn === urn("greeting"))?.id).toBe("greeting");
+
+      const fixed = await run("fixed");
+      expect(ops(fixed).sort()).toEqual(["read lookup", "same note", "update greeting"]);
+      expect(fixed.steps.find((s) => s.op === "read")?.id).toBe("outside");
+      expect(fixed.outputs).toMatchObject({ greetingRevision: 2, lookupContent: "made elsewhere", lookupRevision: 7 });
+
+      const destroyed = await runner.runProgram({ stateFile: partialState, destroy: true });
+      expect(ops(destroyed).sort()).toEqual(["delete greeting", "delete note"]);
+      expect(fs.existsSync(path.join(partialDir, "outside.json"))).toBe(true);
+      expect(fs.readFileSync(path.join(partialDir, "ops.log"), "utf8").trim().split("\n").sort()).toEqual(
+        ["create greeting", "create note", "delete greeting", "delete note", "update greeting"].sort(),
+      );
+    } finally {
+      fs.rmSync(partialDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("runProgram: unsupported resources", () => {
   it("rejects a non-dynamic resource type with a message saying the runner only runs dynamic resources", async () => {
     const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "runner-other-"));

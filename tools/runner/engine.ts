@@ -5,7 +5,7 @@
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { DynamicProviderHost, type CheckFailure, type HostStartOptions } from "./host.js";
+import { DynamicProviderHost, ProviderHostError, type CheckFailure, type HostStartOptions } from "./host.js";
 import { SecretCrypter, type SecretsProviderState } from "./secrets.js";
 import {
   annotateSecrets,
@@ -208,7 +208,7 @@ export class MiniEngine {
 
     if (!old) {
       if (preview) return this.report({ urn, op: "create", id: undefined, detail: "create (planned)" }, inputs);
-      const created = await host.create(urn, inputs);
+      const created = await this.recordingInitFailure(() => host.create(urn, inputs), { urn, type, inputs });
       const outputs = annotateSecrets(created.outputs, inputs);
       this.resources.push({ urn, type, id: created.id, inputs, outputs });
       this.save();
@@ -243,7 +243,12 @@ export class MiniEngine {
         this.resources = this.resources.filter((r) => r !== old);
         this.save();
       }
-      const created = await host.create(urn, newInputs);
+      const created = await this.recordingInitFailure(() => host.create(urn, newInputs), {
+        urn,
+        type,
+        inputs: newInputs,
+        replacing: diff.deleteBeforeReplace ? undefined : old,
+      });
       const outputs = annotateSecrets(created.outputs, newInputs);
       const replacement: ResourceState = { urn, type, id: created.id, inputs: newInputs, outputs };
       if (diff.deleteBeforeReplace) this.resources.push(replacement);
@@ -261,7 +266,18 @@ export class MiniEngine {
     const base = { urn, op: "update" as const, id: old.id, changedKeys: keys };
     const what = keys.length > 0 ? keys.join(", ") : "provider-reported change";
     if (preview) return this.report({ ...base, detail: `update (planned): ${what}` }, inputs);
-    const updated = await host.update(old.id, urn, old.outputs, inputs, old.inputs);
+    let updated: PropertyMap;
+    try {
+      updated = await host.update(old.id, urn, old.outputs, inputs, old.inputs);
+    } catch (error) {
+      // The update went through but the object did not become healthy: record what the provider reported.
+      if (error instanceof ProviderHostError && error.initFailure) {
+        old.inputs = inputs;
+        old.outputs = annotateSecrets(error.initFailure.properties, inputs);
+        this.save();
+      }
+      throw error;
+    }
     old.inputs = inputs;
     old.outputs = annotateSecrets(updated, inputs);
     this.save();
@@ -286,6 +302,38 @@ export class MiniEngine {
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Runs a create; if the provider reports a partial failure (the object exists, with an id), records the object in
+   * state before rethrowing, as the engine does, so the next run updates or deletes it instead of leaking it.
+   */
+  private async recordingInitFailure(
+    create: () => Promise<{ id: string; outputs: PropertyMap }>,
+    target: { urn: string; type: string; inputs: PropertyMap; replacing?: ResourceState },
+  ): Promise<{ id: string; outputs: PropertyMap }> {
+    try {
+      return await create();
+    } catch (error) {
+      if (error instanceof ProviderHostError && error.initFailure?.id) {
+        const failed = error.initFailure;
+        const record: ResourceState = {
+          urn: target.urn,
+          type: target.type,
+          id: failed.id,
+          inputs: target.inputs,
+          outputs: annotateSecrets(failed.properties, target.inputs),
+        };
+        // A half-made replacement takes the old object's place; the old one is still deleted at the end.
+        const at = target.replacing ? this.resources.indexOf(target.replacing) : -1;
+        if (at >= 0 && target.replacing) {
+          this.resources[at] = record;
+          this.pendingDeletes.push(target.replacing);
+        } else this.resources.push(record);
+        this.save();
+      }
+      throw error;
+    }
   }
 
   private report(step: Step, outputs: PropertyMap): RegisterResult {

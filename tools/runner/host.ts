@@ -6,6 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import { Status } from "@pulumi/pulumi/proto/status_pb";
 import {
   makeSecret,
   remarkSecrets as remark,
@@ -17,6 +18,16 @@ import {
 
 export { secretSig, secretSigKey, unknownValue } from "./values.js";
 
+/**
+ * A create or update that made the object but failed to finish it (the provider threw an error carrying `id`):
+ * the engine records the object with these properties so it is not leaked.
+ */
+export interface ResourceInitFailure {
+  id: string;
+  properties: PropertyMap;
+  reasons: string[];
+}
+
 /** An error returned by the host: the gRPC status code and the host's (i.e. the provider's) message. */
 export class ProviderHostError extends Error {
   constructor(
@@ -24,6 +35,7 @@ export class ProviderHostError extends Error {
     readonly code: number,
     readonly details: string,
     readonly urn?: string,
+    readonly initFailure?: ResourceInitFailure,
   ) {
     super(`${method}${urn ? ` ${urn}` : ""} failed (gRPC ${grpc.status[code] ?? code}): ${details}`);
     this.name = "ProviderHostError";
@@ -191,7 +203,8 @@ export class DynamicProviderHost {
     } catch (error) {
       this.calls.push({ method, urn, ms: performance.now() - started, ok: false });
       const e = error as Partial<grpc.ServiceError>;
-      throw new ProviderHostError(method, e.code ?? grpc.status.UNKNOWN, e.details || e.message || String(error), urn);
+      const details = e.details || e.message || String(error);
+      throw new ProviderHostError(method, e.code ?? grpc.status.UNKNOWN, details, urn, initFailureOf(e.metadata));
     }
   }
 
@@ -325,6 +338,23 @@ export class DynamicProviderHost {
     }
     await this.exited;
   }
+}
+
+/** Reads the `ErrorResourceInitFailed` detail the host packs into `grpc-status-details-bin`. */
+function initFailureOf(metadata: grpc.Metadata | undefined): ResourceInitFailure | undefined {
+  for (const value of metadata?.get("grpc-status-details-bin") ?? []) {
+    if (typeof value === "string") continue;
+    for (const detail of Status.deserializeBinary(value).getDetailsList()) {
+      const failed = detail.unpack(
+        (bytes) => provproto.ErrorResourceInitFailed.deserializeBinary(bytes),
+        "pulumirpc.ErrorResourceInitFailed",
+      );
+      if (failed) {
+        return { id: failed.getId(), properties: fromStruct(failed.getProperties()), reasons: failed.getReasonsList() };
+      }
+    }
+  }
+  return undefined;
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
