@@ -13,8 +13,6 @@
  * CI: 2,000 HTTP requests, 100 provider checks per resource type. CPLN_LONG_TESTS=1: 20,000 requests and 1,000 checks.
  * CPLN_FUZZ_SEED=<n> replays a run. Needs `npm run build` for the provider part (the host loads dist/).
  */
-import { createRequire } from "node:module";
-import * as path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kindNames, kinds } from "../../api/kinds.js";
@@ -23,13 +21,17 @@ import {
   answerProblem,
   GVC,
   http,
+  loadProviderKit,
   rawHttp,
   report,
   runLimited,
   sized,
   validCreateBody,
   validPatchBody,
+  type CheckFailure,
   type HttpAnswer,
+  type ProviderHost,
+  type ProviderKit,
 } from "./support.js";
 
 const ORG = "fuzz";
@@ -627,29 +629,6 @@ describe("fuzzing every endpoint over HTTP", () => {
 
 // ---- provider check -------------------------------------------------------------------------------------------------
 
-interface CheckFailure {
-  property: string;
-  reason: string;
-}
-interface HostLike {
-  configure(config: Record<string, string>, secretKeys?: readonly string[]): Promise<unknown>;
-  check(
-    urn: string,
-    olds: Record<string, unknown>,
-    news: Record<string, unknown>,
-  ): Promise<{ failures: CheckFailure[] }>;
-  stop(): Promise<void>;
-}
-interface HarnessModule {
-  startHost(options?: Record<string, unknown>): Promise<HostLike>;
-  captureDynamicRegistration(construct: () => void): Promise<{ type: string; inputs: Record<string, unknown> }>;
-  urnFor(type: string, name: string): string;
-}
-interface SdkModule {
-  VolumeSet: new (name: string, args: Record<string, unknown>) => unknown;
-  Policy: new (name: string, args: Record<string, unknown>) => unknown;
-}
-
 /** One invalid value for one property, and the property the failure must name. */
 interface Invalid {
   property: string;
@@ -788,29 +767,12 @@ const policyInvalid: fc.Arbitrary<Invalid> = fc.oneof(
 );
 
 describe("provider check with invalid inputs (real dynamic-provider host)", () => {
-  const repoRoot = path.resolve(__dirname, "..", "..");
-  const requireDist = createRequire(path.join(repoRoot, "dist", "package.json"));
-  let host: HostLike | undefined;
-  let harness: HarnessModule;
-  const providerText: Record<string, string> = {};
+  let host: ProviderHost | undefined;
+  let kit: ProviderKit;
 
   beforeAll(async () => {
-    harness = requireDist("./test/harness/index.js") as HarnessModule;
-    const sdk = requireDist("./sdk/index.js") as SdkModule;
-    const vs = await harness.captureDynamicRegistration(
-      () => new sdk.VolumeSet("capture", { gvc: GVC, initialCapacity: 10, performanceClass: "general-purpose-ssd" }),
-    );
-    providerText["VolumeSet"] = vs.inputs["__provider"] as string;
-    const policy = await harness.captureDynamicRegistration(
-      () =>
-        new sdk.Policy("capture", {
-          targetKind: "group",
-          target: "all",
-          bindings: [{ permissions: ["view"], principalLinks: ["//group/viewers"] }],
-        }),
-    );
-    providerText["Policy"] = policy.inputs["__provider"] as string;
-    host = await harness.startHost();
+    kit = await loadProviderKit();
+    host = await kit.harness.startHost();
     await host.configure({ "cpln:org": ORG, "cpln:endpoint": server.url, "cpln:token": ADMIN_KEY }, ["cpln:token"]);
   });
 
@@ -818,7 +780,7 @@ describe("provider check with invalid inputs (real dynamic-provider host)", () =
     await host?.stop();
   });
 
-  const cases: { type: string; valid: Record<string, unknown>; invalid: fc.Arbitrary<Invalid> }[] = [
+  const cases: { type: "VolumeSet" | "Policy"; valid: Record<string, unknown>; invalid: fc.Arbitrary<Invalid> }[] = [
     {
       type: "VolumeSet",
       valid: { gvc: GVC, initialCapacity: 10, performanceClass: "general-purpose-ssd", name: "fuzzed" },
@@ -838,8 +800,7 @@ describe("provider check with invalid inputs (real dynamic-provider host)", () =
 
   for (const { type, valid, invalid } of cases) {
     it(`${type}: ${CHECKS_PER_TYPE} generated invalid inputs → failures naming the property, no throw, no request`, async () => {
-      const token = `pulumi-nodejs:dynamic/cpln:${type}`;
-      const urn = harness.urnFor(token, "fuzzed");
+      const urn = kit.urn(type, "fuzzed");
       const before = (
         await http(server.url, {
           method: "GET",
@@ -849,7 +810,7 @@ describe("provider check with invalid inputs (real dynamic-provider host)", () =
       ).status;
       expect(before).toBe(200);
       // The valid input passes: failures below come from the mutation.
-      const ok = await host!.check(urn, {}, { ...valid, __provider: providerText[type] as string });
+      const ok = await host!.check(urn, {}, { ...valid, __provider: kit.providerText[type] });
       expect(ok.failures).toEqual([]);
       const recording = await startRecording();
       const samples = fc.sample(fc.array(invalid, { minLength: 1, maxLength: 3 }), {
@@ -858,7 +819,7 @@ describe("provider check with invalid inputs (real dynamic-provider host)", () =
       });
       const problems: string[] = [];
       for (const mutations of samples) {
-        const news: Record<string, unknown> = { ...valid, __provider: providerText[type] as string };
+        const news: Record<string, unknown> = { ...valid, __provider: kit.providerText[type] };
         for (const m of mutations) news[m.property] = m.value;
         let failures: CheckFailure[];
         try {

@@ -5,7 +5,9 @@
  * `CPLN_LONG_TESTS=1` selects the long run (more resources, requests, crashes and rounds); without it every file stays
  * within the CI budget.
  */
+import { createRequire } from "node:module";
 import * as net from "node:net";
+import * as path from "node:path";
 import { Agent, request } from "undici";
 import { apiError } from "../../api/errors.js";
 
@@ -204,4 +206,79 @@ export function validPatchBody(kind: string, marker: string): Record<string, unk
   if (kind === "policy") body["$append/targetLinks"] = [`//group/${marker}`];
   if (kind === "group") body["$append/memberLinks"] = [`//user/${marker}@example.com`];
   return body;
+}
+
+// ---- the provider through Pulumi's real dynamic-provider host (everything loaded from dist/) ------------------------
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+export type Props = Record<string, unknown>;
+
+/** The parts of `DynamicProviderHost` (tools/runner/host.ts) these tests use. */
+export interface ProviderHost {
+  configure(config: Record<string, string>, secretKeys?: readonly string[]): Promise<unknown>;
+  check(urn: string, olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }>;
+  diff(
+    id: string,
+    urn: string,
+    oldOutputs: Props,
+    news: Props,
+    oldInputs?: Props,
+  ): Promise<{ changes: boolean | undefined; replaces: string[] }>;
+  create(urn: string, inputs: Props): Promise<{ id: string; outputs: Props }>;
+  read(id: string, urn: string, props: Props, inputs?: Props): Promise<{ id: string; props: Props }>;
+  update(id: string, urn: string, oldOutputs: Props, news: Props, oldInputs?: Props): Promise<Props>;
+  delete(id: string, urn: string, props: Props, oldInputs?: Props): Promise<void>;
+  logs(): string[];
+  stop(): Promise<void>;
+}
+
+interface HarnessModule {
+  startHost(options?: Props): Promise<ProviderHost>;
+  captureDynamicRegistration(construct: () => void): Promise<{ type: string; inputs: Props }>;
+  urnFor(type: string, name: string): string;
+  repoRoot: string;
+}
+
+interface SdkModule {
+  VolumeSet: new (name: string, args: Props) => unknown;
+  Policy: new (name: string, args: Props) => unknown;
+}
+
+export interface ProviderKit {
+  harness: HarnessModule;
+  sdk: SdkModule;
+  /** The `__provider` text of each resource type, captured from a real SDK resource construction. */
+  providerText: { VolumeSet: string; Policy: string };
+  urn(type: "VolumeSet" | "Policy", name: string): string;
+}
+
+/** Loads the harness and the SDK from dist/ (vitest's transform breaks closure serialization) and captures `__provider`. */
+export async function loadProviderKit(): Promise<ProviderKit> {
+  const repoRoot = path.resolve(__dirname, "..", "..");
+  const requireDist = createRequire(path.join(repoRoot, "dist", "package.json"));
+  const harness = requireDist("./test/harness/index.js") as HarnessModule;
+  const sdk = requireDist("./sdk/index.js") as SdkModule;
+  const volumeSet = await harness.captureDynamicRegistration(
+    () => new sdk.VolumeSet("capture", { gvc: GVC, initialCapacity: 10, performanceClass: "general-purpose-ssd" }),
+  );
+  const policy = await harness.captureDynamicRegistration(
+    () =>
+      new sdk.Policy("capture", {
+        targetKind: "group",
+        target: "all",
+        bindings: [{ permissions: ["view"], principalLinks: ["//group/viewers"] }],
+      }),
+  );
+  return {
+    harness,
+    sdk,
+    providerText: {
+      VolumeSet: volumeSet.inputs["__provider"] as string,
+      Policy: policy.inputs["__provider"] as string,
+    },
+    urn: (type, name) => harness.urnFor(`pulumi-nodejs:dynamic/cpln:${type}`, name),
+  };
 }
