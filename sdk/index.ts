@@ -7,13 +7,21 @@ export type {
   VolumeSetArgs,
   VolumeSetAutoscaling,
   VolumeSetCustomEncryption,
+  VolumeSetEncryptionKey,
   VolumeSetMountOptions,
   VolumeSetMountResources,
   VolumeSetPredictiveScaling,
   VolumeSetSnapshots,
 } from "./volumeSet.js";
 export { Policy } from "./policy.js";
-export type { PolicyArgs, PolicyBinding, PolicyQueryTerm, PolicyTargetQuery } from "./policy.js";
+export type {
+  PolicyArgs,
+  PolicyBinding,
+  PolicyQuerySort,
+  PolicyQuerySpec,
+  PolicyQueryTerm,
+  PolicyTargetQuery,
+} from "./policy.js";
 export { Location } from "./location.js";
 export type { LocationArgs } from "./location.js";
 export * from "./functions.js";

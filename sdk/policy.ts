@@ -24,6 +24,24 @@ export interface PolicyQueryTerm {
   value?: pulumi.Input<string | number | boolean>;
 }
 
+/** Sort order of a query's result. */
+export interface PolicyQuerySort {
+  /** Property to sort by (dotted paths allowed). */
+  by: pulumi.Input<string>;
+  /** `asc` (default) or `desc`. */
+  order?: pulumi.Input<"asc" | "desc">;
+}
+
+/** What a query selects and how it sorts it. */
+export interface PolicyQuerySpec {
+  /** `all` (default), `any` or `none` of the terms must hold. */
+  match?: pulumi.Input<"all" | "any" | "none">;
+  /** Conditions; an empty list matches everything. */
+  terms?: pulumi.Input<pulumi.Input<PolicyQueryTerm>[]>;
+  /** Sort order. */
+  sort?: pulumi.Input<PolicyQuerySort>;
+}
+
 /** Objects selected by a query. */
 export interface PolicyTargetQuery {
   /** Kind queried; must be the policy's `targetKind`. */
@@ -33,14 +51,7 @@ export interface PolicyTargetQuery {
   /** `items` (default) or `links`. */
   fetch?: pulumi.Input<"items" | "links">;
   /** What to select and how to sort it. */
-  spec?: pulumi.Input<{
-    /** `all` (default), `any` or `none` of the terms must hold. */
-    match?: pulumi.Input<"all" | "any" | "none">;
-    /** Conditions; an empty list matches everything. */
-    terms?: pulumi.Input<pulumi.Input<PolicyQueryTerm>[]>;
-    /** Sort order. */
-    sort?: pulumi.Input<{ by: pulumi.Input<string>; order?: pulumi.Input<"asc" | "desc"> }>;
-  }>;
+  spec?: pulumi.Input<PolicyQuerySpec>;
 }
 
 /** Arguments of a `Policy`. */

@@ -2,10 +2,16 @@ import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
 import type { VolumeSetInputs, VolumeSetOutputs } from "../provider/resources/volumeSet.js";
 
+/** The encryption key of one location. */
+export interface VolumeSetEncryptionKey {
+  /** KMS key id (ARN) used to encrypt the volumes in this location. */
+  keyId: pulumi.Input<string>;
+}
+
 /** Customer-managed encryption keys (AWS locations only; not for the shared file system). */
 export interface VolumeSetCustomEncryption {
   /** Key per location, keyed by AWS location name (`aws-us-east-1`). */
-  regions: pulumi.Input<Record<string, pulumi.Input<{ keyId: pulumi.Input<string> }>>>;
+  regions: pulumi.Input<Record<string, pulumi.Input<VolumeSetEncryptionKey>>>;
 }
 
 /** Snapshot settings (not supported by the shared file system). */
