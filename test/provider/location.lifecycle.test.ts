@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocationArgs } from "../../sdk/index.js";
 import {
+  harness,
   programInputs,
   ResourceStack,
   sdk,
@@ -189,5 +190,16 @@ describe("Location errors", () => {
     expect(takeRequests(env.server)).toEqual([
       { method: "GET", path: `/org/${org}/location/aws-mars-1`, status: 404, body: undefined },
     ]);
+  });
+});
+
+describe("Location.get", () => {
+  it("reads a location by its self link with one GET, changing nothing", async () => {
+    const link = `/org/${org}/location/aws-us-east-1`;
+    const { inputs } = await programInputs(() => sdk.Location.get("virginia", link));
+    takeRequests(env.server);
+    const read = await env.host.read(link, harness.urnFor(TYPE, "virginia"), inputs, {});
+    expect(takeRequests(env.server)).toEqual([{ method: "GET", path: link, status: 200, body: undefined }]);
+    expect(read.props).toMatchObject({ name: "aws-us-east-1", provider: "aws", region: "us-east-1", selfLink: link });
   });
 });

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PolicyArgs } from "../../sdk/index.js";
 import {
+  harness,
   programInputs,
   ResourceStack,
   sdk,
@@ -296,5 +297,23 @@ describe("Policy with a user-chosen name", () => {
     expect(await serverRecord(link)).toMatchObject({ targetKind: "location" });
     await policy.destroy();
     expect(await serverRecord(link)).toBeUndefined();
+  });
+});
+
+describe("Policy.get", () => {
+  it("reads a builtin policy by its self link with one GET", async () => {
+    const link = `/org/${org}/policy/viewers-gvc`;
+    const { inputs } = await programInputs(() => sdk.Policy.get("viewers", link));
+    takeRequests(env.server);
+    const read = await env.host.read(link, harness.urnFor(TYPE, "viewers"), inputs, {});
+    expect(takeRequests(env.server)).toEqual([{ method: "GET", path: link, status: 200, body: undefined }]);
+    expect(read.id).toBe(link);
+    expect(read.props).toMatchObject({
+      name: "viewers-gvc",
+      targetKind: "gvc",
+      origin: "builtin",
+      org,
+      selfLink: link,
+    });
   });
 });
