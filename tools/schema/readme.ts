@@ -60,7 +60,9 @@ function outputsOnly(resource: {
 
 /** The markdown between the markers (markers included). */
 export function renderApiTables(schema: PackageSchema): string {
-  const lines: string[] = [BEGIN_MARKER, ""];
+  // Prettier would re-pad the table columns; the generated text is kept exactly as rendered.
+  // (Each comment in a paragraph of its own: consecutive comment lines would form one HTML block prettier ignores.)
+  const lines: string[] = [BEGIN_MARKER, "", "<!-- prettier-ignore-start -->", ""];
   lines.push(
     "**Bold** arguments are required; ⟳ marks arguments whose change replaces the object; 🔒 marks secrets.",
     "",
@@ -86,6 +88,8 @@ export function renderApiTables(schema: PackageSchema): string {
   lines.push(
     "",
     "Nested types (`VolumeSetAutoscaling`, ...) are listed under `types` in [`schema.json`](schema.json).",
+    "",
+    "<!-- prettier-ignore-end -->",
     "",
     END_MARKER,
   );
