@@ -7,6 +7,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import type { Step, StepOp } from "./engine.js";
 import type { HostCall } from "./host.js";
+import { readProject } from "./project.js";
 import type { ChildMessage, ChildRunOptions, ParentMessage } from "./protocol.js";
 import { redactSecrets, type PropertyMap } from "./values.js";
 
@@ -42,6 +43,7 @@ export interface RunProgramResult {
   project: string;
   stack: string;
   preview: boolean;
+  destroy: boolean;
   steps: Step[];
   /** Stack outputs for printing: secret values replaced by `{ secret: true }`, unknowns (preview) by `{ unknown: true }`. */
   outputs: PropertyMap;
@@ -75,13 +77,23 @@ export const packageRoot = path.resolve(__dirname, "..", "..", "..");
 export async function runProgram(options: RunProgramOptions): Promise<RunProgramResult> {
   const started = performance.now();
   if (!options.programDir && !options.destroy) throw new Error("runProgram: programDir is required (or destroy: true)");
-  const programDir = options.destroy || !options.programDir ? undefined : path.resolve(options.programDir);
-  if (programDir && !fs.existsSync(path.join(programDir, "Pulumi.yaml"))) {
-    throw new Error(`runProgram: ${programDir} has no Pulumi.yaml`);
+  const givenDir = options.programDir ? path.resolve(options.programDir) : undefined;
+  if (givenDir && !fs.existsSync(path.join(givenDir, "Pulumi.yaml"))) {
+    throw new Error(`runProgram: ${givenDir} has no Pulumi.yaml`);
   }
+  // Destroy runs an empty program; the program directory only names the project.
+  const programDir = options.destroy ? undefined : givenDir;
   const stateFile = path.resolve(options.stateFile);
-  let project = options.project;
-  if (!project && !programDir && fs.existsSync(stateFile)) {
+  const stack = options.stack ?? "dev";
+  let project = options.project ?? (options.destroy && givenDir ? readProject(givenDir).name : undefined);
+  if (options.destroy && !fs.existsSync(stateFile)) {
+    // Nothing was ever deployed with this state file: nothing to delete, nothing to start.
+    const summary: Record<StepOp, number> = { create: 0, update: 0, replace: 0, same: 0, delete: 0, read: 0 };
+    const timings = { totalMs: performance.now() - started, hostStartMs: undefined };
+    const none = { steps: [], outputs: {}, outputsWithSecrets: {}, requests: [], summary, logs: [], timings };
+    return { project: project ?? "", stack, preview: options.preview ?? false, destroy: true, ...none };
+  }
+  if (!project && !programDir) {
     project = (JSON.parse(fs.readFileSync(stateFile, "utf8")) as { project?: string }).project;
   }
   const childOptions: ChildRunOptions = {
@@ -90,7 +102,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     config: options.config,
     secretConfigKeys: options.secretConfigKeys ?? [],
     preview: options.preview ?? false,
-    stack: options.stack ?? "dev",
+    stack,
     project,
     hostCwd: options.hostCwd ?? packageRoot,
     env: options.env ?? {},
@@ -144,6 +156,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     project: result.project,
     stack: result.stack,
     preview: result.preview,
+    destroy: options.destroy ?? false,
     steps: result.steps,
     outputs: redactSecrets(result.outputs) as PropertyMap,
     outputsWithSecrets: result.outputs,
@@ -176,7 +189,11 @@ const symbols: Record<StepOp, string> = { create: "+", update: "~", replace: "+-
 export function formatRun(result: RunProgramResult, options: { cliPath?: string } = {}): string {
   const cli = options.cliPath ? `Pulumi CLI found at ${options.cliPath} but not used` : "Pulumi CLI not found";
   const lines = [`${runnerLabel} (${cli})`];
-  lines.push(`${result.preview ? "Previewing update" : "Updating"} stack ${result.project}/${result.stack}`);
+  const action = `${result.preview ? "Previewing " : ""}${result.destroy ? "destroy" : "update"}`;
+  const stack = result.project
+    ? `${result.project}/${result.stack}`
+    : `${result.stack} (no state file: nothing deployed)`;
+  lines.push(`${action[0]?.toUpperCase()}${action.slice(1)} of stack ${stack}`);
   for (const step of result.steps) {
     const [, , type, name] = step.urn.split("::");
     lines.push(`  ${symbols[step.op].padEnd(2)} ${step.op.padEnd(7)} ${type} ${name}  ${step.detail}`);
@@ -188,7 +205,12 @@ export function formatRun(result: RunProgramResult, options: { cliPath?: string 
   }
   const counts = (Object.keys(result.summary) as StepOp[])
     .filter((op) => result.summary[op] > 0)
-    .map((op) => `${result.summary[op]} ${op === "same" ? "unchanged" : op === "read" ? "read" : `${op}d`}`);
+    .map((op) => {
+      const n = result.summary[op];
+      if (op === "same") return `${n} unchanged`;
+      if (op === "read") return `${n} read`;
+      return result.preview ? `${n} to ${op}` : `${n} ${op}d`;
+    });
   lines.push(`Resources: ${counts.length > 0 ? counts.join(", ") : "none"}`);
   return lines.join("\n");
 }
