@@ -13,12 +13,15 @@ export class BenchContext {
    * run was asked to `--profile`.
    */
   readonly serverNodeArgs: string[];
+  /** Where `--profile` puts CPU profiles (servers and the dynamic-provider host); undefined when not profiling. */
+  readonly profileDir: string | undefined;
 
   constructor(
     readonly quick: boolean,
     profileDir?: string,
   ) {
     this.serverNodeArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+    this.profileDir = profileDir;
     this.tempDir = mkdtempSync(path.join(os.tmpdir(), "cpln-bench-"));
   }
 

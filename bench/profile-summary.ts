@@ -43,6 +43,34 @@ export function hotSpots(profile: CpuProfile, top = 20): { totalMs: number; spot
   return { totalMs: Math.round(total), spots };
 }
 
+/** Where a frame's code lives: `node_modules/<package>`, `dist/<layer>`, `node:` internals, or a V8 pseudo-frame. */
+function area(url: string, functionName: string): string {
+  if (!url) return functionName.startsWith("(") ? functionName : "(native)";
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg?.[1]) return pkg[1];
+  const dist = /\/dist\/([^/]+)/.exec(url);
+  if (dist?.[1]) return `cpln-pulumi ${dist[1]}/`;
+  return url.startsWith("node:") ? "node internals" : url;
+}
+
+/** Self time grouped by `area`, i.e. which package or layer the CPU went to. */
+export function byArea(profile: CpuProfile): { totalMs: number; areas: HotSpot[] } {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const delta = (profile.timeDeltas[i] ?? 0) / 1000;
+    total += delta;
+    const frame = byId.get(id)?.callFrame;
+    const key = area(frame?.url ?? "", frame?.functionName ?? "");
+    self.set(key, (self.get(key) ?? 0) + delta);
+  });
+  const areas = [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, ms]) => ({ name, selfMs: Math.round(ms), share: total ? ms / total : 0 }));
+  return { totalMs: Math.round(total), areas };
+}
+
 function main(): void {
   const target = process.argv[2];
   const top = Number(process.argv[3] ?? "25");
@@ -52,13 +80,15 @@ function main(): void {
         .filter((f) => f.endsWith(".cpuprofile"))
         .map((f) => path.join(target, f))
     : [target];
+  const line = (s: HotSpot) =>
+    `${(s.share * 100).toFixed(1).padStart(5)}%  ${String(s.selfMs).padStart(6)} ms  ${s.name}\n`;
   for (const file of files) {
-    const { totalMs, spots } = hotSpots(JSON.parse(readFileSync(file, "utf8")) as CpuProfile, top);
-    process.stdout.write(`\n${file} — ${totalMs} ms sampled\n`);
-    for (const s of spots)
-      process.stdout.write(
-        `${(s.share * 100).toFixed(1).padStart(5)}%  ${String(s.selfMs).padStart(6)} ms  ${s.name}\n`,
-      );
+    const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
+    const { totalMs, spots } = hotSpots(profile, top);
+    process.stdout.write(`\n${file} — ${totalMs} ms sampled\nby package or layer (self time):\n`);
+    for (const a of byArea(profile).areas.slice(0, 15)) process.stdout.write(line(a));
+    process.stdout.write("hottest functions (self time):\n");
+    for (const s of spots) process.stdout.write(line(s));
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { CplnClient } from "../provider/client/index.js";
 import type { DynamicProviderHost, PropertyMap } from "../tools/runner/host.js";
-import { create, destroy, startHost, update, urnOf, type Deployed } from "./lib/engine.js";
+import { create, destroy, preview, startHost, update, urnOf, type Deployed } from "./lib/engine.js";
 import { Http, runConcurrent } from "./lib/http.js";
 import { startCplnLocal } from "./lib/procs.js";
 import { providerText, typeToken } from "./lib/providers.js";
@@ -47,7 +47,7 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
   let host: DynamicProviderHost | undefined;
   try {
     for (const gvc of ["tp", "raw", "warm"]) await createGvc(admin, org, gvc);
-    host = await startHost({ org, endpoint: server.url, token: ctx.adminKey });
+    host = await startHost({ org, endpoint: server.url, token: ctx.adminKey }, ctx.profileDir);
     const text = await providerText("VolumeSet");
     const type = typeToken("VolumeSet");
     const h = host;
@@ -64,6 +64,22 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
           const next = inputs(String(state.inputs.name), String(state.inputs.gvc), "updated", text);
           states[i] = await update(h, state, next);
         }),
+      /** The same update split in two phases: every Check + Diff first, then every Update RPC alone. */
+      updateInPhases: async (states: Deployed[], description: string) => {
+        const plans: PropertyMap[] = new Array<PropertyMap>(states.length);
+        const plan = await runConcurrent(states, CONCURRENCY, async (state, i) => {
+          const next = inputs(String(state.inputs.name), String(state.inputs.gvc), description, text);
+          const planned = await preview(h, state, next);
+          if (planned.changes !== true) throw new Error(`${state.urn}: the diff found no change to update`);
+          plans[i] = planned.checked;
+        });
+        const apply = await runConcurrent(states, CONCURRENCY, async (state, i) => {
+          const news = plans[i] as PropertyMap;
+          const outputs = await h.update(state.id, state.urn, state.outputs, news, state.inputs);
+          states[i] = { ...state, inputs: news, outputs };
+        });
+        return { plan, apply };
+      },
       delete: (states: Deployed[]) => runConcurrent(states, CONCURRENCY, (state) => destroy(h, state)),
     };
     const raw = {
@@ -97,6 +113,7 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
     const created = await provider.create("tp", list);
     const updated = await provider.update(created.states);
     const patched = await raw.patch("tp", list, 1);
+    const phased = await provider.updateInPhases(created.states, "updated in phases");
     const deleted = await provider.delete(created.states);
     const rawList = names("raw", count);
     const rawCreated = await raw.create("raw", rawList);
@@ -124,6 +141,12 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
       created.run,
     );
     const pUpdate = figure("provider.update.ops", "Check + Diff + Update through the host (one PATCH)", updated);
+    figure("provider.update-plan.ops", "Check + Diff alone (no request), every resource", phased.plan);
+    const pUpdateRpc = figure(
+      "provider.update-rpc.ops",
+      "the Update RPC alone, after every plan (one PATCH)",
+      phased.apply,
+    );
     const pDelete = figure("provider.delete.ops", "Delete through the host (one DELETE)", deleted);
     const rPatch = figure(
       "provider.raw-client-patch.ops",
@@ -140,6 +163,12 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
       n: count * 2,
       target: ">= 0.5",
       met: updateRatio >= 0.5,
+    });
+    report.add({
+      name: "provider.update-rpc.ratio-to-raw-patch",
+      value: pUpdateRpc / rPatch,
+      unit: "ratio",
+      n: count * 2,
     });
     report.add({ name: "provider.create.ratio-to-raw-create", value: pCreate / rCreate, unit: "ratio", n: count * 2 });
     report.add({ name: "provider.delete.ratio-to-raw-delete", value: pDelete / rDelete, unit: "ratio", n: count * 2 });

@@ -5,7 +5,8 @@
  * program would.
  */
 import { DynamicProviderHost, type PropertyMap } from "../../tools/runner/host.js";
-import { repoRoot } from "./procs.js";
+import path from "node:path";
+import { distDir, repoRoot } from "./procs.js";
 
 export interface Deployed {
   urn: string;
@@ -19,12 +20,18 @@ export function urnOf(type: string, name: string): string {
   return `urn:pulumi:bench::bench::${type}::${name}`;
 }
 
-export async function startHost(config: {
-  org: string;
-  endpoint: string;
-  token: string;
-}): Promise<DynamicProviderHost> {
-  const host = await DynamicProviderHost.start({ cwd: repoRoot, project: "bench" });
+export async function startHost(
+  config: { org: string; endpoint: string; token: string },
+  profileDir?: string,
+): Promise<DynamicProviderHost> {
+  // The host is profiled through a preload (`--cpu-prof` is not allowed in NODE_OPTIONS).
+  const env = profileDir
+    ? {
+        NODE_OPTIONS: `--require ${path.join(distDir, "bench", "servers", "profile-preload.js")}`,
+        BENCH_PROFILE_DIR: profileDir,
+      }
+    : {};
+  const host = await DynamicProviderHost.start({ cwd: repoRoot, project: "bench", env });
   await host.configure({ "cpln:org": config.org, "cpln:endpoint": config.endpoint, "cpln:token": config.token }, [
     "cpln:token",
   ]);
