@@ -1,7 +1,9 @@
 /**
  * Generic lifecycle logic shared by every resource: check (validation, naming, org, defaults), diff (field by field
  * against the old outputs), the patch built for an update, and the shaping of outputs and read inputs. It reads the
- * definition's tables (`fields`, `patchRules`, `autoname`, hooks) and never names a field of a particular kind.
+ * definition's tables (`fields`, `patchRules`, `autoname`, hooks) and never names a field of a particular kind; the
+ * only fields it knows are the conventions every resource shares: `name` (autonaming), `org` (where the object lives)
+ * and `adopt` (take over an existing object on create).
  */
 import { randomBytes } from "node:crypto";
 import { findLink, parseLink, type Link } from "../../api/links.js";
@@ -122,7 +124,7 @@ export function checkInputs(
   definition: AnyResourceDefinition,
   olds: Props,
   news: Props,
-  resolveOrg: (inputOrg: string | undefined) => string | undefined,
+  resolveOrg: () => string | undefined,
 ): CheckOutcome {
   const failures: CheckFailure[] = [];
   const inputs: Props = {};
@@ -138,7 +140,7 @@ export function checkInputs(
   } else delete inputs[NAME_GENERATED];
 
   if (inputs.org === undefined || inputs.org === null) {
-    const org = resolveOrg(undefined);
+    const org = resolveOrg();
     if (org === undefined) {
       failures.push({
         property: "org",
@@ -179,7 +181,7 @@ export function checkInputs(
   const org = typeof inputs.org === "string" ? inputs.org : "";
   let completed = inputs;
   if (issues.length === 0) {
-    completed = { ...definition.normalize(inputs, org) };
+    completed = org === "" ? { ...inputs } : { ...definition.normalize(inputs, org) };
     const defaults = definition.defaults(completed);
     for (const [field, value] of Object.entries(defaults)) {
       if (completed[field] === undefined && value !== undefined) completed[field] = value;
