@@ -21,6 +21,8 @@ const extraViewer = "//serviceaccount/ci-bot";
 
 type RecordedRequest = Extract<DemoServerMessage, { type: "requests" }>["requests"][number];
 
+const RUN_MARKER = "CPLN_DEMO_RUN";
+
 const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const isMutating = (request: RecordedRequest): boolean =>
   MUTATING.has(request.method) && !/\/-(query|accessreport)$/.test(request.path) && !request.path.endsWith("/-join");
@@ -89,23 +91,23 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Pids of live processes whose parent is `parent` or whose process group is one of `groups` (Linux /proc). */
-function leftoverProcesses(parent: number, groups: readonly number[]): number[] {
-  if (!fs.existsSync("/proc/self/stat")) return [];
+/**
+ * Pids of live processes started (directly or not) by this demo: every process the demo starts inherits the marker
+ * `CPLN_DEMO_RUN=<run id>` in its environment, which survives re-parenting. Linux /proc only; elsewhere none found.
+ */
+function leftoverProcesses(runId: string): number[] {
+  if (!fs.existsSync("/proc/self/environ")) return [];
+  const marker = `${RUN_MARKER}=${runId}`;
   const found: number[] = [];
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    let stat: string;
     try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const state = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      if (state.slice(state.lastIndexOf(")") + 2).startsWith("Z")) continue;
+      if (fs.readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(marker)) found.push(Number(entry));
     } catch {
-      continue;
+      // exited meanwhile, or not ours to read
     }
-    // pid (comm) state ppid pgrp ...: comm may contain spaces, so split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const [state, ppid, pgrp] = [fields[0], Number(fields[1]), Number(fields[2])];
-    if (state === "Z") continue;
-    if (ppid === parent || groups.includes(pgrp)) found.push(Number(entry));
   }
   return found;
 }
@@ -169,10 +171,16 @@ function summary(steps: readonly DemoStep[]): string {
 // ---- main -----------------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
+  const runId = randomBytes(8).toString("hex");
+  process.env[RUN_MARKER] = runId;
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-demo-"));
   const adminKey = `demo-admin.${randomBytes(24).toString("hex")}`;
   const server = await LocalServer.start(path.join(workDir, "cpln.db"), adminKey);
-  const groups = [server.pid];
+  // The leftover check below must see what this demo starts; the running server proves it does (Linux).
+  if (fs.existsSync("/proc/self/environ") && !leftoverProcesses(runId).includes(server.pid)) {
+    await server.stop();
+    throw new Error("cannot tell which processes this demo started (/proc/<pid>/environ unreadable)");
+  }
   let run: DemoRun | undefined;
   try {
     console.log(`cpln-local is serving org "${org}" at ${server.url} (data: ${path.join(workDir, "cpln.db")})`);
@@ -231,7 +239,11 @@ async function main(): Promise<void> {
     await server.stop();
     fs.rmSync(workDir, { recursive: true, force: true });
   }
-  const leftovers = leftoverProcesses(process.pid, groups);
+  let leftovers = leftoverProcesses(runId);
+  for (let waited = 0; leftovers.length > 0 && waited < 5_000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    leftovers = leftoverProcesses(runId);
+  }
   if (leftovers.length > 0) throw new Error(`processes left running: ${leftovers.join(", ")}`);
   console.log(`\nStopped cpln-local (pid ${server.pid}) and removed ${workDir}; no process left running.`);
 }
