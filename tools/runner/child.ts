@@ -43,7 +43,7 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
       outputs = await runProgram(project.main, options.programDir as string, projectName, engine, errors, options);
     }
     if (errors.length > 0) throw errors[0];
-    await engine.finish();
+    await engine.finish({ destroy: !project });
     return {
       project: projectName,
       stack: options.stack,

@@ -345,7 +345,7 @@ export class MiniEngine {
    * Ends the run: deletes the old halves of replacements and every resource in state that was not registered this
    * run (reverse order), then records the registration order. In preview, only reports the planned deletes.
    */
-  async finish(): Promise<Step[]> {
+  async finish(options: { destroy?: boolean } = {}): Promise<Step[]> {
     await this.queue;
     this.finished = true;
     const removed = this.resources.filter((r) => !this.registered.includes(r.urn));
@@ -355,7 +355,7 @@ export class MiniEngine {
     ];
     doomed.reverse();
     for (const { r, pending } of doomed) {
-      const why = pending ? "replaced" : "no longer in the program";
+      const why = pending ? "replaced" : options.destroy ? "destroy" : "no longer in the program";
       if (this.preview) {
         this.steps.push({ urn: r.urn, op: "delete", id: r.id, detail: `delete (planned) of ${r.id}: ${why}` });
         continue;

@@ -125,14 +125,14 @@ export class DynamicProviderHost {
     const entry = require.resolve("@pulumi/pulumi/cmd/dynamic-provider");
     const project = options.project ?? "project";
     const env: NodeJS.ProcessEnv = { ...process.env, PULUMI_NODEJS_PROJECT: project, PULUMI_PROJECT: project };
-    // Stack config reaches the host through Configure only; never through the environment.
-    delete env.PULUMI_CONFIG;
-    delete env.PULUMI_CONFIG_SECRET_KEYS;
     delete env.NODE_OPTIONS;
     for (const [k, v] of Object.entries(options.env ?? {})) {
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
+    // Stack config reaches the host through Configure only, and the state passphrase is none of its business.
+    for (const key of ["PULUMI_CONFIG", "PULUMI_CONFIG_SECRET_KEYS", "PULUMI_CONFIG_PASSPHRASE"]) delete env[key];
+    delete env.PULUMI_CONFIG_PASSPHRASE_FILE;
     // The engine address is never dialled by the host; it only has to be present.
     const child = spawn(process.execPath, [entry, "127.0.0.1:1"], {
       cwd: options.cwd,
