@@ -227,7 +227,12 @@ describe("VolumeSet lifecycle (auto-named)", () => {
   it("replace on an immutable field (performanceClass) of an auto-named set: create the new one first, new name", async () => {
     const oldLink = link;
     const step = await vs.up(
-      await volumeSetInputs({ ...latest, performanceClass: "high-throughput-ssd", initialCapacity: 200, autoscaling: undefined }),
+      await volumeSetInputs({
+        ...latest,
+        performanceClass: "high-throughput-ssd",
+        initialCapacity: 200,
+        autoscaling: undefined,
+      }),
     );
     expect(step.op).toBe("replace");
     expect(step.diff).toEqual({ changes: true, replaces: ["performanceClass"], deleteBeforeReplace: false });
