@@ -9,6 +9,8 @@ import { toPropertyMap, type PropertyMap } from "../../tools/runner/values.js";
 export { DynamicProviderHost, ProviderHostError } from "../../tools/runner/host.js";
 export type { CheckResult, CreateResult, DiffResult, HostCall, ReadResult } from "../../tools/runner/host.js";
 export { requireTypeScript } from "../../tools/runner/tshook.js";
+export { findPulumiCli, formatRun, ProgramRunError, runProgram } from "../../tools/runner/index.js";
+export type { RunProgramOptions, RunProgramResult, Step } from "../../tools/runner/index.js";
 export * from "../../tools/runner/values.js";
 
 /** The repository root (where `node_modules/cpln-pulumi` links back to the package). */
