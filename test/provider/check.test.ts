@@ -411,6 +411,26 @@ describe("preview: unknown values", () => {
   });
 });
 
+describe("preview: diff with unknown values", () => {
+  it("an unknown mutable value is a change, an unknown immutable one a replace; diff sends nothing", async () => {
+    const urn = harness.urnFor("pulumi-nodejs:dynamic/cpln:VolumeSet", "x");
+    const { inputs } = await check("VolumeSet", { ...volumeSet, name: "fixed" });
+    const outputs = { ...inputs, tags: {}, selfLink: "/org/o/gvc/default/volumeset/fixed", version: 1 };
+    const diff = (news: PropertyMap) => env.host.diff("/org/o/gvc/default/volumeset/fixed", urn, outputs, news);
+    expect(await diff(inputs)).toEqual({ changes: false, replaces: [], deleteBeforeReplace: false });
+    expect(await diff({ ...inputs, initialCapacity: UNKNOWN })).toEqual({
+      changes: true,
+      replaces: [],
+      deleteBeforeReplace: false,
+    });
+    expect(await diff({ ...inputs, gvc: UNKNOWN })).toEqual({
+      changes: true,
+      replaces: ["gvc"],
+      deleteBeforeReplace: true,
+    });
+  });
+});
+
 describe("org resolution", () => {
   it("without an org input, cpln:org or CPLN_ORG, check fails at `org` and sends nothing", async () => {
     const host = await harness.startHost({ env: { CPLN_ORG: undefined } });
