@@ -61,6 +61,16 @@ describe("schema.json", () => {
     );
   });
 
+  it("no resource declares the properties Pulumi reserves (id, urn): the API id is cplnId", () => {
+    for (const [token, spec] of Object.entries(committed.resources)) {
+      for (const reserved of ["id", "urn"]) {
+        expect(spec.inputProperties[reserved], `${token}.${reserved}`).toBeUndefined();
+        expect(spec.properties[reserved], `${token}.${reserved}`).toBeUndefined();
+      }
+      expect(spec.properties.cplnId, token).toBeDefined();
+    }
+  });
+
   it("lists every data-source function the provider exports, with its arguments", () => {
     const exported = Object.keys(functionModules)
       .filter(
