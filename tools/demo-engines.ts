@@ -71,8 +71,7 @@ function stepOp(op: string): DemoStep["op"] | undefined {
     case "same":
     case "read":
       return op;
-    case "replace":
-    case "create-replacement":
+    case "replace": // the engine also reports create-replacement and delete-replaced: one replace is shown
       return "replace";
     default:
       return undefined;
