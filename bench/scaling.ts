@@ -161,7 +161,7 @@ export async function scaling(ctx: BenchContext, report: Report): Promise<Scalin
         if (returned !== visible) {
           report.note(`scaling: N=${n} P=${p}: the reader's list returned ${returned} items, expected ${visible}`);
         }
-        const list = await timeSequential(() => reader!.send("GET", listPath), timing);
+        const list = await timeSequential(() => reader!.send("GET", listPath, undefined, { parse: false }), timing);
         const queryBody = {
           kind: "volumeset",
           spec: { match: "all", terms: [{ op: "=", tag: "shard", value: "s4" }] },
@@ -171,11 +171,17 @@ export async function scaling(ctx: BenchContext, report: Report): Promise<Scalin
         if (queried !== shardMatches) {
           report.note(`scaling: N=${n} P=${p}: the reader's query returned ${queried} items, expected ${shardMatches}`);
         }
-        const query = await timeSequential(() => reader!.send("POST", `${listPath}/-query`, queryBody), timing);
+        const query = await timeSequential(
+          () => reader!.send("POST", `${listPath}/-query`, queryBody, { parse: false }),
+          timing,
+        );
         const reportPath = `${listPath}/vs-000004/-accessreport`;
         const asReader = await reader.send("GET", reportPath);
         const reportClient = asReader.status === 200 ? reader : admin;
-        const access = await timeSequential(() => reportClient.send("GET", reportPath), timing);
+        const access = await timeSequential(
+          () => reportClient.send("GET", reportPath, undefined, { parse: false }),
+          timing,
+        );
         const common = { records: n, policies: p, latencyUnit: "ms" };
         report.add({
           name: `scale.list.n${n}.p${p}`,
@@ -212,7 +218,10 @@ export async function scaling(ctx: BenchContext, report: Report): Promise<Scalin
         cells.push({ n, p, list: list.p50, query: query.p50, report: access.p50 });
       }
       // The same list as a superuser: no per-item filtering (its policy targets all), so the difference is authz.
-      const adminList = await timeSequential(() => admin.send("GET", `/org/${org}/gvc/${GVC}/volumeset`), timing);
+      const adminList = await timeSequential(
+        () => admin.send("GET", `/org/${org}/gvc/${GVC}/volumeset`, undefined, { parse: false }),
+        timing,
+      );
       report.add({
         name: `scale.list-superuser.n${n}.p${ps[ps.length - 1]}`,
         value: adminList.p50,
