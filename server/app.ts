@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Duplex } from "node:stream";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { ErrorCode, type ApiErrorBody } from "../api/errors.js";
 import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
@@ -82,6 +84,31 @@ function frameworkMessage(error: FastifyError): string {
   }
 }
 
+/** Longest path segment the router accepts (names are at most 64 characters, emails at most 254). */
+export const MAX_PARAM_LENGTH = 300;
+
+/**
+ * Errors Node's HTTP parser reports before fastify sees a request (oversized headers, malformed requests): answered
+ * in the error shape too, then the connection is closed as Node would.
+ */
+function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, code, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "HeaderFieldsTooLarge", "The request headers are too large"]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "RequestTimeout", "The request took too long to arrive"]
+        : [400, ErrorCode.BadRequest, "The HTTP request is malformed"];
+  const body = JSON.stringify({ status, message, code, id: randomUUID() });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The fastify instance with JSON parsing, the error shape, authentication, fault injection and the request log. */
@@ -99,7 +126,20 @@ export function buildApp(context: AppContext): FastifyInstance {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    clientErrorHandler,
+    // Router-level failures (undecodable percent-escapes, overlong path segments) get the error shape too.
+    frameworkErrors: (error, request, reply) => {
+      const message =
+        error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? `A path segment is longer than ${MAX_PARAM_LENGTH} characters`
+          : "The URL is not valid (bad percent-encoding)";
+      void (reply as FastifyReply)
+        .code(400)
+        .send(
+          errorBody(request as FastifyRequest, 400, ErrorCode.BadRequest, message, { issues: [{ path: "", message }] }),
+        );
+    },
   });
 
   // Reference-type decorations are not allowed; every request gets its principal in preHandler.
@@ -140,7 +180,8 @@ export function buildApp(context: AppContext): FastifyInstance {
     return reply.code(404).send(errorBody(request, 404, ErrorCode.NotFound, `No route ${request.method} ${path}`));
   });
 
-  app.addHook("onRequest", async (request, reply) => {
+  // After body parsing (so the request log keeps the body) and before authentication and the handler.
+  app.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.noFaults) return;
     const fault = context.faults.pick();
     if (fault === undefined) return;

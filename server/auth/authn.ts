@@ -45,7 +45,14 @@ interface CachedJwt {
 }
 
 const JWT_CACHE_MS = 60_000;
-const JWT_CACHE_MAX = 10_000;
+const CACHE_MAX = 10_000;
+
+interface CachedKey {
+  org: string;
+  link: string;
+  /** The org's service-account change counter when the key was verified; any change since invalidates it. */
+  counter: number;
+}
 
 /**
  * Resolves the `Authorization` header to a principal, or throws 401. Never echoes the credential in an error.
@@ -57,6 +64,8 @@ export class Authenticator {
   private readonly jwtKey: Uint8Array | JWTVerifyGetKey | undefined;
   private readonly jwt: JwtOptions;
   private readonly jwtCache = new Map<string, CachedJwt>();
+  /** Verified keys by the SHA-256 of the key (never the key itself). Failed checks are never cached. */
+  private readonly keyCache = new Map<string, CachedKey>();
 
   constructor(store: Store, jwt: JwtOptions = {}) {
     this.store = store;
@@ -82,14 +91,24 @@ export class Authenticator {
   }
 
   private async verifyKey(key: string): Promise<Principal> {
+    const presented = createHash("sha256").update(key).digest();
+    const digest = presented.toString("hex");
+    const cached = this.keyCache.get(digest);
+    if (cached && cached.counter === (await this.store.changeCounter(cached.org, "serviceaccount"))) {
+      return { type: "serviceaccount", link: cached.link };
+    }
     const stored = await this.store.findKeyHash(keyNameOf(key));
     if (!stored) throw unauthorized("Invalid credentials");
-    const presented = createHash("sha256").update(key).digest();
+    // Read before comparing: a revocation racing with this check moves the counter past what gets cached.
+    const counter = await this.store.changeCounter(stored.org, "serviceaccount");
     const expected = Buffer.from(stored.hash, "hex");
     if (expected.length !== presented.length || !timingSafeEqual(presented, expected)) {
       throw unauthorized("Invalid credentials");
     }
-    return { type: "serviceaccount", link: selfLink(stored.org, "serviceaccount", stored.serviceAccount) };
+    const link = selfLink(stored.org, "serviceaccount", stored.serviceAccount);
+    if (this.keyCache.size >= CACHE_MAX) this.keyCache.clear();
+    this.keyCache.set(digest, { org: stored.org, link, counter });
+    return { type: "serviceaccount", link };
   }
 
   private async verifyJwt(token: string, org: string): Promise<Principal> {
@@ -113,7 +132,7 @@ export class Authenticator {
       throw unauthorized(`Invalid token (${reason})`);
     }
     if (typeof email !== "string" || email === "") throw unauthorized("Token has no email claim");
-    if (this.jwtCache.size >= JWT_CACHE_MAX) this.jwtCache.clear();
+    if (this.jwtCache.size >= CACHE_MAX) this.jwtCache.clear();
     const until = Math.min(exp !== undefined ? exp * 1000 : now + JWT_CACHE_MS, now + JWT_CACHE_MS);
     this.jwtCache.set(token, { email, until });
     return { type: "user", link: selfLink(org, "user", email) };

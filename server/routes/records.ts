@@ -27,8 +27,8 @@ export function registerRecordRoutes(app: FastifyInstance, records: RecordServic
   for (const kind of kindNames) {
     if (kind === "org") continue;
     const base = kinds[kind].scope === "gvc" ? `/org/:org/gvc/:gvc/${kind}` : `/org/:org/${kind}`;
-    const item = records.rules[kind].addressBy === "id" ? `${base}/:name` : `${base}/:name`;
-    registerKind(app, records, kind, base, item);
+    // Quotas are addressed by id; the parameter keeps one name so handlers stay generic.
+    registerKind(app, records, kind, base, `${base}/:name`);
   }
   registerOrg(app, records);
 }

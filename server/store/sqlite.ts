@@ -67,6 +67,11 @@ export class SqliteStore implements Store {
   /** Held while a transaction runs; everyone else waits for it so no one reads uncommitted writes. */
   private lock: Promise<void> | undefined;
   private readonly ops: StoreOps;
+  /**
+   * Change counters as last read from or written to the database. This process is the file's only writer, so the
+   * cache stays exact; a rolled-back transaction clears it (its bumps never happened).
+   */
+  private readonly counters = new Map<string, number>();
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -120,6 +125,11 @@ export class SqliteStore implements Store {
     this.ops = this.makeOps();
   }
 
+  private bump(org: string, kind: string): void {
+    this.stmts.bump.run(org, kind);
+    this.counters.set(`${org}\n${kind}`, this.stmts.counter.get(org, kind) ?? 0);
+  }
+
   /** The raw operations; callers must hold the lock (or be inside the transaction) when they run. */
   private makeOps(): StoreOps {
     const s = this.stmts;
@@ -139,7 +149,7 @@ export class SqliteStore implements Store {
       create: async (r) => {
         const info = s.insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, JSON.stringify(r.doc));
         if (info.changes === 0) return false;
-        s.bump.run(r.org, r.kind);
+        this.bump(r.org, r.kind);
         return true;
       },
       replace: async (r, expectedVersion) => {
@@ -154,13 +164,13 @@ export class SqliteStore implements Store {
           expectedVersion,
         );
         if (info.changes === 0) return false;
-        s.bump.run(r.org, r.kind);
+        this.bump(r.org, r.kind);
         return true;
       },
       delete: async (org, kind, scope, name) => {
         const info = s.delete.run(org, kind, scope, name);
         if (info.changes === 0) return false;
-        s.bump.run(org, kind);
+        this.bump(org, kind);
         return true;
       },
       putKeyHash: async (k: ServiceAccountKeyHash) => {
@@ -172,9 +182,28 @@ export class SqliteStore implements Store {
           ? { keyName: row.key_name, org: row.org, serviceAccount: row.service_account, hash: row.hash }
           : undefined;
       },
-      deleteKeyHash: async (keyName) => s.deleteKey.run(keyName).changes > 0,
-      deleteKeyHashesOf: async (org, serviceAccount) => s.deleteKeysOf.run(org, serviceAccount).changes,
-      changeCounter: async (org, kind) => s.counter.get(org, kind) ?? 0,
+      // Removing a key counts as a change of service accounts, so caches of verified keys see the revocation.
+      deleteKeyHash: async (keyName) => {
+        const row = s.findKey.get(keyName);
+        if (!row) return false;
+        s.deleteKey.run(keyName);
+        this.bump(row.org, "serviceaccount");
+        return true;
+      },
+      deleteKeyHashesOf: async (org, serviceAccount) => {
+        const removed = s.deleteKeysOf.run(org, serviceAccount).changes;
+        if (removed > 0) this.bump(org, "serviceaccount");
+        return removed;
+      },
+      changeCounter: async (org, kind) => {
+        const key = `${org}\n${kind}`;
+        let counter = this.counters.get(key);
+        if (counter === undefined) {
+          counter = s.counter.get(org, kind) ?? 0;
+          this.counters.set(key, counter);
+        }
+        return counter;
+      },
       orgs: async () => s.orgs.all(),
     };
   }
@@ -200,6 +229,7 @@ export class SqliteStore implements Store {
         result = await fn(this.ops);
       } catch (error) {
         if (this.db.inTransaction) this.stmts.rollback.run();
+        this.counters.clear();
         throw error;
       }
       this.stmts.commit.run();

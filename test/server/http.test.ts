@@ -95,6 +95,27 @@ describe("routes", () => {
     expect(answer.body).toEqual(apiError(404, "NotFound", "No route GET /org/acme/widgets"));
   });
 
+  it("an undecodable percent-escape or an overlong path segment is 400 in the error shape", async () => {
+    expect((await send("GET", `/org/${ORG}/policy/%E0%A4%A`)).body).toEqual(
+      apiError(400, "BadRequest", "The URL is not valid (bad percent-encoding)", [
+        { path: "", message: "The URL is not valid (bad percent-encoding)" },
+      ]),
+    );
+    expect((await send("GET", `/org/${ORG}/policy/${"n".repeat(301)}`)).body).toEqual(
+      apiError(400, "BadRequest", "A path segment is longer than 300 characters", [
+        { path: "", message: "A path segment is longer than 300 characters" },
+      ]),
+    );
+  });
+
+  it("oversized request headers are 431 in the error shape", async () => {
+    const answer = await request(`${server.url}/org/${ORG}/policy`, { headers: { "x-big": "h".repeat(20_000) } });
+    expect(answer.statusCode).toBe(431);
+    expect(await answer.body.json()).toEqual(
+      apiError(431, "HeaderFieldsTooLarge", "The request headers are too large"),
+    );
+  });
+
   it("deleting the org is 405", async () => {
     expect((await send("DELETE", `/org/${ORG}`)).body).toEqual(
       apiError(405, "MethodNotAllowed", "An org cannot be deleted"),
