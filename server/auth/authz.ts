@@ -10,8 +10,8 @@ import { targetQueryMatches } from "./targeting.js";
  * `principalLinks` name the principal or a group it belongs to, with a permission that grants P (itself or by
  * implication in the kind's catalog).
  *
- * Policies and groups are indexed per org, by target kind and by principal, and rebuilt only when the store's change
- * counters for those kinds move; a check therefore costs in proportion to the grants the caller holds on one kind,
+ * Policies and groups (members by link, and users matched by a group's memberQuery) are indexed per org, by target
+ * kind and by principal, and rebuilt only when the store's change counters for policies, groups or users move; a check therefore costs in proportion to the grants the caller holds on one kind,
  * never to the number of records or policies.
  */
 
@@ -32,8 +32,8 @@ interface Grant {
 }
 
 interface OrgIndex {
-  policyCounter: number;
-  groupCounter: number;
+  /** Change counters of policy, group and user when the index was built. */
+  counters: readonly number[];
   policiesByKind: Map<Kind, PolicyEntry[]>;
   /** kind → principal link → grants */
   grants: Map<Kind, Map<string, Grant[]>>;
@@ -76,7 +76,16 @@ export function selfLinkOf(doc: JsonObject): string {
 
 const RELEVANT_MEMO_MAX = 50_000;
 
-function buildIndex(org: string, policies: JsonObject[], groups: JsonObject[], counters: [number, number]): OrgIndex {
+/** The kinds an org's index is built from; a write to any of them rebuilds it. */
+const INDEXED_KINDS = ["policy", "group", "user"] as const;
+
+function buildIndex(
+  org: string,
+  policies: JsonObject[],
+  groups: JsonObject[],
+  users: JsonObject[],
+  counters: readonly number[],
+): OrgIndex {
   const policiesByKind = new Map<Kind, PolicyEntry[]>();
   const grants = new Map<Kind, Map<string, Grant[]>>();
   for (const policy of policies) {
@@ -109,15 +118,20 @@ function buildIndex(org: string, policies: JsonObject[], groups: JsonObject[], c
   const groupsOf = new Map<string, string[]>();
   for (const group of groups) {
     const groupLink = selfLinkOf(group) || selfLink(org, "group", String(group["name"]));
-    for (const member of new Set(strings(group["memberLinks"]).map((l) => normalizeLink(org, l)))) {
+    const members = new Set(strings(group["memberLinks"]).map((l) => normalizeLink(org, l)));
+    // memberQuery adds the org's users it matches (evaluated here, once per change, never per request).
+    const memberQuery = group["memberQuery"];
+    if (isObject(memberQuery)) {
+      for (const user of users) if (targetQueryMatches(memberQuery, user)) members.add(selfLinkOf(user));
+    }
+    for (const member of members) {
       let list = groupsOf.get(member);
       if (!list) groupsOf.set(member, (list = []));
       list.push(groupLink);
     }
   }
   return {
-    policyCounter: counters[0],
-    groupCounter: counters[1],
+    counters,
     policiesByKind,
     grants,
     groupsOf,
@@ -214,26 +228,25 @@ export class Authorizer {
 
   constructor(private readonly store: Store) {}
 
-  /** The current authorization view of `org`; rebuilt only when policies or groups changed. */
+  /** The current authorization view of `org`; rebuilt only when policies, groups or users changed. */
   async forOrg(org: string): Promise<OrgAuthz> {
-    const [policyCounter, groupCounter] = await Promise.all([
-      this.store.changeCounter(org, "policy"),
-      this.store.changeCounter(org, "group"),
-    ]);
+    const counters: number[] = [];
+    for (const kind of INDEXED_KINDS) counters.push(await this.store.changeCounter(org, kind));
     const cached = this.indexes.get(org);
-    if (cached && cached.policyCounter === policyCounter && cached.groupCounter === groupCounter) {
-      return new OrgAuthz(org, cached);
-    }
-    const key = `${org}\n${policyCounter}\n${groupCounter}`;
+    if (cached && cached.counters.every((c, i) => c === counters[i])) return new OrgAuthz(org, cached);
+    const key = `${org}\n${counters.join(",")}`;
     let pending = this.building.get(key);
     if (!pending) {
       pending = (async () => {
         const [policies, groups] = await Promise.all([this.store.list(org, "policy"), this.store.list(org, "group")]);
+        const queried = groups.some((g) => isObject(g.doc["memberQuery"]));
+        const users = queried ? await this.store.list(org, "user") : [];
         const index = buildIndex(
           org,
           policies.map((r) => r.doc),
           groups.map((r) => r.doc),
-          [policyCounter, groupCounter],
+          users.map((r) => r.doc),
+          counters,
         );
         this.indexes.set(org, index);
         return index;

@@ -301,4 +301,32 @@ describe("authorization follows policy and group changes immediately", () => {
     expect(manage.status).toBe(200);
     expect((await implied.delete(`/org/${ORG}/auditctx/app-events`)).status).toBe(204);
   });
+
+  it("a group's memberQuery makes the matching users members, following user changes", async () => {
+    for (const [email, team] of [
+      ["ana@example.com", "core"],
+      ["ben@example.com", "web"],
+    ] as const) {
+      expect((await admin(server).post(`/org/${ORG}/user`, { email, tags: { team } })).status).toBe(201);
+    }
+    const group = await admin(server).post(`/org/${ORG}/group`, {
+      name: "core-team",
+      memberQuery: { spec: { terms: [{ tag: "team", value: "core" }] } },
+    });
+    expect(group.status).toBe(201);
+    const policy = await admin(server).post(`/org/${ORG}/policy`, {
+      name: "core-accounts",
+      targetKind: "cloudaccount",
+      target: "all",
+      bindings: [{ permissions: ["view"], principalLinks: ["//group/core-team"] }],
+    });
+    expect(policy.status).toBe(201);
+    const ana = as(server, bearer(await jwtFor("ana@example.com")));
+    const ben = as(server, bearer(await jwtFor("ben@example.com")));
+    expect(field<unknown[]>((await ana.get(`/org/${ORG}/cloudaccount`)).body, "items")).toHaveLength(2);
+    expect(field((await ben.get(`/org/${ORG}/cloudaccount`)).body, "items")).toEqual([]);
+    const moved = await admin(server).patch(`/org/${ORG}/user/ben@example.com`, { tags: { team: "core" } });
+    expect(moved.status).toBe(200);
+    expect(field<unknown[]>((await ben.get(`/org/${ORG}/cloudaccount`)).body, "items")).toHaveLength(2);
+  });
 });
