@@ -193,6 +193,8 @@ export function validCreateBody(kind: string, name: string): Record<string, unkn
           provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool" }] } },
         },
       };
+    case "location":
+      return { name, provider: "byok", description: "a byok location" };
     case "auditctx":
       return { name, description: "an audit context" };
     default:
