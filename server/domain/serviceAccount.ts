@@ -7,7 +7,7 @@ import {
   serviceAccountPatch,
 } from "../../api/schemas/serviceAccount.js";
 import { sha256Hex } from "../auth/authn.js";
-import { badRequest } from "../errors.js";
+import { badRequest, forbidden } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { builtinMessage, isBuiltin, isObject } from "./common.js";
 import type { KindRules } from "./rules.js";
@@ -64,7 +64,9 @@ export const serviceAccountRules: KindRules = {
       secretResponse: true,
       async run(ctx) {
         if (isBuiltin(ctx.record)) {
-          throw badRequest([{ path: "", message: "keys of the builtin service account are managed by the server" }]);
+          throw forbidden(
+            `Keys of the builtin service account ${String(ctx.record["name"])} are managed by the server`,
+          );
         }
         const parsed = serviceAccountKeyCreate().safeParse(ctx.body);
         if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));

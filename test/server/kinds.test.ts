@@ -189,7 +189,9 @@ describe("kind rules", () => {
       apiError(403, "Forbidden", "The builtin group viewers cannot be deleted"),
     );
     expect((await admin(server).delete(`/org/${ORG}/serviceaccount/controlplane`)).status).toBe(403);
-    expect((await admin(server).post(`/org/${ORG}/serviceaccount/controlplane/-addKey`, {})).status).toBe(400);
+    expect((await admin(server).post(`/org/${ORG}/serviceaccount/controlplane/-addKey`, {})).body).toEqual(
+      apiError(403, "Forbidden", "Keys of the builtin service account controlplane are managed by the server"),
+    );
   });
 
   it("a gvc gets its own per-gvc quotas, cannot be deleted while it holds volume sets, and takes its quotas along", async () => {
