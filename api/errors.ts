@@ -109,6 +109,12 @@ export function issuesFromZod(error: z.ZodError, prefix: readonly PropertyKey[] 
         message: `Unknown field "${key}"`,
       }));
     }
+    // A bad record key: zod's own message is "Invalid key in record"; the key schema's message names the rule.
+    if (zodIssue.code === "invalid_key") {
+      const key = String(zodIssue.path.at(-1));
+      const rules = zodIssue.issues.map((inner) => inner.message).join("; ");
+      return [{ path: issuePath([...prefix, ...zodIssue.path]), message: `Key "${key}" ${rules}` }];
+    }
     return [{ path: issuePath([...prefix, ...zodIssue.path]), message: zodIssue.message }];
   });
 }

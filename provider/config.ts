@@ -41,6 +41,15 @@ function present(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value.trim();
 }
 
+function stackValue(options: ResolveConfigOptions, key: string): string | undefined {
+  return present(options.stackConfig?.get(`cpln:${key}`));
+}
+
+/** The org alone, by the same precedence; needs no token (a provider's `check` sends no request). */
+export function resolveOrg(options: ResolveConfigOptions = {}): string | undefined {
+  return present(options.inputOrg) ?? stackValue(options, "org") ?? present((options.env ?? process.env).CPLN_ORG);
+}
+
 /** The endpoint, token and org (without requiring the org: some calls, like `about`, need none). */
 export function resolveConnection(options: ResolveConfigOptions = {}): {
   org: string | undefined;
@@ -48,8 +57,8 @@ export function resolveConnection(options: ResolveConfigOptions = {}): {
   token: string;
 } {
   const env = options.env ?? process.env;
-  const stack = (key: string): string | undefined => present(options.stackConfig?.get(`cpln:${key}`));
-  const org = present(options.inputOrg) ?? stack("org") ?? present(env.CPLN_ORG);
+  const stack = (key: string): string | undefined => stackValue(options, key);
+  const org = resolveOrg(options);
   const endpoint = stack("endpoint") ?? present(env.CPLN_ENDPOINT) ?? defaultEndpoint;
   const token = stack("token") ?? present(env.CPLN_TOKEN);
   if (token === undefined) {

@@ -6,7 +6,7 @@
  */
 import { parseLink } from "../api/links.js";
 import { CplnClient, type PolicyCreateBody, type VolumeSetCreateBody } from "./client/index.js";
-import { resolveConfig, resolveConnection, type StackConfig } from "./config.js";
+import { resolveConfig, resolveOrg, type StackConfig } from "./config.js";
 import { resources } from "./index.js";
 import {
   checkInputs,
@@ -102,14 +102,7 @@ async function describing<T>(what: string, run: () => Promise<T>): Promise<T> {
 // ---- the operations the dynamic providers delegate to ------------------------------------------------------------------
 
 export async function check(typeName: ResourceTypeName, olds: Props, news: Props): Promise<CheckOutcome> {
-  return checkInputs(definition(typeName), olds, news, () => {
-    try {
-      return resolveConnection({ stackConfig }).org;
-    } catch {
-      // Without a token there is still an org to check against; the token is required when a request is made.
-      return stackValues["cpln:org"] ?? process.env.CPLN_ORG;
-    }
-  });
+  return checkInputs(definition(typeName), olds, news, () => resolveOrg({ stackConfig }));
 }
 
 export async function diff(typeName: ResourceTypeName, _id: string, olds: Props, news: Props): Promise<DiffOutcome> {

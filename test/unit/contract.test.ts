@@ -308,6 +308,17 @@ describe("volume set spec limits", () => {
     expect(paths(volumeSetSpec(), {})).toEqual(["initialCapacity"]);
   });
 
+  it("names the rule a bad customEncryption region key breaks", () => {
+    expect(
+      issuesOf(volumeSetSpec(), { initialCapacity: 10, customEncryption: { regions: { "gcp-x": { keyId: "k" } } } }),
+    ).toEqual([
+      {
+        path: "customEncryption.regions.gcp-x",
+        message: 'Key "gcp-x" must be an AWS location name such as aws-us-east-1',
+      },
+    ]);
+  });
+
   it("accepts only the documented enums", () => {
     for (const c of ["general-purpose-ssd", "high-throughput-ssd", "shared"])
       expect(at({ performanceClass: c })).toEqual([]);
