@@ -123,6 +123,12 @@ export function buildOpenApi(version: string): JsonSchema {
       requestBody: jsonBody(`${name}Patch`),
       responses: { "200": response("The object", name), ...errorResponses(400, 401, 403, 404, 409) },
     });
+    add(item, "put", {
+      tags,
+      summary: `Replace a ${kind} (fields left out are removed; read-only fields may be echoed)`,
+      requestBody: jsonBody(name),
+      responses: { "200": response("The object", name), ...errorResponses(400, 401, 403, 404, 409) },
+    });
     add(item, "delete", {
       tags,
       summary: `Delete a ${kind}`,

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { z } from "zod";
 import { ErrorCode, issuesFromZod, type Issue } from "../../api/errors.js";
 import { impliedMap, kinds, type Kind } from "../../api/kinds.js";
 import { collectionPath, selfLink } from "../../api/links.js";
@@ -23,6 +24,7 @@ const SERVER_FIELDS = ["kind", "id", "name", "version", "created", "lastModified
 const ECHOED_FIELDS = ["version", "id", "kind", "name", "created", "lastModified", "links", "status"] as const;
 
 const PATCH_ATTEMPTS = 5;
+const REPLACE = "$replace/";
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -246,7 +248,35 @@ export class RecordService {
     await tx.replace({ ...quota, doc }, quota.version);
   }
 
-  async patch(call: Call, kind: Kind, key: string, rawBody: unknown): Promise<JsonObject> {
+  /**
+   * PUT to an object: the body is the whole desired object. Every field a PATCH can replace is set to the body's
+   * value, or removed when the body leaves it out; read-only fields may be echoed as in a PATCH. Runs as the
+   * equivalent PATCH, so the same checks (version, immutable and read-only fields, validation) apply.
+   */
+  async put(call: Call, kind: Kind, key: string, rawBody: unknown): Promise<JsonObject> {
+    const body = requireObject(rawBody, "The request body");
+    const schema = this.rules[kind].patchBody?.();
+    const replaceable =
+      schema instanceof z.ZodObject
+        ? Object.keys(schema.shape)
+            .filter((k) => k.startsWith(REPLACE))
+            .map((k) => k.slice(REPLACE.length))
+        : [];
+    const patch: JsonObject = {};
+    for (const [field, value] of Object.entries(body)) if (!replaceable.includes(field)) patch[field] = value;
+    // Common fields left out get their create defaults: description = name, no tags.
+    const defaults: JsonObject = { description: key, tags: {} };
+    for (const field of replaceable) patch[`${REPLACE}${field}`] = body[field] ?? defaults[field] ?? null;
+    return this.patch(call, kind, key, patch, (path) => (path.startsWith(REPLACE) ? path.slice(REPLACE.length) : path));
+  }
+
+  async patch(
+    call: Call,
+    kind: Kind,
+    key: string,
+    rawBody: unknown,
+    bodyPath: (path: string) => string = (path) => path,
+  ): Promise<JsonObject> {
     const rules = this.rules[kind];
     const body = requireObject(rawBody, "The patch body");
     const { record: visible, authz } = await this.loadVisible(call, kind, key);
@@ -257,7 +287,9 @@ export class RecordService {
     if (editForbidden) throw forbidden(editForbidden);
     if (!rules.patchBody) throw new ApiFailure(ErrorCode.MethodNotAllowed, `Objects of kind ${kind} cannot be patched`);
     const parsed = rules.patchBody().safeParse(body);
-    if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+    if (!parsed.success) {
+      throw badRequest(issuesFromZod(parsed.error).map((i) => ({ path: bodyPath(i.path), message: i.message })));
+    }
     const expectedVersion = body["version"];
     const patch: JsonObject = { ...body };
     for (const field of [...ECHOED_FIELDS, ...(rules.ignoredInPatch ?? [])]) delete patch[field];
@@ -274,7 +306,7 @@ export class RecordService {
         try {
           next = applyPatch(previous, patch, this.patchRulesOf(kind)) as JsonObject;
         } catch (error) {
-          if (error instanceof PatchError) throw badRequest([{ path: error.path, message: error.reason }]);
+          if (error instanceof PatchError) throw badRequest([{ path: bodyPath(error.path), message: error.reason }]);
           throw error;
         }
         for (const field of rules.preserved) {

@@ -45,6 +45,7 @@ function registerKind(app: FastifyInstance, records: RecordService, kind: Kind, 
   app.get(`${base}/-schema/permissions`, async (request) => records.permissions(callOf(request), kind));
   app.get(item, async (request) => records.get(callOf(request), kind, nameOf(request)));
   app.patch(item, async (request) => records.patch(callOf(request), kind, nameOf(request), request.body));
+  app.put(item, async (request) => records.put(callOf(request), kind, nameOf(request), request.body));
   app.delete(item, async (request, reply) => {
     await records.delete(callOf(request), kind, nameOf(request));
     return reply.code(204).send();

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/index.js";
-import { ANY_TIME, ORG, admin, apiError, field, start, type Answer } from "./helpers.js";
+import { ADMIN_KEY, ANY_TIME, ORG, admin, apiError, bearer, call, field, start, type Answer } from "./helpers.js";
 
 let server: RunningServer;
 const policyUrl = `/org/${ORG}/policy/pp`;
@@ -347,5 +347,38 @@ describe("versions, builtins and immutable fields", () => {
     });
     expect(sneaky.status).toBe(200);
     expect(field(sneaky.body, "keys")).toEqual([{ name: k2, created: ANY_TIME, description: "two" }]);
+  });
+});
+
+describe("PUT replaces the whole object", () => {
+  it("sets every replaceable field from the body, removes the ones left out, and bumps the version", async () => {
+    const read = await admin(server).get(policyUrl);
+    const body = { ...(read.body as Record<string, unknown>) };
+    delete body["targetQuery"];
+    delete body["tags"];
+    body["bindings"] = [{ permissions: ["manage"], principalLinks: ["//group/ga"] }];
+    const put = await call(server, "PUT", policyUrl, { auth: bearer(ADMIN_KEY), body });
+    expect(put.status).toBe(200);
+    expect(policyFields(put)).toEqual({
+      ...original,
+      tags: {},
+      targetQuery: undefined,
+      bindings: [{ permissions: ["manage"], principalLinks: [g("ga")] }],
+      version: 2,
+    });
+  });
+
+  it("409 for a stale version, 400 naming the field for an immutable change or an invalid value", async () => {
+    const read = (await admin(server).get(policyUrl)).body as Record<string, unknown>;
+    const auth = bearer(ADMIN_KEY);
+    expect((await call(server, "PUT", policyUrl, { auth, body: { ...read, version: 0 } })).status).toBe(409);
+    const kind = await call(server, "PUT", policyUrl, { auth, body: { ...read, targetKind: "group" } });
+    expect(field(kind.body, "details", "issues")).toEqual([
+      { path: "targetKind", message: "is immutable: it cannot change after the object is created" },
+    ]);
+    const invalid = await call(server, "PUT", policyUrl, { auth, body: { ...read, targetLinks: "//cloudaccount/x" } });
+    expect(invalid.status).toBe(400);
+    expect(field(invalid.body, "details", "issues", 0, "path")).toBe("targetLinks");
+    expect(field((await admin(server).get(policyUrl)).body, "version")).toBe(1);
   });
 });
