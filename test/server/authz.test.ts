@@ -3,6 +3,10 @@
  * a principal with no grants, a viewer (JWT user in the builtin viewers group), an editor (service account whose
  * group holds `edit` policies) and a superuser (service account in the builtin superusers group).
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/index.js";
 import {
@@ -328,5 +332,37 @@ describe("authorization follows policy and group changes immediately", () => {
     const moved = await admin(server).patch(`/org/${ORG}/user/ben@example.com`, { tags: { team: "core" } });
     expect(moved.status).toBe(200);
     expect(field<unknown[]>((await ben.get(`/org/${ORG}/cloudaccount`)).body, "items")).toHaveLength(2);
+  });
+});
+
+describe("JWTs verified with a JWKS file", () => {
+  it("accepts a token signed by a key of the file and refuses one signed by another key", async () => {
+    const trusted = await generateKeyPair("RS256");
+    const other = await generateKeyPair("RS256");
+    const dir = mkdtempSync(join(tmpdir(), "cpln-jwks-"));
+    const file = join(dir, "jwks.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ keys: [{ ...(await exportJWK(trusted.publicKey)), kid: "k1", alg: "RS256" }] }),
+    );
+    const jwks = await start({ jwt: { jwksFile: file, issuer: "https://idp.test", audience: "cpln" } });
+    try {
+      await addMember(jwks, "viewers", "//user/rs@example.com");
+      const sign = (key: Parameters<SignJWT["sign"]>[0]) =>
+        new SignJWT({ email: "rs@example.com" })
+          .setProtectedHeader({ alg: "RS256", kid: "k1" })
+          .setIssuer("https://idp.test")
+          .setAudience("cpln")
+          .setExpirationTime("10m")
+          .sign(key);
+      expect((await as(jwks, bearer(await sign(trusted.privateKey))).get(`/org/${ORG}/group`)).status).toBe(200);
+      const forged = await as(jwks, bearer(await sign(other.privateKey))).get(`/org/${ORG}/group`);
+      expect(forged.body).toEqual(
+        apiError(401, "Unauthorized", "Invalid token (ERR_JWS_SIGNATURE_VERIFICATION_FAILED)"),
+      );
+    } finally {
+      await jwks.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@ import { PassThrough } from "node:stream";
 import Ajv2020 from "ajv/dist/2020.js";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseFaults } from "../../server/faults.js";
 import type { RunningServer } from "../../server/index.js";
 import { ADMIN_KEY, ANY_ID, ORG, admin, apiError, field, start } from "./helpers.js";
 
@@ -197,6 +198,19 @@ describe("request log", () => {
 });
 
 describe("fault injection", () => {
+  it("parses the CLI form and rejects bad settings with the rule", () => {
+    expect(parseFaults("rate=0.2,modes=503+429+cut,delayMs=50,seed=7")).toEqual({
+      rate: 0.2,
+      modes: ["503", "429", "cut"],
+      delayMs: 50,
+      seed: 7,
+    });
+    expect(() => parseFaults("rate=2,modes=503")).toThrow("faults.rate must be a number between 0 and 1 (got 2)");
+    expect(() => parseFaults("rate=0.5,modes=boom")).toThrow('Unknown fault mode "boom" (use 503, 429, delay, cut)');
+    expect(() => parseFaults("rate=0.5")).toThrow("faults.modes must list at least one of 503, 429, delay, cut");
+    expect(() => parseFaults("often=1")).toThrow('Unknown fault option "often" (use rate, modes, delayMs, seed)');
+  });
+
   it("503 and 429 answer before the handler runs (nothing changes), with Retry-After", async () => {
     for (const mode of ["503", "429"] as const) {
       server.setFaults({ rate: 1, modes: [mode] });
