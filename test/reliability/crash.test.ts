@@ -266,52 +266,56 @@ afterAll(async () => {
 });
 
 describe("cpln-local killed with SIGKILL under concurrent writes", () => {
-  it(`survives ${KILLS} kills: integrity_check ok, every acknowledged write present, versions consistent`, async () => {
-    const dataFile = path.join(workDir, "crash.db");
-    const random = seededRandom(SEED);
-    const ledger: Ledger[] = [];
-    const unexpected: string[] = [];
-    let crashes = 0;
-    let acknowledged = 0;
-    let verifiedWrites = 0;
-    let lateCommits = 0;
-    const started = performance.now();
+  it(
+    `survives ${KILLS} kills: integrity_check ok, every acknowledged write present, versions consistent`,
+    async () => {
+      const dataFile = path.join(workDir, "crash.db");
+      const random = seededRandom(SEED);
+      const ledger: Ledger[] = [];
+      const unexpected: string[] = [];
+      let crashes = 0;
+      let acknowledged = 0;
+      let verifiedWrites = 0;
+      let lateCommits = 0;
+      const started = performance.now();
 
-    for (let life = 0; life < KILLS; life++) {
-      running = await startChild(dataFile);
-      const child = running;
-      const writers = Array.from({ length: WRITERS }, (_, w) => writer(child.url, life, w, ledger, unexpected));
-      // Kill somewhere between 300 ms and 1.5 s into the writes (a fresh process answers its first requests slowly).
-      await sleep(300 + Math.floor(random() * 1200));
-      child.process.kill("SIGKILL");
-      await child.exited;
-      expect(child.process.signalCode).toBe("SIGKILL");
-      crashes++;
-      acknowledged += (await Promise.all(writers)).reduce((a, b) => a + b, 0);
-      expect(unexpected, `answers other than the expected 2xx (seed ${SEED})`).toEqual([]);
+      for (let life = 0; life < KILLS; life++) {
+        running = await startChild(dataFile);
+        const child = running;
+        const writers = Array.from({ length: WRITERS }, (_, w) => writer(child.url, life, w, ledger, unexpected));
+        // Kill somewhere between 300 ms and 1.5 s into the writes (a fresh process answers its first requests slowly).
+        await sleep(300 + Math.floor(random() * 1200));
+        child.process.kill("SIGKILL");
+        await child.exited;
+        expect(child.process.signalCode).toBe("SIGKILL");
+        crashes++;
+        acknowledged += (await Promise.all(writers)).reduce((a, b) => a + b, 0);
+        expect(unexpected, `answers other than the expected 2xx (seed ${SEED})`).toEqual([]);
 
-      const db = new Database(dataFile, { readonly: true, fileMustExist: true });
-      try {
-        expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-      } finally {
-        db.close();
+        const db = new Database(dataFile, { readonly: true, fileMustExist: true });
+        try {
+          expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+        } finally {
+          db.close();
+        }
+
+        running = await startChild(dataFile);
+        const { writes, unacknowledgedCommitted, problems } = await verify(running.url, ledger);
+        expect(problems, `after kill ${life + 1} (seed ${SEED})`).toEqual([]);
+        verifiedWrites = writes;
+        lateCommits = unacknowledgedCommitted;
+        running.process.kill("SIGTERM");
+        await running.exited;
       }
-
-      running = await startChild(dataFile);
-      const { writes, unacknowledgedCommitted, problems } = await verify(running.url, ledger);
-      expect(problems, `after kill ${life + 1} (seed ${SEED})`).toEqual([]);
-      verifiedWrites = writes;
-      lateCommits = unacknowledgedCommitted;
-      running.process.kill("SIGTERM");
-      await running.exited;
-    }
-    const ms = performance.now() - started;
-    expect(verifiedWrites).toBe(acknowledged);
-    // The kills must land while writes are in flight, or the test proves nothing.
-    expect(acknowledged).toBeGreaterThan(KILLS * WRITERS);
-    report(
-      `crash: ${crashes} SIGKILLs survived, ${verifiedWrites} acknowledged writes verified after restart ` +
-        `(${ledger.length} records; ${lateCommits} unacknowledged writes had committed; seed ${SEED}) in ${(ms / 1000).toFixed(1)} s`,
-    );
-  });
+      const ms = performance.now() - started;
+      expect(verifiedWrites).toBe(acknowledged);
+      // The kills must land while writes are in flight, or the test proves nothing.
+      expect(acknowledged).toBeGreaterThan(KILLS * WRITERS);
+      report(
+        `crash: ${crashes} SIGKILLs survived, ${verifiedWrites} acknowledged writes verified after restart ` +
+          `(${ledger.length} records; ${lateCommits} unacknowledged writes had committed; seed ${SEED}) in ${(ms / 1000).toFixed(1)} s`,
+      );
+    },
+    sized(60_000, 300_000),
+  );
 });
