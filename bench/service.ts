@@ -21,6 +21,9 @@ interface Shape {
   expectStatus: number;
 }
 
+/** Numbers request bodies across every load of the run, so POSTs never reuse a name (a 409 is not a create). */
+let bodySequence = 0;
+
 interface Load {
   rps: number;
   n: number;
@@ -37,7 +40,6 @@ async function load(
   seconds: number,
   connections: number,
 ): Promise<Load> {
-  let counter = 0;
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (shape.body) headers["content-type"] = "application/json";
   const result = await autocannon({
@@ -51,7 +53,8 @@ async function load(
         method: shape.method,
         path: shape.path,
         headers,
-        setupRequest: (request) => (shape.body ? { ...request, body: JSON.stringify(shape.body(counter++)) } : request),
+        setupRequest: (request) =>
+          shape.body ? { ...request, body: JSON.stringify(shape.body(bodySequence++)) } : request,
       },
     ],
   });
@@ -133,6 +136,8 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         bareRounds.push(await load(bare, ctx.adminKey, bareShape, seconds, connections));
         serverRounds.push(await load(server, ctx.adminKey, shape, seconds, connections));
       }
+      const failed = serverRounds.reduce((sum, l) => sum + l.non2xx + l.errors, 0);
+      if (failed > 0) report.note(`service: ${shape.key}: ${failed} requests were not answered ${shape.expectStatus}`);
       const ratios = serverRounds.map((r, i) => r.rps / (bareRounds[i]?.rps ?? Number.NaN));
       const settings = { connections, pipelining: 1, secondsPerRound: seconds, rounds };
       const figure = (name: string, title: string, loads: Load[]) =>
