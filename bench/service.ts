@@ -137,7 +137,8 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         serverRounds.push(await load(server, ctx.adminKey, shape, seconds, connections));
       }
       const failed = serverRounds.reduce((sum, l) => sum + l.non2xx + l.errors, 0);
-      if (failed > 0) report.note(`service: ${shape.key}: ${failed} requests were not answered ${shape.expectStatus}`);
+      if (failed > 0)
+        report.note(`service: ${shape.key}: ${failed} requests got a non-2xx answer or a connection error`);
       const ratios = serverRounds.map((r, i) => r.rps / (bareRounds[i]?.rps ?? Number.NaN));
       const settings = { connections, pipelining: 1, secondsPerRound: seconds, rounds };
       const figure = (name: string, title: string, loads: Load[]) =>
