@@ -1,0 +1,152 @@
+/**
+ * Renders a run (`bench/results/latest.json` by default) as the Markdown tables of `bench/README.md`:
+ * `node dist/bench/render.js [file]`.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { repoRoot } from "./lib/procs.js";
+import type { Figure } from "./lib/report.js";
+
+interface Run {
+  command: string;
+  mode: string;
+  started: string;
+  seconds: number;
+  machine: Record<string, unknown>;
+  figures: Figure[];
+  notes: string[];
+}
+
+const fmt = (value: number | undefined, digits = 1): string =>
+  value === undefined || !Number.isFinite(value) ? "–" : value.toFixed(digits);
+
+function table(header: string[], rows: string[][]): string {
+  return [
+    `| ${header.join(" | ")} |`,
+    `|${header.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
+}
+
+export function render(run: Run): string {
+  const by = new Map(run.figures.map((f) => [f.name, f]));
+  const get = (name: string) => by.get(name);
+  const met = (f: Figure | undefined) => (f?.target === undefined ? "" : `${f.target} ${f.met ? "✓" : "✗ missed"}`);
+  const m = run.machine;
+  const out: string[] = [];
+  out.push(
+    `Command \`${run.command}\`, ${run.started} (${run.seconds} s). Machine: ${String(m["cpus"])} × ${String(m["cpuModel"])}, ` +
+      `${String(m["totalMemoryMiB"])} MiB, ${String(m["platform"])}, node ${String(m["node"])}; load average at the end ` +
+      `${JSON.stringify(m["loadAverage"])} (shared with other work: absolute times are noise, ratios are the figures).`,
+  );
+
+  const kinds = ["volumeset", "policy", "location"];
+  const steps = ["create", "noop-preview", "update-field", "update-binding", "read", "delete"];
+  out.push("\n**1. HTTP requests per operation** (from the server's request log; target in brackets)\n");
+  out.push(
+    table(
+      ["resource", ...steps],
+      kinds.map((k) => [
+        k,
+        ...steps.map((s) => {
+          const f = get(`requests.${k}.${s}`);
+          return f ? `${f.value} (${String(f.target).replace(/\s+/g, "")})${f.met ? "" : " ✗"}` : "–";
+        }),
+      ]),
+    ),
+  );
+
+  out.push("\n**2. Provider throughput** (concurrency 16; latency per operation in ms)\n");
+  const providerRows = [
+    ["create: Check + Create", "provider.create.ops", "provider.create.ratio-to-raw-create", "raw POST"],
+    ["update: Check + Diff + Update", "provider.update.ops", "provider.update.ratio-to-raw-patch", "raw PATCH"],
+    ["… Check + Diff alone", "provider.update-plan.ops", undefined, ""],
+    ["… Update RPC alone", "provider.update-rpc.ops", "provider.update-rpc.ratio-to-raw-patch", "raw PATCH"],
+    ["delete", "provider.delete.ops", "provider.delete.ratio-to-raw-delete", "raw DELETE"],
+    ["raw `CplnClient` POST", "provider.raw-client-create.ops", undefined, ""],
+    ["raw `CplnClient` PATCH", "provider.raw-client-patch.ops", undefined, ""],
+    ["raw `CplnClient` DELETE", "provider.raw-client-delete.ops", undefined, ""],
+  ] as const;
+  out.push(
+    table(
+      ["operation", "ops/s", "p50", "p99", "ratio", "target"],
+      providerRows.map(([label, name, ratioName, against]) => {
+        const f = get(name);
+        const r = ratioName ? get(ratioName) : undefined;
+        return [label, fmt(f?.value, 0), fmt(f?.p50), fmt(f?.p99), r ? `${fmt(r.value, 2)} of ${against}` : "", met(r)];
+      }),
+    ),
+  );
+
+  out.push("\n**3. Service throughput** (autocannon, 10 connections; median of alternating rounds; latency in ms)\n");
+  const shapes = [
+    ["GET one volume set", "get"],
+    ["PATCH one volume set", "patch"],
+    ["POST create", "post"],
+    ["GET list of 100", "list100"],
+  ] as const;
+  out.push(
+    table(
+      ["request", "cpln-local req/s", "p50", "p99", "bare fastify req/s", "ratio", "target"],
+      shapes.map(([label, key]) => {
+        const f = get(`service.${key}.rps`);
+        const b = get(`service.bare-${key}.rps`);
+        const r = get(`service.${key}.ratio-to-bare`);
+        return [label, fmt(f?.value, 0), fmt(f?.p50, 0), fmt(f?.p99, 0), fmt(b?.value, 0), fmt(r?.value, 2), met(r)];
+      }),
+    ),
+  );
+
+  const cells = run.figures.filter((f) => /^scale\.list\.n\d+\.p\d+$/.test(f.name));
+  const ns = [...new Set(cells.map((f) => Number(f["records"])))].sort((a, b) => a - b);
+  const ps = [...new Set(cells.map((f) => Number(f["policies"])))].sort((a, b) => a - b);
+  out.push(
+    "\n**4. Scaling** (p50 ms over HTTP, as a non-superuser whose group policy grants view on half the records)\n",
+  );
+  const rows: string[][] = [];
+  for (const n of ns) {
+    for (const p of ps) {
+      const list = get(`scale.list.n${n}.p${p}`);
+      rows.push([
+        String(n),
+        String(p),
+        `${fmt(list?.value)}${list?.target ? (list.met ? " ✓" : " ✗") : ""}`,
+        fmt(get(`scale.query.n${n}.p${p}`)?.value),
+        fmt(get(`scale.accessreport.n${n}.p${p}`)?.value, 2),
+        p === ps[ps.length - 1] ? fmt(get(`scale.list-superuser.n${n}.p${p}`)?.value) : "",
+      ]);
+    }
+  }
+  out.push(table(["N", "P", "list", "query", "access report", "list as superuser"], rows));
+  const growth = run.figures.filter((f) => f.name.includes(".growth-"));
+  if (growth.length) {
+    out.push(
+      `\nGrowth: ${growth
+        .filter((f) => f.name.startsWith("scale.list.") || f.name.startsWith("scale.query."))
+        .map((f) => `${f.name.replace("scale.", "").replace(".growth-", " ")} ×${fmt(f.value, 2)}`)
+        .join("; ")} (linear in N would be ×10; flat in P ×1).`,
+    );
+  }
+
+  out.push("\n**5. Footprint**\n");
+  const startRows = [
+    ["cold start, new data file (seeds built-ins)", "footprint.cold-start.new-data-file", "ms"],
+    ["cold start, existing data file", "footprint.cold-start.existing-data-file", "ms"],
+    ["bare fastify process, same measure", "footprint.cold-start.bare-fastify", "ms"],
+    ...ns.map((n) => [`RSS of the server with ${n} volume sets`, `footprint.rss.n${n}`, "MiB"]),
+    ["SQLite file per 1,000 volume sets", "footprint.sqlite-per-1k-volumesets", "KiB"],
+  ];
+  out.push(
+    table(
+      ["what", "value"],
+      startRows.map(([label, name, unit]) => [label ?? "", `${fmt(get(name ?? "")?.value, 0)} ${unit}`]),
+    ),
+  );
+  if (run.notes.length) out.push(`\nNotes: ${run.notes.join("; ")}`);
+  return out.join("\n");
+}
+
+if (require.main === module) {
+  const file = process.argv[2] ?? path.join(repoRoot, "bench", "results", "latest.json");
+  process.stdout.write(`${render(JSON.parse(readFileSync(file, "utf8")) as Run)}\n`);
+}
