@@ -491,6 +491,31 @@ describe("ambiguous writes through the host, one at a time", () => {
     await deleteOne(created);
   });
 
+  // At 20% faults (15% of attempts refused or cut) an operation fails whenever its retry budget runs out first: with
+  // 5 attempts that is 0.15^5 ≈ 7.6e-5 per operation, ~7% of 1,000-request lifecycles. "0 failed operations" needs
+  // a budget that outlasts a burst of 8 (0.15^9 ≈ 4e-8); the 60 s deadline still bounds the whole call.
+  it("a burst of 8 refused attempts (429) does not fail a create: the retry budget outlasts it", async () => {
+    server.clearRequests();
+    server.setFaults(seedFor([...Array<FaultMode>(8).fill("429"), ...quiet], ["429"]));
+    const created = await createOne({
+      type: "Policy",
+      name: "burst",
+      args: {
+        name: "burst",
+        targetKind: "group",
+        target: "all",
+        bindings: [{ permissions: ["view"], principalLinks: ["//group/viewers"] }],
+      },
+    });
+    server.setFaults(undefined);
+    expect(server.requests().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      ...Array<string>(8).fill(`POST /org/${ORG}/policy 429`),
+      `POST /org/${ORG}/policy 201`,
+    ]);
+    expect(created.outputs["version"]).toBe(1);
+    await deleteOne(created);
+  });
+
   it("a cut `$append/` patch is recognised: not sent again, applied once", async () => {
     const created = await createOne({
       type: "Policy",
