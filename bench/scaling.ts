@@ -240,6 +240,7 @@ export async function scaling(ctx: BenchContext, report: Report): Promise<Scalin
         unit: "MiB",
         n: 1,
         heapUsedMiB: (stats.heapUsed ?? 0) / 2 ** 20,
+        heapLiveAfterGcMiB: (stats.heapLive ?? Number.NaN) / 2 ** 20,
         records: n,
         policies: ps[ps.length - 1],
         after: "list, query and access report requests",

@@ -180,7 +180,7 @@ export async function forkStoreServer(options: {
   const child = fork(
     path.join(distDir, "bench", "servers", "store-server.js"),
     [String(port), options.data, options.org, options.adminKey],
-    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe", "ipc"], execArgv: options.nodeArgs ?? [] },
+    { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe", "ipc"], execArgv: ["--expose-gc", ...(options.nodeArgs ?? [])] },
   );
   const output = tail(child);
   const url = `http://127.0.0.1:${port}`;

@@ -79,9 +79,8 @@ export class Report {
   ) {}
 
   add(figure: Figure): Figure {
-    const rounded: Figure = { ...figure, value: round(figure.value) };
-    if (figure.p50 !== undefined) rounded.p50 = round(figure.p50);
-    if (figure.p99 !== undefined) rounded.p99 = round(figure.p99);
+    const rounded: Figure = { ...figure };
+    for (const [key, value] of Object.entries(figure)) if (typeof value === "number") rounded[key] = round(value);
     this.figures.push(rounded);
     process.stdout.write(`${JSON.stringify(rounded)}\n`);
     return rounded;
