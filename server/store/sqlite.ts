@@ -45,17 +45,34 @@ CREATE TABLE IF NOT EXISTS changes (
 ) WITHOUT ROWID;
 `;
 
-function toRecord(row: RecordRow): StoredRecord {
-  return {
+/** Freezes a parsed document so a cached copy can be handed out without being altered by a caller. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+function frozenRecord(
+  row: Pick<RecordRow, "org" | "kind" | "scope" | "name" | "id" | "version">,
+  json: string,
+): StoredRecord {
+  return Object.freeze({
     org: row.org,
     kind: row.kind,
     scope: row.scope,
     name: row.name,
     id: row.id,
     version: row.version,
-    doc: JSON.parse(row.doc) as JsonObject,
-  };
+    doc: deepFreeze(JSON.parse(json) as JsonObject),
+  });
 }
+
+const cacheKey = (org: string, kind: string, scope: string, name: string) => `${org}\n${kind}\n${scope}\n${name}`;
+
+/** Parsed documents kept in memory; past this many the cache starts over. */
+const DOC_CACHE_MAX = 100_000;
 
 /**
  * SQLite adapter: one table of JSON documents keyed by (org, kind, scope, name). The primary key doubles as the
@@ -72,6 +89,11 @@ export class SqliteStore implements Store {
    * cache stays exact; a rolled-back transaction clears it (its bumps never happened).
    */
   private readonly counters = new Map<string, number>();
+  /**
+   * Parsed, frozen records by key, written through on every write (this process is the file's only writer), so a
+   * read needs neither a query nor a parse. Cleared with the counters when a transaction rolls back.
+   */
+  private readonly docs = new Map<string, StoredRecord>();
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -125,6 +147,19 @@ export class SqliteStore implements Store {
     this.ops = this.makeOps();
   }
 
+  private remember(record: StoredRecord): StoredRecord {
+    if (this.docs.size >= DOC_CACHE_MAX) this.docs.clear();
+    this.docs.set(cacheKey(record.org, record.kind, record.scope, record.name), record);
+    return record;
+  }
+
+  /** A row as a record, reusing the cached parse when the row's version is the cached one. */
+  private fromRow(row: RecordRow): StoredRecord {
+    const cached = this.docs.get(cacheKey(row.org, row.kind, row.scope, row.name));
+    if (cached && cached.version === row.version && cached.id === row.id) return cached;
+    return this.remember(frozenRecord(row, row.doc));
+  }
+
   private bump(org: string, kind: string): void {
     this.stmts.bump.run(org, kind);
     this.counters.set(`${org}\n${kind}`, this.stmts.counter.get(org, kind) ?? 0);
@@ -135,40 +170,40 @@ export class SqliteStore implements Store {
     const s = this.stmts;
     return {
       get: async (org, kind, scope, name) => {
+        const cached = this.docs.get(cacheKey(org, kind, scope, name));
+        if (cached) return cached;
         const row = s.get.get(org, kind, scope, name);
-        return row ? toRecord(row) : undefined;
+        return row ? this.remember(frozenRecord(row, row.doc)) : undefined;
       },
       getById: async (org, kind, id) => {
         const row = s.getById.get(org, kind, id);
-        return row ? toRecord(row) : undefined;
+        return row ? this.fromRow(row) : undefined;
       },
       list: async (org, kind, scope) =>
-        (scope === undefined ? s.listAll.all(org, kind) : s.listScope.all(org, kind, scope)).map(toRecord),
+        (scope === undefined ? s.listAll.all(org, kind) : s.listScope.all(org, kind, scope)).map((row) =>
+          this.fromRow(row),
+        ),
       count: async (org, kind, scope) =>
         scope === undefined ? (s.countAll.get(org, kind) ?? 0) : (s.countScope.get(org, kind, scope) ?? 0),
       create: async (r) => {
-        const info = s.insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, JSON.stringify(r.doc));
+        const json = JSON.stringify(r.doc);
+        const info = s.insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, json);
         if (info.changes === 0) return false;
         this.bump(r.org, r.kind);
+        this.remember(frozenRecord(r, json));
         return true;
       },
       replace: async (r, expectedVersion) => {
-        const info = s.replace.run(
-          r.id,
-          r.version,
-          JSON.stringify(r.doc),
-          r.org,
-          r.kind,
-          r.scope,
-          r.name,
-          expectedVersion,
-        );
+        const json = JSON.stringify(r.doc);
+        const info = s.replace.run(r.id, r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion);
         if (info.changes === 0) return false;
         this.bump(r.org, r.kind);
+        this.remember(frozenRecord(r, json));
         return true;
       },
       delete: async (org, kind, scope, name) => {
         const info = s.delete.run(org, kind, scope, name);
+        this.docs.delete(cacheKey(org, kind, scope, name));
         if (info.changes === 0) return false;
         this.bump(org, kind);
         return true;
@@ -230,6 +265,7 @@ export class SqliteStore implements Store {
       } catch (error) {
         if (this.db.inTransaction) this.stmts.rollback.run();
         this.counters.clear();
+        this.docs.clear();
         throw error;
       }
       this.stmts.commit.run();
