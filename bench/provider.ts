@@ -8,7 +8,7 @@ import { CplnClient } from "../provider/client/index.js";
 import type { DynamicProviderHost, PropertyMap } from "../tools/runner/host.js";
 import { create, destroy, preview, startHost, update, urnOf, type Deployed } from "./lib/engine.js";
 import { Http, runConcurrent } from "./lib/http.js";
-import { startCplnLocal } from "./lib/procs.js";
+import { childPids, cpuMs, startCplnLocal } from "./lib/procs.js";
 import { providerText, typeToken } from "./lib/providers.js";
 import { distribution, type Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
@@ -52,6 +52,20 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
     const type = typeToken("VolumeSet");
     const h = host;
 
+    // CPU time per phase of each process (load-independent, unlike wall time on a shared machine).
+    const hostPid = childPids("dynamic-provider")[0] ?? -1;
+    const cpu = () => ({
+      host: cpuMs(hostPid),
+      server: cpuMs(server.pid),
+      bench: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+    });
+    const metered = async <T extends { latencies: number[] }>(run: () => Promise<T>) => {
+      const before = cpu();
+      const result = await run();
+      const after = cpu();
+      const per = (k: "host" | "server" | "bench") => (after[k] - before[k]) / result.latencies.length;
+      return { ...result, cpuMsPerOp: { host: per("host"), server: per("server"), bench: per("bench") } };
+    };
     const provider = {
       create: (gvc: string, list: string[]) => {
         const states: Deployed[] = new Array<Deployed>(list.length);
@@ -67,17 +81,21 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
       /** The same update split in two phases: every Check + Diff first, then every Update RPC alone. */
       updateInPhases: async (states: Deployed[], description: string) => {
         const plans: PropertyMap[] = new Array<PropertyMap>(states.length);
-        const plan = await runConcurrent(states, CONCURRENCY, async (state, i) => {
-          const next = inputs(String(state.inputs.name), String(state.inputs.gvc), description, text);
-          const planned = await preview(h, state, next);
-          if (planned.changes !== true) throw new Error(`${state.urn}: the diff found no change to update`);
-          plans[i] = planned.checked;
-        });
-        const apply = await runConcurrent(states, CONCURRENCY, async (state, i) => {
-          const news = plans[i] as PropertyMap;
-          const outputs = await h.update(state.id, state.urn, state.outputs, news, state.inputs);
-          states[i] = { ...state, inputs: news, outputs };
-        });
+        const plan = await metered(() =>
+          runConcurrent(states, CONCURRENCY, async (state, i) => {
+            const next = inputs(String(state.inputs.name), String(state.inputs.gvc), description, text);
+            const planned = await preview(h, state, next);
+            if (planned.changes !== true) throw new Error(`${state.urn}: the diff found no change to update`);
+            plans[i] = planned.checked;
+          }),
+        );
+        const apply = await metered(() =>
+          runConcurrent(states, CONCURRENCY, async (state, i) => {
+            const news = plans[i] as PropertyMap;
+            const outputs = await h.update(state.id, state.urn, state.outputs, news, state.inputs);
+            states[i] = { ...state, inputs: news, outputs };
+          }),
+        );
         return { plan, apply };
       },
       delete: (states: Deployed[]) => runConcurrent(states, CONCURRENCY, (state) => destroy(h, state)),
@@ -110,16 +128,20 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
     await provider.delete(warmed.states);
 
     const list = names("tp", count);
-    const created = await provider.create("tp", list);
-    const updated = await provider.update(created.states);
-    const patched = await raw.patch("tp", list, 1);
+    const created = await metered(() => provider.create("tp", list).then(({ run, states }) => ({ ...run, states })));
+    const updated = await metered(() => provider.update(created.states));
+    const patched = await metered(() => raw.patch("tp", list, 1));
     const phased = await provider.updateInPhases(created.states, "updated in phases");
-    const deleted = await provider.delete(created.states);
+    const deleted = await metered(() => provider.delete(created.states));
     const rawList = names("raw", count);
-    const rawCreated = await raw.create("raw", rawList);
-    const rawDeleted = await raw.delete("raw", rawList);
+    const rawCreated = await metered(() => raw.create("raw", rawList));
+    const rawDeleted = await metered(() => raw.delete("raw", rawList));
 
-    const figure = (name: string, what: string, run: { latencies: number[]; wallMs: number }) => {
+    const figure = (
+      name: string,
+      what: string,
+      run: { latencies: number[]; wallMs: number; cpuMsPerOp?: Record<string, number> },
+    ) => {
       const d = distribution(run.latencies);
       const opsPerSecond = (run.latencies.length / run.wallMs) * 1000;
       report.add({
@@ -131,6 +153,7 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
         p99: d.p99,
         latencyUnit: "ms",
         concurrency: CONCURRENCY,
+        ...(run.cpuMsPerOp ? { cpuMsPerOp: run.cpuMsPerOp } : {}),
         what,
       });
       return opsPerSecond;
@@ -138,7 +161,7 @@ export async function providerThroughput(ctx: BenchContext, report: Report): Pro
     const pCreate = figure(
       "provider.create.ops",
       "Check + Create through the dynamic-provider host (POST + GET)",
-      created.run,
+      created,
     );
     const pUpdate = figure("provider.update.ops", "Check + Diff + Update through the host (one PATCH)", updated);
     figure("provider.update-plan.ops", "Check + Diff alone (no request), every resource", phased.plan);

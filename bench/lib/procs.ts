@@ -218,3 +218,28 @@ export async function forkStoreServer(options: {
     stop: () => stopChild(child),
   };
 }
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux; 10 ms resolution); NaN elsewhere. */
+export function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / 100;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Child processes of this one whose command line contains `match` (Linux). */
+export function childPids(match: string): number[] {
+  try {
+    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, "utf8").trim().split(/\s+/);
+    return children
+      .map(Number)
+      .filter((pid) => pid > 0 && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(match));
+  } catch {
+    return [];
+  }
+}

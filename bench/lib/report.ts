@@ -53,6 +53,15 @@ export function round(value: number, digits = 3): number {
   return Math.round(value * factor) / factor;
 }
 
+function roundDeep(value: unknown): unknown {
+  if (typeof value === "number") return round(value);
+  if (Array.isArray(value)) return value.map(roundDeep);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundDeep(v)]));
+  }
+  return value;
+}
+
 export function machine(): Record<string, unknown> {
   const cpus = os.cpus();
   return {
@@ -80,7 +89,7 @@ export class Report {
 
   add(figure: Figure): Figure {
     const rounded: Figure = { ...figure };
-    for (const [key, value] of Object.entries(figure)) if (typeof value === "number") rounded[key] = round(value);
+    for (const [key, value] of Object.entries(figure)) rounded[key] = roundDeep(value);
     this.figures.push(rounded);
     process.stdout.write(`${JSON.stringify(rounded)}\n`);
     return rounded;
