@@ -1,0 +1,143 @@
+/** The SQLite adapter of the Store interface: versioned replace, serialized transactions, rollback, counters, keys. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { SqliteStore } from "../../server/store/sqlite.js";
+import type { StoredRecord } from "../../server/store/store.js";
+
+const stores: SqliteStore[] = [];
+function open(file = ":memory:"): SqliteStore {
+  const store = new SqliteStore(file);
+  stores.push(store);
+  return store;
+}
+
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
+});
+
+function record(name: string, version = 1, extra: Record<string, string> = {}, scope = ""): StoredRecord {
+  return {
+    org: "o",
+    kind: "group",
+    scope,
+    name,
+    id: `00000000-0000-4000-8000-${name.padStart(12, "0")}`,
+    version,
+    doc: { kind: "group", name, version, ...extra },
+  };
+}
+
+describe("SqliteStore", () => {
+  it("creates once, reads, lists by scope in name order, replaces only at the expected version, deletes", async () => {
+    const store = open();
+    expect(await store.create(record("bb"))).toBe(true);
+    expect(await store.create(record("aa"))).toBe(true);
+    expect(await store.create(record("bb"))).toBe(false);
+    expect(await store.create(record("cc", 1, {}, "g1"))).toBe(true);
+    expect((await store.get("o", "group", "", "bb"))?.doc).toEqual({ kind: "group", name: "bb", version: 1 });
+    expect((await store.list("o", "group", "")).map((r) => r.name)).toEqual(["aa", "bb"]);
+    expect((await store.list("o", "group")).map((r) => r.name)).toEqual(["aa", "bb", "cc"]);
+    expect(await store.count("o", "group", "g1")).toBe(1);
+    expect(await store.replace(record("bb", 2, { d: "x" }), 1)).toBe(true);
+    expect(await store.replace(record("bb", 3, { d: "y" }), 1)).toBe(false);
+    expect((await store.get("o", "group", "", "bb"))?.doc).toEqual({ kind: "group", name: "bb", version: 2, d: "x" });
+    expect((await store.getById("o", "group", record("bb").id))?.version).toBe(2);
+    expect(await store.delete("o", "group", "", "bb")).toBe(true);
+    expect(await store.delete("o", "group", "", "bb")).toBe(false);
+    expect(await store.get("o", "group", "", "bb")).toBeUndefined();
+  });
+
+  it("hands out frozen documents, so a caller cannot alter what others read", async () => {
+    const store = open();
+    await store.create(record("aa"));
+    const read = await store.get("o", "group", "", "aa");
+    expect(Object.isFrozen(read?.doc)).toBe(true);
+    expect(() => {
+      (read?.doc as Record<string, unknown>)["name"] = "changed";
+    }).toThrow(TypeError);
+  });
+
+  it("a failing transaction leaves nothing behind: records, counters and caches roll back", async () => {
+    const store = open();
+    await store.create(record("aa"));
+    const counter = await store.changeCounter("o", "group");
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.create(record("bb"));
+        await tx.replace(record("aa", 2, { d: "x" }), 1);
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await store.get("o", "group", "", "bb")).toBeUndefined();
+    expect((await store.get("o", "group", "", "aa"))?.version).toBe(1);
+    expect(await store.changeCounter("o", "group")).toBe(counter);
+    await store.create(record("cc"));
+    expect(await store.changeCounter("o", "group")).toBe(counter + 1);
+  });
+
+  it("transactions run one at a time and readers never see a transaction's partial writes", async () => {
+    const store = open();
+    await store.create(record("aa"));
+    const order: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const first = store.transaction(async (tx) => {
+      order.push("first:start");
+      await tx.replace(record("aa", 2, { d: "first" }), 1);
+      await gate;
+      order.push("first:end");
+    });
+    const second = store.transaction(async (tx) => {
+      order.push("second:start");
+      const current = await tx.get("o", "group", "", "aa");
+      await tx.replace(record("aa", (current?.version ?? 0) + 1, { d: "second" }), current?.version ?? 0);
+      order.push("second:end");
+    });
+    const reader = store.get("o", "group", "", "aa").then((r) => {
+      order.push(`read:v${r?.version}`);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual(["first:start"]);
+    release();
+    await Promise.all([first, second, reader]);
+    expect(order.slice(0, 2)).toEqual(["first:start", "first:end"]);
+    expect(order).toContain("second:end");
+    expect(order.find((o) => o.startsWith("read:"))).not.toBe("read:v1");
+    expect((await store.get("o", "group", "", "aa"))?.doc["d"]).toBe("second");
+  });
+
+  it("key hashes: put, find, delete (which counts as a service-account change)", async () => {
+    const store = open();
+    await store.putKeyHash({ keyName: "k1", org: "o", serviceAccount: "sa", hash: "ab" });
+    await store.putKeyHash({ keyName: "k2", org: "o", serviceAccount: "sa", hash: "cd" });
+    expect(await store.findKeyHash("k1")).toEqual({ keyName: "k1", org: "o", serviceAccount: "sa", hash: "ab" });
+    const before = await store.changeCounter("o", "serviceaccount");
+    expect(await store.deleteKeyHash("k1")).toBe(true);
+    expect(await store.changeCounter("o", "serviceaccount")).toBe(before + 1);
+    expect(await store.findKeyHash("k1")).toBeUndefined();
+    expect(await store.deleteKeyHashesOf("o", "sa")).toBe(1);
+    expect(await store.findKeyHash("k2")).toBeUndefined();
+  });
+
+  it("a file store keeps everything across reopen", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
+    try {
+      const file = join(dir, "s.db");
+      const first = new SqliteStore(file);
+      await first.create(record("aa"));
+      await first.putKeyHash({ keyName: "k1", org: "o", serviceAccount: "sa", hash: "ab" });
+      const counter = await first.changeCounter("o", "group");
+      await first.close();
+      const second = open(file);
+      expect((await second.get("o", "group", "", "aa"))?.doc).toEqual(record("aa").doc);
+      expect(await second.findKeyHash("k1")).toBeDefined();
+      expect(await second.changeCounter("o", "group")).toBe(counter);
+      expect(await second.orgs()).toEqual(["o"]);
+      await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
