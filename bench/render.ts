@@ -69,11 +69,29 @@ export function render(run: Run): string {
   ] as const;
   out.push(
     table(
-      ["operation", "ops/s", "p50", "p99", "ratio", "target"],
+      [
+        "operation",
+        "ops/s",
+        "p50",
+        "p99",
+        "CPU ms/op: host · bench process (engine or client) · server",
+        "ratio",
+        "target",
+      ],
       providerRows.map(([label, name, ratioName, against]) => {
         const f = get(name);
         const r = ratioName ? get(ratioName) : undefined;
-        return [label, fmt(f?.value, 0), fmt(f?.p50), fmt(f?.p99), r ? `${fmt(r.value, 2)} of ${against}` : "", met(r)];
+        const cpu = f?.["cpuMsPerOp"] as Record<string, number> | undefined;
+        const cpuText = cpu ? `${fmt(cpu["host"], 2)} · ${fmt(cpu["bench"], 2)} · ${fmt(cpu["server"], 2)}` : "";
+        return [
+          label,
+          fmt(f?.value, 0),
+          fmt(f?.p50),
+          fmt(f?.p99),
+          cpuText,
+          r ? `${fmt(r.value, 2)} of ${against}` : "",
+          met(r),
+        ];
       }),
     ),
   );
