@@ -120,7 +120,8 @@ export class Authenticator {
     let email: unknown;
     let exp: number | undefined;
     try {
-      const options = { issuer: this.jwt.issuer, audience: this.jwt.audience };
+      // A token without an expiry would be valid forever: refuse it.
+      const options = { issuer: this.jwt.issuer, audience: this.jwt.audience, requiredClaims: ["exp"] };
       const { payload } =
         this.jwtKey instanceof Uint8Array
           ? await jwtVerify(token, this.jwtKey, { ...options, algorithms: ["HS256"] })

@@ -10,6 +10,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/index.js";
 import {
+  JWT,
   ORG,
   addMember,
   admin,
@@ -225,6 +226,27 @@ describe("authentication details", () => {
     );
     const otherIssuer = await jwtFor("viewer@example.com", { issuer: "https://elsewhere.test" });
     expect((await as(server, bearer(otherIssuer)).get(`/org/${ORG}/group`)).status).toBe(401);
+  });
+
+  it("a JWT without an expiry or without an email claim is 401", async () => {
+    const secret = new TextEncoder().encode(JWT.secret);
+    const forever = await new SignJWT({ email: "viewer@example.com" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer(JWT.issuer)
+      .setAudience(JWT.audience)
+      .sign(secret);
+    expect((await as(server, bearer(forever)).get(`/org/${ORG}/group`)).body).toEqual(
+      apiError(401, "Unauthorized", "Invalid token (ERR_JWT_CLAIM_VALIDATION_FAILED)"),
+    );
+    const anonymousToken = await new SignJWT({ sub: "x" })
+      .setProtectedHeader({ alg: "HS256" })
+      .setIssuer(JWT.issuer)
+      .setAudience(JWT.audience)
+      .setExpirationTime("5m")
+      .sign(secret);
+    expect((await as(server, bearer(anonymousToken)).get(`/org/${ORG}/group`)).body).toEqual(
+      apiError(401, "Unauthorized", "Token has no email claim"),
+    );
   });
 
   it("a revoked key ($drop/keys) stops working at once", async () => {
