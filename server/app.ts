@@ -192,7 +192,7 @@ export function buildApp(context: AppContext): FastifyInstance {
       const message = status === 429 ? "Too many requests (injected fault)" : "Service unavailable (injected fault)";
       return reply
         .code(status)
-        .header("retry-after", Math.random() < 0.5 ? "0" : "1")
+        .header("retry-after", context.faults.retryAfter())
         .send(errorBody(request, status, code, message));
     }
   });

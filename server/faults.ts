@@ -61,6 +61,8 @@ export function parseFaults(text: string): FaultOptions {
 export class FaultInjector {
   private options: FaultOptions | undefined;
   private random: () => number = Math.random;
+  /** A separate sequence, so the faults a seed picks do not depend on which of them were 503/429. */
+  private retryRandom: () => number = Math.random;
 
   constructor(options?: FaultOptions) {
     this.set(options);
@@ -70,10 +72,16 @@ export class FaultInjector {
   set(options: FaultOptions | undefined): void {
     this.options = options === undefined ? undefined : validateFaults({ ...options, modes: [...options.modes] });
     this.random = options?.seed !== undefined ? seededRandom(options.seed) : Math.random;
+    this.retryRandom = options?.seed !== undefined ? seededRandom(options.seed ^ 0x5bd1e995) : Math.random;
   }
 
   get delayMs(): number {
     return this.options?.delayMs ?? 200;
+  }
+
+  /** `Retry-After` of an injected 503/429: 0 or 1 second, from the same (seedable) sequence. */
+  retryAfter(): string {
+    return this.retryRandom() < 0.5 ? "0" : "1";
   }
 
   /** The fault for the next request, if any. */
