@@ -1,5 +1,5 @@
 import { grantedBy, impliedBy, isKind, kinds, type Kind } from "../../api/kinds.js";
-import { findLink, normalizeLink, selfLink } from "../../api/links.js";
+import { normalizeLink, selfLink } from "../../api/links.js";
 import type { JsonObject, JsonValue, Store } from "../store/store.js";
 import type { Principal } from "./authn.js";
 import { targetQueryMatches } from "./targeting.js";
@@ -64,14 +64,14 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function linksOf(doc: JsonObject): { rel: string; href: string }[] {
-  const links = doc["links"];
-  if (!Array.isArray(links)) return [];
-  return links.filter(isObject).map((l) => ({ rel: String(l["rel"]), href: String(l["href"]) }));
-}
-
+/** The record's self link ("" when it has none); runs on every check, so it allocates nothing. */
 export function selfLinkOf(doc: JsonObject): string {
-  return findLink(linksOf(doc), "self") ?? "";
+  const links = doc["links"];
+  if (!Array.isArray(links)) return "";
+  for (const l of links) {
+    if (isObject(l) && l["rel"] === "self" && typeof l["href"] === "string") return l["href"];
+  }
+  return "";
 }
 
 const RELEVANT_MEMO_MAX = 50_000;
