@@ -1,6 +1,7 @@
 /**
  * Security. An authorization matrix over every endpoint × principal (anonymous, bad key, expired JWT, wrong issuer,
- * wrong audience, no grants, viewer, editor, superuser, member of a group with grants): each answer has the expected
+ * wrong audience, forged signature, `alg: none`, no grants, viewer, editor, superuser, member of a group with grants):
+ * each answer has the expected
  * status, and no answer — lists, queries, reads, access reports, org lists — carries a record the principal may not
  * view. A record the principal may not view answers exactly like a missing one.
  *
@@ -42,7 +43,7 @@ const repoRoot = path.resolve(__dirname, "..", "..");
 
 async function jwt(
   email: string,
-  options: { issuer?: string; audience?: string; expiresIn?: number } = {},
+  options: { issuer?: string; audience?: string; expiresIn?: number; secret?: string } = {},
 ): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ email })
@@ -51,7 +52,14 @@ async function jwt(
     .setAudience(options.audience ?? AUDIENCE)
     .setIssuedAt(now - 3600)
     .setExpirationTime(now + (options.expiresIn ?? 3600))
-    .sign(new TextEncoder().encode(JWT_SECRET));
+    .sign(new TextEncoder().encode(options.secret ?? JWT_SECRET));
+}
+
+/** A JWT with `alg: none` and no signature, claiming `email`. */
+function unsignedJwt(email: string): string {
+  const part = (value: object): string => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const now = Math.floor(Date.now() / 1000);
+  return `${part({ alg: "none", typ: "JWT" })}.${part({ email, iss: ISSUER, aud: AUDIENCE, exp: now + 3600 })}.`;
 }
 
 // ---- principals and what they may do ----------------------------------------------------------------------------------
@@ -62,6 +70,8 @@ type PrincipalName =
   | "expiredJwt"
   | "wrongIssuer"
   | "wrongAudience"
+  | "forgedJwt"
+  | "unsignedJwt"
   | "noGrants"
   | "viewer"
   | "editor"
@@ -215,6 +225,13 @@ beforeAll(async () => {
       authorization: bearer(await jwt("root@example.com", { audience: "someone-else" })),
       authenticated: false,
     },
+    // A superuser's claims signed with another secret, and with `alg: none`.
+    {
+      name: "forgedJwt",
+      authorization: bearer(await jwt("root@example.com", { secret: "not-the-secret" })),
+      authenticated: false,
+    },
+    { name: "unsignedJwt", authorization: bearer(unsignedJwt("root@example.com")), authenticated: false },
     { name: "noGrants", authorization: bearer(await jwt("nobody@example.com")), authenticated: true },
     { name: "viewer", authorization: bearer(await jwt("viewer@example.com")), authenticated: true },
     { name: "editor", authorization: bearer(editorKey), authenticated: true },
