@@ -1,9 +1,8 @@
 /**
  * Security. An authorization matrix over every endpoint × principal (anonymous, bad key, expired JWT, wrong issuer,
  * wrong audience, forged signature, `alg: none`, no grants, viewer, editor, superuser, member of a group with grants):
- * each answer has the expected
- * status, and no answer — lists, queries, reads, access reports, org lists — carries a record the principal may not
- * view. A record the principal may not view answers exactly like a missing one.
+ * each answer has the expected status, and no answer — lists, queries, reads, access reports, org lists — carries a
+ * record the principal may not view. A record the principal may not view answers exactly like a missing one.
  *
  * Credentials: service-account keys are stored hashed (the SQLite file and its WAL hold neither a key nor its secret
  * part); the logs of a real `cpln-local --log` child and every error body contain no Authorization value, key, JWT or
