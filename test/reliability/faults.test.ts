@@ -106,6 +106,8 @@ function desiredStack(lifecycle: number, phase: "create" | "update"): Desired[] 
             }
           : {
               ...base,
+              // A changed tag beside the directives: a cut patch is then partly plain merge, partly `$append/`.
+              tags: { i: String(i), phase: "update" },
               // A new target link: `$append/targetLinks`. A new principal in the binding: `$patch/bindings` with
               // `$append/principalLinks`. Every other policy also gains a binding: `$append/bindings`.
               targetLinks: [`//group/t${i}-a`, `//group/t${i}-b`],
@@ -516,7 +518,7 @@ describe("ambiguous writes through the host, one at a time", () => {
     await deleteOne(created);
   });
 
-  it("a cut `$append/` patch is recognised: not sent again, applied once", async () => {
+  it("a cut patch with `$append/` and a tag change is recognised: not sent again, applied once", async () => {
     const created = await createOne({
       type: "Policy",
       name: "cut-append",
@@ -535,6 +537,7 @@ describe("ambiguous writes through the host, one at a time", () => {
       args: {
         name: "cut-append",
         targetKind: "group",
+        tags: { team: "b" },
         targetLinks: ["//group/a", "//group/b"],
         bindings: [{ permissions: ["view"], principalLinks: ["//group/viewers"] }],
       },
@@ -545,11 +548,12 @@ describe("ambiguous writes through the host, one at a time", () => {
       `PATCH /org/${ORG}/policy/cut-append 200`,
       `GET /org/${ORG}/policy/cut-append 200`,
     ]);
-    expect(log[0]!.body).toEqual({ "$append/targetLinks": [link("group", "b")] });
+    expect(log[0]!.body).toEqual({ tags: { team: "b" }, "$append/targetLinks": [link("group", "b")] });
     const record = (await http(server.url, { method: "GET", path: link("policy", "cut-append"), headers: admin }))
       .json as Props;
     expect(record["version"]).toBe(2);
     expect(record["targetLinks"]).toEqual([link("group", "a"), link("group", "b")]);
+    expect(record["tags"]).toEqual({ team: "b" });
     expect(updated.outputs["targetLinks"]).toEqual(record["targetLinks"]);
     await deleteOne(updated);
   });
