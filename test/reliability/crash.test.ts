@@ -318,4 +318,49 @@ describe("cpln-local killed with SIGKILL under concurrent writes", () => {
     },
     sized(60_000, 300_000),
   );
+
+  it("killed during its first start (while seeding), it starts cleanly afterwards with the whole seed", async () => {
+    const random = seededRandom(SEED + 1);
+    const outcomes: string[] = [];
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const dataFile = path.join(workDir, `first-start-${attempt}.db`);
+      // Spawn and kill after 40–340 ms: before, during or just after the schema and seed transactions.
+      const early = spawn(process.execPath, [cli, "--port", "0", "--data", dataFile, "--org", ORG], {
+        env: { ...process.env, CPLN_TOKEN: ADMIN_KEY },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const earlyExit = new Promise<void>((resolve) => early.once("exit", () => resolve()));
+      let listened = false;
+      early.stdout.on("data", (chunk: Buffer) => (listened ||= chunk.toString().includes("listening on")));
+      const delay = 40 + Math.floor(random() * 300);
+      await sleep(delay);
+      early.kill("SIGKILL");
+      await earlyExit;
+      if (fs.existsSync(dataFile)) {
+        const db = new Database(dataFile, { readonly: true, fileMustExist: true });
+        try {
+          expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+        } finally {
+          db.close();
+        }
+      }
+      running = await startChild(dataFile);
+      const pool = new Pool(running.url, { connections: 1 });
+      try {
+        const policies = await send(pool, "GET", `/org/${ORG}/policy`);
+        expect(policies.status, policies.text).toBe(200);
+        const builtin = (policies.json as { items: { origin: string }[] }).items.filter((p) => p.origin === "builtin");
+        // superusers-<kind> and viewers-<kind> for every kind: the seed is all there or was redone.
+        expect(builtin.length).toBe(24);
+        const gvc = await send(pool, "GET", `/org/${ORG}/gvc/default`);
+        expect(gvc.status).toBe(200);
+      } finally {
+        await pool.close();
+      }
+      running.process.kill("SIGTERM");
+      await running.exited;
+      outcomes.push(`${delay} ms (${listened ? "after listening" : "before listening"})`);
+    }
+    report(`crash: killed during the first start after ${outcomes.join(", ")}; every restart had the whole seed`);
+  });
 });
