@@ -445,6 +445,10 @@ describe(`${RESOURCES} resources through the real provider host with ${FAULT_RAT
       count(reads.faults);
       expect(failures(reads.results)).toEqual([]);
       expect(reads.results.map((r) => (r as { id: string }).id)).toEqual(managed.map(() => ""));
+      // Through every retry and recognition, the token never reached the host's output or the stored outputs.
+      const secretPart = ADMIN_KEY.slice(ADMIN_KEY.indexOf(".") + 1);
+      expect(host.logs().join("\n")).not.toContain(secretPart);
+      expect(JSON.stringify(managed.map((m) => m.outputs))).not.toContain(secretPart);
       report(
         `faults: delete ${managed.length} resources in ${(ms / 1000).toFixed(1)} s; ${faults.requests} requests, faults ` +
           `${JSON.stringify(faults.byMode)}; 0 orphans. Lifecycle ${lifecycle + 1} total: ${requestsTotal} requests, ` +
