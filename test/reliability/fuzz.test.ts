@@ -47,7 +47,7 @@ const MiB = 1024 * 1024;
 
 // ---- endpoints ------------------------------------------------------------------------------------------------------
 
-type Method = "GET" | "POST" | "PATCH" | "DELETE";
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 interface Endpoint {
   method: Method;
   /** Path with `{name}` where an object name goes. */
@@ -82,6 +82,7 @@ const endpoints: Endpoint[] = (() => {
       { method: "GET", template: `${base}/-schema/permissions`, kind, body: undefined },
       { method: "GET", template: `${base}/{name}`, kind, body: undefined },
       { method: "PATCH", template: `${base}/{name}`, kind, body: "patch" },
+      { method: "PUT", template: `${base}/{name}`, kind, body: "create" },
       { method: "DELETE", template: `${base}/{name}`, kind, body: undefined },
       { method: "GET", template: `${base}/{name}/-accessreport`, kind, body: undefined },
     );
@@ -562,7 +563,9 @@ afterAll(async () => {
 describe("fuzzing every endpoint over HTTP", () => {
   it("the valid body of every create endpoint is accepted (so mutations start from valid requests)", async () => {
     await ensureTargets();
-    const creatable = endpoints.filter((e) => e.body === "create" && validCreateBody(e.kind, "x") !== undefined);
+    const creatable = endpoints.filter(
+      (e) => e.method === "POST" && e.body === "create" && validCreateBody(e.kind, "x") !== undefined,
+    );
     expect(creatable.map((e) => e.kind).sort()).toEqual([
       "auditctx",
       "cloudaccount",
