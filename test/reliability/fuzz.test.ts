@@ -314,9 +314,21 @@ const authArb: fc.Arbitrary<{ value: string | undefined; label: string }> = fc.o
 );
 
 /** Bodies: mutated valid ones, random JSON, huge, deep, bad text. Returns the text to send (or undefined). */
+/** The target object of each kind as last read (bodies for PATCH and PUT that echo the record, as clients do). */
+const currentRecords = new Map<string, unknown>();
+
 function bodyArb(endpoint: Endpoint): fc.Arbitrary<{ text: string | undefined; label: string }> {
   const valid = validBody(endpoint, "m");
+  const echoed =
+    endpoint.method === "PATCH" || endpoint.method === "PUT" ? currentRecords.get(endpoint.kind) : undefined;
   return fc.oneof(
+    {
+      weight: echoed === undefined ? 0 : 4,
+      arbitrary: fc.array(mutation, { minLength: 0, maxLength: 3 }).map((ms) => ({
+        text: JSON.stringify(mutate(echoed ?? {}, ms)),
+        label: ms.length === 0 ? "echoed record" : `echoed record mutated×${ms.length}`,
+      })),
+    },
     {
       weight: 10,
       arbitrary: fc.array(mutation, { minLength: 0, maxLength: 4 }).map((ms) => ({
@@ -529,6 +541,15 @@ let server: RunningServer;
 
 async function ensureTargets(): Promise<void> {
   for (const kind of kindNames) {
+    const current = await http(server.url, {
+      method: "GET",
+      path:
+        endpoints
+          .find((e) => e.kind === kind && e.method === "GET" && e.template.endsWith("{name}"))
+          ?.template.replace("{name}", encodeURIComponent(targetName(kind))) ?? `/org/${ORG}`,
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    if (current.status === 200) currentRecords.set(kind, current.json);
     const body = validCreateBody(kind, TARGET);
     if (body === undefined) continue;
     const base = kinds[kind].scope === "gvc" ? `/org/${ORG}/gvc/${GVC}/${kind}` : `/org/${ORG}/${kind}`;
