@@ -33,7 +33,10 @@ import { deepContains, hasAppendDirective, reduceAppendPatch } from "./recognise
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 export interface RetryOptions {
-  /** Attempts after the first one. Default 4. */
+  /**
+   * Attempts after the first one. Default 10: at a 15% rate of refused or cut attempts, 5 attempts fail ~7% of
+   * 1,000-request stack updates; 11 outlast any realistic burst. The overall deadline still bounds the call.
+   */
   retries?: number;
   /** Base of the exponential backoff. Default 250 ms. */
   minDelayMs?: number;
@@ -41,7 +44,7 @@ export interface RetryOptions {
   maxDelayMs?: number;
 }
 
-export const defaultRetry: Required<RetryOptions> = { retries: 4, minDelayMs: 250, maxDelayMs: 8000 };
+export const defaultRetry: Required<RetryOptions> = { retries: 10, minDelayMs: 250, maxDelayMs: 8000 };
 /** Default limit for one call, attempts and delays included. */
 export const defaultTimeoutMs = 60_000;
 
