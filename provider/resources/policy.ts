@@ -7,7 +7,6 @@ import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
 import { normalizeLink, selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/patch/index.js";
-import { description, name, tags } from "../../api/schemas/common.js";
 import {
   policy as policyRecord,
   policyCreate,
@@ -24,6 +23,7 @@ import {
   readIgnoringMissing,
   recordMeta,
 } from "./engine.js";
+import { namedInputFields, recordOutputFields } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
@@ -36,20 +36,7 @@ export const policyInputs = lazy(() => {
     targetQuery: body.targetQuery,
     target: body.target,
     bindings: body.bindings,
-    name: name()
-      .optional()
-      .describe("Name of the policy; defaults to `<resource name>-<7 hex>`. Changing it replaces the policy."),
-    description: description().optional(),
-    tags: tags().optional(),
-    org: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Org of the policy; defaults to the `cpln:org` stack config or CPLN_ORG. Changing it replaces."),
-    adopt: z
-      .boolean()
-      .optional()
-      .describe("Take over an existing policy of this name (updating it to these args) instead of failing."),
+    ...namedInputFields("policy"),
   });
 });
 export type PolicyInputs = z.infer<ReturnType<typeof policyInputs>>;
@@ -57,16 +44,7 @@ export type PolicyInputs = z.infer<ReturnType<typeof policyInputs>>;
 export const policyOutputs = lazy(() =>
   policyInputs().extend({
     targetKind: z.string().describe("Kind of the objects the policy applies to."),
-    name: z.string().describe("Name of the policy."),
-    org: z.string().describe("Org of the policy."),
-    description: z.string().describe("Description (the name unless set)."),
-    tags: z.record(z.string(), z.unknown()).describe("User tags (server tags under cpln/ are in serverTags)."),
-    serverTags: z.record(z.string(), z.unknown()).optional().describe("Tags set by the server (keys under cpln/)."),
-    cplnId: z.string().describe("The API's id (UUID) of the policy."),
-    selfLink: z.string().describe("Link of the policy, /org/<org>/policy/<name> (also the resource id)."),
-    version: z.number().describe("Version, incremented on every change."),
-    created: z.string().describe("When the policy was created."),
-    lastModified: z.string().describe("When the policy last changed."),
+    ...recordOutputFields("policy", "/org/<org>/policy/<name>"),
     origin: z.enum(policyOrigins).describe("default for policies created through the API; builtin ones are read-only."),
   }),
 );

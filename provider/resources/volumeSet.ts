@@ -6,7 +6,6 @@ import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
 import { selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/patch/index.js";
-import { description, name, tags } from "../../api/schemas/common.js";
 import {
   volumeSet as volumeSetRecord,
   volumeSetSpec,
@@ -24,6 +23,8 @@ import {
   readIgnoringMissing,
   recordMeta,
 } from "./engine.js";
+import { name } from "../../api/schemas/common.js";
+import { namedInputFields, recordOutputFields } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
@@ -40,38 +41,14 @@ export const volumeSetInputs = lazy(() => {
     snapshots: spec.snapshots,
     autoscaling: spec.autoscaling,
     mountOptions: spec.mountOptions,
-    name: name()
-      .optional()
-      .describe("Name of the volume set; defaults to `<resource name>-<7 hex>`. Changing it replaces the volume set."),
-    description: description().optional(),
-    tags: tags().optional(),
-    org: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Org of the volume set; defaults to the `cpln:org` stack config or CPLN_ORG. Changing it replaces."),
-    adopt: z
-      .boolean()
-      .optional()
-      .describe("Take over an existing volume set of this name (updating it to these args) instead of failing."),
+    ...namedInputFields("volume set"),
   });
 });
 export type VolumeSetInputs = z.infer<ReturnType<typeof volumeSetInputs>>;
 
 export const volumeSetOutputs = lazy(() =>
   volumeSetInputs().extend({
-    name: z.string().describe("Name of the volume set."),
-    org: z.string().describe("Org of the volume set."),
-    description: z.string().describe("Description (the name unless set)."),
-    tags: z.record(z.string(), z.unknown()).describe("User tags (server tags under cpln/ are in serverTags)."),
-    serverTags: z.record(z.string(), z.unknown()).optional().describe("Tags set by the server (keys under cpln/)."),
-    cplnId: z.string().describe("The API's id (UUID) of the volume set."),
-    selfLink: z
-      .string()
-      .describe("Link of the volume set, /org/<org>/gvc/<gvc>/volumeset/<name> (also the resource id)."),
-    version: z.number().describe("Version, incremented on every change."),
-    created: z.string().describe("When the volume set was created."),
-    lastModified: z.string().describe("When the volume set last changed."),
+    ...recordOutputFields("volume set", "/org/<org>/gvc/<gvc>/volumeset/<name>"),
     status: volumeSetStatus().describe("Server-maintained state: locations, volumes, workloads."),
   }),
 );
