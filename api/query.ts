@@ -1,3 +1,4 @@
+import { globMatches, unsafeRegexReason } from "./patterns.js";
 import type { Issue } from "./errors.js";
 import type { Kind } from "./kinds.js";
 import type { QueryDocument, QueryOp, QuerySpec, QueryTerm } from "./schemas/query.js";
@@ -148,28 +149,25 @@ function equals(actual: unknown, expected: unknown): boolean {
 const regexCache = new Map<string, RegExp>();
 const REGEX_CACHE_MAX = 500;
 
-function cachedRegex(source: string, flags: string): RegExp {
-  const key = `${flags}/${source}`;
-  let regex = regexCache.get(key);
+function cachedRegex(source: string): RegExp {
+  let regex = regexCache.get(source);
   if (regex === undefined) {
-    regex = new RegExp(source, flags);
+    regex = new RegExp(source);
     if (regexCache.size >= REGEX_CACHE_MAX) regexCache.clear();
-    regexCache.set(key, regex);
+    regexCache.set(source, regex);
   }
   return regex;
 }
 
 function compileRegex(value: unknown, path: string): RegExp {
   if (typeof value !== "string") throw new QueryError("op '=~' needs a regular expression string", path);
+  const unsafe = unsafeRegexReason(value);
+  if (unsafe !== undefined) throw new QueryError(`regular expression refused: it ${unsafe}`, path);
   try {
-    return cachedRegex(value, "");
+    return cachedRegex(value);
   } catch (error) {
     throw new QueryError(`invalid regular expression: ${(error as Error).message}`, path);
   }
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** `~`: case-insensitive; `*` and `?` are wildcards over the whole value, otherwise a substring test. */
@@ -178,11 +176,7 @@ function matchesPattern(actual: unknown, pattern: unknown): boolean {
   const wanted = asText(pattern);
   if (text === undefined || wanted === undefined) return false;
   if (!/[*?]/.test(wanted)) return text.toLowerCase().includes(wanted.toLowerCase());
-  const source = wanted
-    .split("")
-    .map((c) => (c === "*" ? ".*" : c === "?" ? "." : escapeRegex(c)))
-    .join("");
-  return cachedRegex(`^${source}$`, "is").test(text);
+  return globMatches(text, wanted);
 }
 
 /** A positive op on one actual value (negative ops are the negation over all values). */

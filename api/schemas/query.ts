@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
+import { unsafeRegexReason } from "../patterns.js";
 import { kindNames } from "../kinds.js";
 import { links, object, patchObject, type ObjectMode } from "./common.js";
 
@@ -51,6 +52,12 @@ function checkTerm(
   const op = term.op ?? "=";
   if (op !== "exists" && op !== "!exists" && term.value === undefined) {
     ctx.addIssue({ code: "custom", message: `op '${op}' needs a value`, path: ["value"] });
+  }
+  if (op === "=~" && typeof term.value === "string") {
+    const unsafe = unsafeRegexReason(term.value);
+    if (unsafe !== undefined) {
+      ctx.addIssue({ code: "custom", message: `regular expression refused: it ${unsafe}`, path: ["value"] });
+    }
   }
 }
 

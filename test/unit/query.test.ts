@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { evaluateQuery, normalizeQuery, QueryError, readPath, runQuery } from "../../api/query.js";
+import { globMatches, maxRegexLength, unsafeRegexReason } from "../../api/patterns.js";
 import type { QuerySpec, QueryTerm } from "../../api/schemas/query.js";
 
 const volume = {
@@ -232,5 +233,51 @@ describe("runQuery", () => {
       "b",
       "c",
     ]);
+  });
+});
+
+describe("patterns that cannot stall the server", () => {
+  it("refuses regexes that repeat a repeating or alternating group, back-references and long sources", () => {
+    for (const source of [
+      "^(a+)+$",
+      "^(a|a)*$",
+      "^(a|aa)+$",
+      "^(.*a){12}$",
+      "^(a*)*b$",
+      "((a+))+",
+      "(?:a+)+",
+      "(a)\\1",
+    ])
+      expect(unsafeRegexReason(source), source).toBeDefined();
+    expect(unsafeRegexReason("a".repeat(maxRegexLength + 1))).toBe(`is longer than ${maxRegexLength} characters`);
+  });
+
+  it("accepts ordinary regexes, including optional groups and escaped or bracketed quantifier characters", () => {
+    for (const source of [
+      "^web-[0-9]+$",
+      "^(prod|stage)-db$",
+      "(ab)+c",
+      "^(a+)?$",
+      "(a+){1}",
+      "\\(a+\\)+",
+      "[(a+)]+",
+      "(?<env>prod)-\\d{2,3}",
+    ])
+      expect(unsafeRegexReason(source), source).toBeUndefined();
+  });
+
+  it("matches globs case-insensitively over the whole value, in linear passes", () => {
+    expect(globMatches("Web-Frontend-01", "web-*-0?")).toBe(true);
+    expect(globMatches("web-frontend-01", "web-*-1?")).toBe(false);
+    expect(globMatches("abc", "*")).toBe(true);
+    expect(globMatches("", "*")).toBe(true);
+    expect(globMatches("", "?")).toBe(false);
+    expect(globMatches("a".repeat(250) + "!", "*a*a*a*a*a*a*a*a*a*a*b")).toBe(false);
+  });
+
+  it("a query with an unsafe =~ pattern is a QueryError naming the term's value", () => {
+    expect(() =>
+      normalizeQuery({ spec: { terms: [{ op: "=~", property: "name", value: "^(a+)+$" }] } }, "group"),
+    ).toThrow(QueryError);
   });
 });
