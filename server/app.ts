@@ -6,6 +6,7 @@ import { ErrorCode, type ApiErrorBody } from "../api/errors.js";
 import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
 import { ApiFailure } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
+import { serializeReply } from "./json.js";
 
 /** One request as the request log keeps it (never headers). */
 export interface RecordedRequest {
@@ -141,6 +142,9 @@ export function buildApp(context: AppContext): FastifyInstance {
         );
     },
   });
+
+  // Lists and queries reuse the stored JSON text of their items instead of serializing each one again.
+  app.setReplySerializer((payload) => serializeReply(payload));
 
   // Reference-type decorations are not allowed; every request gets its principal in preHandler.
   app.decorateRequest("principal", null as unknown as Principal);

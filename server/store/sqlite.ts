@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { rememberJson } from "../json.js";
 import type { JsonObject, ServiceAccountKeyHash, Store, StoreOps, StoredRecord } from "./store.js";
 
 interface RecordRow {
@@ -9,6 +10,16 @@ interface RecordRow {
   id: string;
   version: number;
   doc: string;
+}
+
+/** What a list needs to know of a row to reuse a cached record. */
+interface RowVersion {
+  org: string;
+  kind: string;
+  scope: string;
+  name: string;
+  id: string;
+  version: number;
 }
 
 interface KeyRow {
@@ -58,6 +69,9 @@ function frozenRecord(
   row: Pick<RecordRow, "org" | "kind" | "scope" | "name" | "id" | "version">,
   json: string,
 ): StoredRecord {
+  const doc = deepFreeze(JSON.parse(json) as JsonObject);
+  // The text is exactly this frozen document's JSON: list answers splice it instead of serializing again.
+  rememberJson(doc, json);
   return Object.freeze({
     org: row.org,
     kind: row.kind,
@@ -65,14 +79,17 @@ function frozenRecord(
     name: row.name,
     id: row.id,
     version: row.version,
-    doc: deepFreeze(JSON.parse(json) as JsonObject),
+    doc,
   });
 }
 
 const cacheKey = (org: string, kind: string, scope: string, name: string) => `${org}\n${kind}\n${scope}\n${name}`;
 
-/** Parsed documents kept in memory; past this many the cache starts over. */
-const DOC_CACHE_MAX = 100_000;
+/**
+ * Parsed documents kept in memory (≈ 2 KB each with their JSON text); past this many the cache starts over. Lists
+ * hold the same records, so this also bounds what they keep.
+ */
+const DOC_CACHE_MAX = 250_000;
 
 /**
  * SQLite adapter: one table of JSON documents keyed by (org, kind, scope, name). The primary key doubles as the
@@ -94,6 +111,14 @@ export class SqliteStore implements Store {
    * read needs neither a query nor a parse. Cleared with the counters when a transaction rolls back.
    */
   private readonly docs = new Map<string, StoredRecord>();
+  /**
+   * Lists by (org, kind, scope), valid while the kind's change counter stands still: a list of an unchanged kind
+   * costs neither a query nor a parse. After a write, the next list reads only (name, id, version) of each row and
+   * takes the records from `docs`. Cleared with the counters when a transaction rolls back.
+   */
+  private readonly lists = new Map<string, { counter: number; records: readonly StoredRecord[] }>();
+  /** Records held by `lists`, kept under `DOC_CACHE_MAX`. */
+  private listed = 0;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -114,6 +139,12 @@ export class SqliteStore implements Store {
       ),
       listScope: db.prepare<[string, string, string], RecordRow>(
         "SELECT * FROM records WHERE org = ? AND kind = ? AND scope = ? ORDER BY name",
+      ),
+      versionsAll: db.prepare<[string, string], RowVersion>(
+        "SELECT org, kind, scope, name, id, version FROM records WHERE org = ? AND kind = ? ORDER BY scope, name",
+      ),
+      versionsScope: db.prepare<[string, string, string], RowVersion>(
+        "SELECT org, kind, scope, name, id, version FROM records WHERE org = ? AND kind = ? AND scope = ? ORDER BY name",
       ),
       countAll: db.prepare<[string, string], number>("SELECT count(*) FROM records WHERE org = ? AND kind = ?").pluck(),
       countScope: db
@@ -160,6 +191,30 @@ export class SqliteStore implements Store {
     return this.remember(frozenRecord(row, row.doc));
   }
 
+  /**
+   * A list from the database: row identities first, records from `docs` where cached at the same version; when
+   * most are not cached (a cold start, or a cache that started over), one query reads and parses every row.
+   */
+  private readList(org: string, kind: string, scope: string | undefined): StoredRecord[] {
+    const s = this.stmts;
+    const rows = scope === undefined ? s.versionsAll.all(org, kind) : s.versionsScope.all(org, kind, scope);
+    const records: StoredRecord[] = [];
+    let misses = 0;
+    for (const row of rows) {
+      const hit = this.docs.get(cacheKey(row.org, row.kind, row.scope, row.name));
+      if (hit && hit.id === row.id && hit.version === row.version) records.push(hit);
+      else if (++misses > 64 && misses * 10 > rows.length) {
+        return (scope === undefined ? s.listAll.all(org, kind) : s.listScope.all(org, kind, scope)).map((r) =>
+          this.fromRow(r),
+        );
+      } else {
+        const full = s.get.get(row.org, row.kind, row.scope, row.name);
+        if (full) records.push(this.fromRow(full));
+      }
+    }
+    return records;
+  }
+
   private bump(org: string, kind: string): void {
     this.stmts.bump.run(org, kind);
     this.counters.set(`${org}\n${kind}`, this.stmts.counter.get(org, kind) ?? 0);
@@ -179,10 +234,20 @@ export class SqliteStore implements Store {
         const row = s.getById.get(org, kind, id);
         return row ? this.fromRow(row) : undefined;
       },
-      list: async (org, kind, scope) =>
-        (scope === undefined ? s.listAll.all(org, kind) : s.listScope.all(org, kind, scope)).map((row) =>
-          this.fromRow(row),
-        ),
+      list: async (org, kind, scope) => {
+        const counter = await this.ops.changeCounter(org, kind);
+        const key = `${org}\n${kind}\n${scope ?? "\u0000every scope"}`;
+        const cached = this.lists.get(key);
+        if (cached && cached.counter === counter) return [...cached.records];
+        const records = this.readList(org, kind, scope);
+        this.listed += records.length - (cached?.records.length ?? 0);
+        if (this.listed > DOC_CACHE_MAX) {
+          this.lists.clear();
+          this.listed = records.length;
+        }
+        this.lists.set(key, { counter, records });
+        return [...records];
+      },
       count: async (org, kind, scope) =>
         scope === undefined ? (s.countAll.get(org, kind) ?? 0) : (s.countScope.get(org, kind, scope) ?? 0),
       create: async (r) => {
@@ -265,6 +330,8 @@ export class SqliteStore implements Store {
       } catch (error) {
         if (this.db.inTransaction) this.stmts.rollback.run();
         this.counters.clear();
+        this.lists.clear();
+        this.listed = 0;
         this.docs.clear();
         throw error;
       }
