@@ -151,13 +151,17 @@ export function render(run: Run): string {
     ["cold start, new data file (seeds built-ins)", "footprint.cold-start.new-data-file", "ms"],
     ["cold start, existing data file", "footprint.cold-start.existing-data-file", "ms"],
     ["bare fastify process, same measure", "footprint.cold-start.bare-fastify", "ms"],
-    ...ns.map((n) => [`RSS of the server with ${n} volume sets`, `footprint.rss.n${n}`, "MiB"]),
+    ...ns.map((n) => [`RSS of the server with ${n} volume sets, after serving`, `footprint.rss.n${n}`, "MiB"]),
     ["SQLite file per 1,000 volume sets", "footprint.sqlite-per-1k-volumesets", "KiB"],
   ];
   out.push(
     table(
-      ["what", "value"],
-      startRows.map(([label, name, unit]) => [label ?? "", `${fmt(get(name ?? "")?.value, 0)} ${unit}`]),
+      ["what", "value", "live heap after a full GC"],
+      startRows.map(([label, name, unit]) => {
+        const f = get(name ?? "");
+        const live = f?.["heapLiveAfterGcMiB"];
+        return [label ?? "", `${fmt(f?.value, 0)} ${unit}`, typeof live === "number" ? `${fmt(live, 0)} MiB` : ""];
+      }),
     ),
   );
   if (run.notes.length) out.push(`\nNotes: ${run.notes.join("; ")}`);
