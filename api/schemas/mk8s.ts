@@ -28,19 +28,24 @@ export const mk8sProviders = [
 ] as const;
 export type Mk8sProvider = (typeof mk8sProviders)[number];
 
-function nodePool(mode: ObjectMode) {
-  return object(mode, { name: z.string().min(1).describe("Node pool name.") }).describe(
-    "A node pool (other fields are provider-specific).",
-  );
+/**
+ * A node pool. Its name lands in join scripts run as root, so what is written follows the name rule (`checked`);
+ * records read back (`checked` false) only need a non-empty name.
+ */
+function nodePool(checked: boolean) {
+  const poolName = checked ? name() : z.string().min(1);
+  return z
+    .looseObject({ name: poolName.describe("Node pool name.") })
+    .describe("A node pool (other fields are provider-specific).");
 }
 
 /** Provider-specific configuration; only the node pools matter to this API (join scripts name a pool). */
-function providerConfig() {
+function providerConfig(checked: boolean) {
   return z
     .looseObject({
-      nodePools: z.array(nodePool("loose")).optional().describe("Node pools."),
+      nodePools: z.array(nodePool(checked)).optional().describe("Node pools."),
       dedicatedServerNodePools: z
-        .array(nodePool("loose"))
+        .array(nodePool(checked))
         .optional()
         .describe("Hetzner dedicated-server node pools (joined with a join script)."),
     })
@@ -50,7 +55,7 @@ function providerConfig() {
 /** The provider in `spec.provider`: an object with exactly one key, the provider's name. */
 function providerObject(strict: boolean) {
   return z
-    .record(z.string(), providerConfig())
+    .record(z.string(), providerConfig(strict))
     .superRefine((value, ctx) => {
       const keys = Object.keys(value);
       if (keys.length !== 1) {
@@ -122,7 +127,7 @@ export const mk8sPatch = lazy(() =>
         value: mk8sSpec(),
         merge: patchObject({
           version: { value: z.string().min(1).describe("Kubernetes version.") },
-          provider: { value: providerObject(true), merge: z.record(z.string(), providerConfig().nullable()) },
+          provider: { value: providerObject(true), merge: z.record(z.string(), providerConfig(true).nullable()) },
           firewall: { value: z.array(firewallRule("strict")).describe("Allowed source ranges.") },
           addOns: {
             value: z.record(z.string(), z.unknown()).describe("Add-ons by name."),

@@ -22,17 +22,41 @@ function poolNames(config: JsonObject, fields: readonly string[]): string[] {
   });
 }
 
-function joinScript(org: string, cluster: string, provider: string, pool: string, token: string, expires: string) {
+/** Values a join script assigns to shell variables, in order. */
+export interface JoinValues {
+  CLUSTER_NAME: string;
+  NODE_POOL: string;
+  CPLN_ORG: string;
+  BOOTSTRAP_TOKEN: string;
+  TOKEN_EXPIRES: string;
+}
+
+/**
+ * `value` as one POSIX shell word that expands to exactly `value`: inside single quotes no character is special
+ * except the closing quote, so the whole value goes in single quotes and each `'` in it becomes `'\''` (close,
+ * an escaped quote, reopen). Line breaks, `$`, backquotes, `\`, `;`, `!` stay literal. (A NUL byte cannot be
+ * in a bash word: bash refuses to run a script holding one, so it cannot execute anything either.)
+ */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * The bash script that joins a machine to a cluster. It runs as root, so no value is ever spliced into its text
+ * unquoted: each is assigned once to a variable with `shellQuote` (whatever characters it holds, the variable holds
+ * exactly them and nothing runs), and the rest of the script only expands those variables inside double quotes. The
+ * comment names no value (a line break in one would end the comment); `provider` comes from the fixed table of
+ * joinable providers.
+ */
+export function joinScript(provider: keyof typeof JOINABLE_POOLS, values: JoinValues): string {
+  if (!Object.hasOwn(JOINABLE_POOLS, provider)) throw new Error(`no join script for provider ${provider}`);
+  const assignments = Object.entries(values).map(([variable, value]) => `${variable}=${shellQuote(value)}`);
   return [
     "#!/bin/bash",
-    `# Joins this machine to the ${provider} mk8s cluster '${cluster}' (org '${org}') as a node of pool '${pool}'.`,
+    `# Joins this machine to a ${provider} mk8s cluster as a node of the pool named below.`,
     "# Run as root. The bootstrap token below is secret and expires at the time shown.",
     "set -euo pipefail",
-    `CLUSTER_NAME='${cluster}'`,
-    `NODE_POOL='${pool}'`,
-    `CPLN_ORG='${org}'`,
-    `BOOTSTRAP_TOKEN='${token}'`,
-    `TOKEN_EXPIRES='${expires}'`,
+    ...assignments,
     'if [ "$(id -u)" -ne 0 ]; then echo "run this script as root" >&2; exit 1; fi',
     'echo "Joining node $(hostname) to cluster ${CLUSTER_NAME}, pool ${NODE_POOL}"',
     "mkdir -p /etc/cpln-mk8s",
@@ -98,7 +122,18 @@ export const mk8sRules: KindRules = {
         }
         const token = randomBytes(24).toString("base64url");
         const expires = new Date(Date.parse(ctx.now) + JOIN_TOKEN_TTL_SECONDS * 1000).toISOString();
-        return { status: 200, body: { script: joinScript(ctx.org, cluster, provider, requested, token, expires) } };
+        return {
+          status: 200,
+          body: {
+            script: joinScript(provider, {
+              CLUSTER_NAME: cluster,
+              NODE_POOL: requested,
+              CPLN_ORG: ctx.org,
+              BOOTSTRAP_TOKEN: token,
+              TOKEN_EXPIRES: expires,
+            }),
+          },
+        };
       },
     },
   },
