@@ -1,97 +1,76 @@
+import { RE2JS } from "re2js";
+
 /**
  * Pattern matching for query terms that cannot stall a server: `~` globs are matched without a regex engine, and
- * `=~` regular expressions that could backtrack catastrophically (a repeated group that itself repeats or
- * alternates, back-references, very long sources) are refused when the query is validated. JavaScript's regex
- * engine backtracks and the server answers everyone from one thread, so one such pattern against a stored
- * 250-character description would stop it for minutes.
+ * `=~` regular expressions run on RE2 (`re2js`, a pure-JavaScript port), whose matching time is linear in the length
+ * of the value whatever the pattern. JavaScript's own engine backtracks, and the server answers everyone from one
+ * thread: `a*a*a*a*a*a*b` against a stored 250-character description would stop it for minutes. RE2 has no
+ * back-references and no look-around (they cannot be matched in linear time), so patterns using them are refused
+ * with a message saying so; so is any source longer than `maxRegexLength`.
  */
 
 export const maxRegexLength = 256;
 
-/** Why `source` is refused as an `=~` pattern, or undefined when it is safe to run. */
-export function unsafeRegexReason(source: string): string | undefined {
+/** A compiled `=~` pattern: `test` says whether it matches anywhere in `text` (like `RegExp.prototype.test`). */
+export interface LinearRegex {
+  readonly source: string;
+  test(text: string): boolean;
+}
+
+/** Why `source` is refused before RE2 sees it (length, back-references, look-around), or undefined. */
+function unsupportedReason(source: string): string | undefined {
   if (source.length > maxRegexLength) return `is longer than ${maxRegexLength} characters`;
-  if (/\\[1-9]|\\k</.test(source)) return "uses a back-reference";
-  // One entry per open group: whether it holds a quantifier or an alternation.
-  const groups: boolean[] = [];
-  const markEnclosing = (): void => {
-    if (groups.length > 0) groups[groups.length - 1] = true;
-  };
-  let closedGroupVaries = false; // the atom just read is a group whose content repeats or alternates
-  let i = 0;
-  while (i < source.length) {
-    const c = source[i] as string;
-    let atomIsVaryingGroup = false;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
     if (c === "\\") {
-      i += 2;
-    } else if (c === "[") {
-      i = endOfClass(source, i);
-    } else if (c === "(") {
-      groups.push(false);
-      i += groupPrefixLength(source, i);
-    } else if (c === ")") {
-      const varies = groups.pop() ?? false;
-      if (varies) markEnclosing();
-      atomIsVaryingGroup = varies;
-      i += 1;
-    } else if (c === "|") {
-      markEnclosing();
-      i += 1;
-    } else {
-      const quantifier = quantifierAt(source, i);
-      if (quantifier === undefined) {
-        i += 1;
-      } else {
-        if (closedGroupVaries && quantifier.repeats) {
-          return "repeats a group that itself repeats or alternates (it could backtrack for minutes)";
-        }
-        markEnclosing();
-        i += quantifier.length;
+      const next = source[i + 1] ?? "";
+      if (!inClass && (/[1-9]/.test(next) || next === "k")) {
+        return "uses a back-reference, which RE2 (the linear-time engine behind =~) does not support";
       }
+      i += 1;
+    } else if (inClass) {
+      if (c === "]") inClass = false;
+    } else if (c === "[") {
+      inClass = true;
+      if (source[i + 1] === "^") i += 1;
+      if (source[i + 1] === "]") i += 1;
+    } else if (c === "(" && /^\(\?(=|!|<=|<!)/.test(source.slice(i, i + 4))) {
+      return "uses look-ahead or look-behind, which RE2 (the linear-time engine behind =~) does not support";
     }
-    closedGroupVaries = atomIsVaryingGroup;
   }
   return undefined;
 }
 
-function endOfClass(source: string, start: number): number {
-  let i = start + 1;
-  if (source[i] === "^") i += 1;
-  if (source[i] === "]") i += 1;
-  while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1;
-  return i + 1;
-}
+/** Compiled patterns by source: a query compiles each pattern once, not once per item. Bounded. */
+const cache = new Map<string, LinearRegex>();
+const CACHE_MAX = 500;
 
-/** `(`, `(?:`, `(?=`, `(?!`, `(?<=`, `(?<!`, `(?<name>`: the prefix is not a quantifier. */
-function groupPrefixLength(source: string, start: number): number {
-  if (source[start + 1] !== "?") return 1;
-  const named = /^\(\?<[A-Za-z_$][\w$]*>/.exec(source.slice(start));
-  if (named) return named[0].length;
-  return source.startsWith("(?<", start) ? 4 : 3;
-}
-
-/** A quantifier at `i` (`*`, `+`, `?`, `{n}`, `{n,}`, `{n,m}`, each optionally lazy), and whether it repeats. */
-function quantifierAt(source: string, i: number): { length: number; repeats: boolean } | undefined {
-  const c = source[i];
-  let length: number;
-  let repeats: boolean;
-  if (c === "*" || c === "+") {
-    length = 1;
-    repeats = true;
-  } else if (c === "?") {
-    length = 1;
-    repeats = false;
-  } else if (c === "{") {
-    const braces = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i));
-    if (!braces) return undefined;
-    length = braces[0].length;
-    const min = Number(braces[1]);
-    repeats = braces[2] === undefined ? min > 1 : braces[3] === "" || Number(braces[3]) > 1;
-  } else {
-    return undefined;
+/**
+ * `source` compiled for `=~`, or the message saying why it cannot be: `regular expression refused: it ...` for what
+ * RE2 does not support, `invalid regular expression: ...` for a syntax error.
+ */
+export function compileRegex(source: string): LinearRegex | { problem: string } {
+  const known = cache.get(source);
+  if (known !== undefined) return known;
+  const unsupported = unsupportedReason(source);
+  if (unsupported !== undefined) return { problem: `regular expression refused: it ${unsupported}` };
+  let re2: RE2JS;
+  try {
+    re2 = RE2JS.compile(source);
+  } catch (error) {
+    return { problem: `invalid regular expression: ${(error as Error).message}` };
   }
-  if (source[i + length] === "?") length += 1;
-  return { length, repeats };
+  const compiled: LinearRegex = { source, test: (text) => re2.test(text) };
+  if (cache.size >= CACHE_MAX) cache.clear();
+  cache.set(source, compiled);
+  return compiled;
+}
+
+/** The message saying why `source` cannot be an `=~` pattern, or undefined when it can. */
+export function regexProblem(source: string): string | undefined {
+  const compiled = compileRegex(source);
+  return "problem" in compiled ? compiled.problem : undefined;
 }
 
 /**

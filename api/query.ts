@@ -1,4 +1,4 @@
-import { globMatches, unsafeRegexReason } from "./patterns.js";
+import { compileRegex, globMatches, type LinearRegex } from "./patterns.js";
 import type { Issue } from "./errors.js";
 import type { Kind } from "./kinds.js";
 import type { QueryDocument, QueryOp, QuerySpec, QueryTerm } from "./schemas/query.js";
@@ -48,7 +48,7 @@ function normalizeTerm(term: QueryTerm, index: number, pathPrefix: string): Norm
   if (term.rel !== undefined) normalized.rel = term.rel;
   if (term.tag !== undefined) normalized.tag = term.tag;
   if (term.value !== undefined) normalized.value = term.value;
-  if (normalized.op === "=~") compileRegex(normalized.value, `${pathPrefix}terms.${index}.value`);
+  if (normalized.op === "=~") checkedRegex(normalized.value, `${pathPrefix}terms.${index}.value`);
   return normalized;
 }
 
@@ -145,29 +145,11 @@ function equals(actual: unknown, expected: unknown): boolean {
   return compare(actual, expected) === 0;
 }
 
-/** Compiled patterns by source: a query compiles each pattern once, not once per item. Bounded. */
-const regexCache = new Map<string, RegExp>();
-const REGEX_CACHE_MAX = 500;
-
-function cachedRegex(source: string): RegExp {
-  let regex = regexCache.get(source);
-  if (regex === undefined) {
-    regex = new RegExp(source);
-    if (regexCache.size >= REGEX_CACHE_MAX) regexCache.clear();
-    regexCache.set(source, regex);
-  }
-  return regex;
-}
-
-function compileRegex(value: unknown, path: string): RegExp {
+function checkedRegex(value: unknown, path: string): LinearRegex {
   if (typeof value !== "string") throw new QueryError("op '=~' needs a regular expression string", path);
-  const unsafe = unsafeRegexReason(value);
-  if (unsafe !== undefined) throw new QueryError(`regular expression refused: it ${unsafe}`, path);
-  try {
-    return cachedRegex(value);
-  } catch (error) {
-    throw new QueryError(`invalid regular expression: ${(error as Error).message}`, path);
-  }
+  const compiled = compileRegex(value);
+  if ("problem" in compiled) throw new QueryError(compiled.problem, path);
+  return compiled;
 }
 
 /** `~`: case-insensitive; `*` and `?` are wildcards over the whole value, otherwise a substring test. */
@@ -198,7 +180,7 @@ function holds(op: Exclude<QueryOp, "!=" | "!exists">, actual: unknown, expected
       return matchesPattern(actual, expected);
     case "=~": {
       const text = asText(actual);
-      return text !== undefined && compileRegex(expected, path).test(text);
+      return text !== undefined && checkedRegex(expected, path).test(text);
     }
     case "contains": {
       if (Array.isArray(actual)) return actual.some((element) => equals(element, expected));

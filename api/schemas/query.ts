@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
-import { unsafeRegexReason } from "../patterns.js";
+import { regexProblem } from "../patterns.js";
 import { kindNames } from "../kinds.js";
 import { links, object, patchObject, type ObjectMode } from "./common.js";
 
@@ -54,10 +54,8 @@ function checkTerm(
     ctx.addIssue({ code: "custom", message: `op '${op}' needs a value`, path: ["value"] });
   }
   if (op === "=~" && typeof term.value === "string") {
-    const unsafe = unsafeRegexReason(term.value);
-    if (unsafe !== undefined) {
-      ctx.addIssue({ code: "custom", message: `regular expression refused: it ${unsafe}`, path: ["value"] });
-    }
+    const problem = regexProblem(term.value);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
   }
 }
 
