@@ -320,6 +320,20 @@ const cases: {
   },
   {
     kind: "Policy",
+    rule: "targetQuery =~ is RE2 (no look-around)",
+    inputs: { ...policy, targetQuery: { spec: { terms: [{ op: "=~", property: "name", value: "a(?=b)" }] } } },
+    property: "targetQuery.spec.terms.0.value",
+    reason: /look-ahead or look-behind, which RE2 .* does not support/,
+  },
+  {
+    kind: "Policy",
+    rule: "targetQuery =~ syntax",
+    inputs: { ...policy, targetQuery: { spec: { terms: [{ op: "=~", property: "name", value: "a(" }] } } },
+    property: "targetQuery.spec.terms.0.value",
+    reason: /^invalid regular expression: .*missing closing \)/,
+  },
+  {
+    kind: "Policy",
     rule: "bindings count",
     inputs: {
       ...policy,
