@@ -4,9 +4,9 @@ import type { Duplex } from "node:stream";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { ErrorCode, type ApiErrorBody } from "../api/errors.js";
 import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
-import { ApiFailure } from "./errors.js";
+import { ApiFailure, badRequest } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
-import { serializeReply } from "./json.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath, serializeReply } from "./json.js";
 
 /** One request as the request log keeps it (never headers). */
 export interface RecordedRequest {
@@ -150,17 +150,39 @@ export function buildApp(context: AppContext): FastifyInstance {
   app.decorateRequest("principal", null as unknown as Principal);
   app.decorateRequest("fault", undefined);
 
-  // JSON only; an empty body is "no body" (clients send content-type on bodyless DELETEs), and prototype
-  // poisoning keys are rejected.
+  // JSON only; an empty body is "no body" (clients send content-type on bodyless DELETEs). Bodies nesting deeper
+  // than MAX_JSON_DEPTH are refused before parsing, and keys that could poison prototypes after parsing, each with
+  // a message saying so.
   app.removeAllContentTypeParsers();
-  const parseJson = app.getDefaultJsonParser("error", "error");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+      const message = `The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels (the limit)`;
+      done(badRequest([{ path: "", message }], message), undefined);
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      const message = "The request body is not valid JSON";
+      done(badRequest([{ path: "", message }], message), undefined);
+      return;
+    }
+    const reserved = reservedKeyPath(parsed);
+    if (reserved !== undefined) {
+      const key = reserved.endsWith("constructor.prototype") ? "constructor.prototype" : "__proto__";
+      done(
+        badRequest([{ path: reserved, message: `the key "${key}" is reserved (it could alter object prototypes)` }]),
+        undefined,
+      );
+      return;
+    }
+    done(null, parsed);
   });
 
   app.setErrorHandler((error: FastifyError | ApiFailure, request, reply) => {

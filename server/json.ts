@@ -31,3 +31,59 @@ export function serializeReply(payload: unknown): string {
   const head = JSON.stringify(envelope);
   return `${head.slice(0, -1)}${head === "{}" ? "" : ","}"items":[${parts.join(",")}]}`;
 }
+
+/**
+ * How deeply request bodies may nest objects and arrays (the top-level value is level 1). Well above any real
+ * configuration (Kubernetes add-on values, cloud account data, query context run 5–20 levels; serde_json's default
+ * recursion limit is 128) and far below where the server's own operations break on Node 20 with its default stack:
+ * `structuredClone` (every PATCH and PUT) throws from ≈1,950 levels (1,959 measured from a shallow stack, ≈1,900
+ * inside a request) and `JSON.stringify` (every write and reply) from ≈4,100 (4,184 from a shallow stack). A stored
+ * record is at most a few levels deeper than the body that wrote it, so records stay about 30× below the first break.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether the JSON text `text` nests objects and arrays deeper than `limit`: one pass over the characters, skipping
+ * string contents, with a counter (no recursion, so no text can overflow the stack here). Meant to run before
+ * `JSON.parse`; on malformed text it may answer either way, and the parse then reports the syntax error.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i += 1;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth -= 1;
+    }
+  }
+  return false;
+}
+
+/**
+ * The dotted path of the first key that could poison prototypes if the value were ever merged into an object:
+ * `__proto__` anywhere, or `prototype` inside a `constructor` object. Undefined when there is none. Iterative.
+ */
+export function reservedKeyPath(value: unknown): string | undefined {
+  const pending: { value: unknown; path: string }[] = [{ value, path: "" }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== "object" || next.value === null) continue;
+    const isArray = Array.isArray(next.value);
+    for (const [key, child] of Object.entries(next.value)) {
+      const path = next.path === "" ? key : `${next.path}.${key}`;
+      if (!isArray && key === "__proto__") return path;
+      if (!isArray && key === "constructor" && isPlainObject(child) && Object.hasOwn(child, "prototype")) {
+        return `${path}.prototype`;
+      }
+      pending.push({ value: child, path });
+    }
+  }
+  return undefined;
+}

@@ -81,12 +81,15 @@ describe("request bodies", () => {
     expect(answer.status).toBe(204);
   });
 
-  it("__proto__ keys are refused", async () => {
+  it("__proto__ keys are refused as reserved, with their path (not as invalid JSON)", async () => {
     const answer = await send("POST", `/org/${ORG}/group`, {
       body: '{"name":"evil","__proto__":{"admin":true}}',
       contentType: "application/json",
     });
-    expect(answer.status).toBe(400);
+    const rule = 'the key "__proto__" is reserved (it could alter object prototypes)';
+    expect(answer.body).toEqual(
+      apiError(400, "BadRequest", `Invalid request: __proto__: ${rule}`, [{ path: "__proto__", message: rule }]),
+    );
   });
 });
 
