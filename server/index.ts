@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { name } from "../api/schemas/common.js";
 import { buildApp, type RecordedRequest } from "./app.js";
 import { Authenticator, type JwtOptions } from "./auth/authn.js";
 import { Authorizer } from "./auth/authz.js";
@@ -63,6 +64,9 @@ export interface RunningServer {
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
   const org = options.org ?? "demo";
+  // The org name is the first path segment of every URL: the name rule keeps it valid and addressable.
+  const orgName = name().safeParse(org);
+  if (!orgName.success) throw new Error(`org name '${org}' ${orgName.error.issues.map((i) => i.message).join("; ")}`);
   const store = new SqliteStore(options.data ?? ":memory:");
   try {
     const authenticator = new Authenticator(store, options.jwt);

@@ -20,11 +20,20 @@ export const user = lazy(() =>
 );
 export type User = z.infer<ReturnType<typeof user>>;
 
+/**
+ * Longest email address (RFC 5321: a 256-octet path less its angle brackets). The email is the user's path segment
+ * (/org/{org}/user/{email}), so it must also stay within the server's path-segment limit.
+ */
+export const EMAIL_MAX = 254;
+
 /** Body of POST /org/{org}/user: the user's name is its email. */
 export const userCreate = lazy(() =>
   z
     .strictObject({
-      email: z.email("must be an email address").describe("Email address; becomes the user's name."),
+      email: z
+        .email("must be an email address")
+        .max(EMAIL_MAX, `must be at most ${EMAIL_MAX} characters`)
+        .describe(`Email address, at most ${EMAIL_MAX} characters; becomes the user's name.`),
       idp: z.string().min(1).optional().describe("Identity provider."),
       description: description().optional(),
       tags: tags().optional(),
