@@ -155,7 +155,8 @@ export function buildApp(context: AppContext): FastifyInstance {
   // a message saying so.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
-    const text = typeof body === "string" ? body : body.toString("utf8");
+    let text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte-order mark is not part of the JSON
     if (text.trim() === "") {
       done(null, undefined);
       return;

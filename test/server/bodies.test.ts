@@ -110,6 +110,26 @@ describe(`JSON nesting depth limit (${MAX_JSON_DEPTH})`, () => {
   });
 });
 
+describe("parsing", () => {
+  it("a body starting with a UTF-8 byte-order mark is parsed like one without", async () => {
+    const answer = await call(server, "POST", `/org/${ORG}/group`, {
+      auth: `Bearer ${server.adminKey}`,
+      raw: '\uFEFF{"name":"bom","description":"with a BOM"}',
+    });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    expect(field(answer.body, "description")).toBe("with a BOM");
+  });
+
+  it("malformed JSON is still a 400 saying so", async () => {
+    const answer = await call(server, "POST", `/org/${ORG}/group`, {
+      auth: `Bearer ${server.adminKey}`,
+      raw: '{"name":"broken",',
+    });
+    const message = "The request body is not valid JSON";
+    expect(answer.body).toEqual(apiError(400, "BadRequest", message, [{ path: "", message }]));
+  });
+});
+
 describe("reserved keys", () => {
   const reserved = (path: string, key: string) =>
     apiError(
