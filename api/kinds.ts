@@ -8,6 +8,10 @@
  * `view` and `exec` implies `exec.echo` as on every other kind.
  */
 
+import type { z } from "zod";
+import { mk8sJoinRequest, mk8sJoinResponse } from "./schemas/mk8s.js";
+import { serviceAccountKey, serviceAccountKeyCreate } from "./schemas/serviceAccount.js";
+
 export const kindNames = [
   "org",
   "gvc",
@@ -40,6 +44,25 @@ export interface KindInfo {
   readonly queryProperties: readonly string[];
   /** Relations a query term may name (`rel`), read from the item's links. */
   readonly rels: readonly string[];
+  /** The kind has one object per org, addressed as `/org/{org}` (the org itself). */
+  readonly singleton?: boolean;
+  /** Creating one may be attempted without credentials (the API document's empty security alternative). */
+  readonly anonymousCreate?: boolean;
+  /** The contract of each action `POST .../{name}/-<action>` (the server's kind rules implement them). */
+  readonly actions?: Readonly<Record<string, ActionContract>>;
+}
+
+/** A named body schema of an action (a component of the OpenAPI document). */
+export interface NamedBody {
+  readonly name: string;
+  readonly schema: () => z.ZodType;
+}
+
+export interface ActionContract {
+  readonly summary: string;
+  readonly description?: string;
+  readonly request: NamedBody;
+  readonly response: NamedBody & { readonly description: string };
 }
 
 /** Properties every kind can be queried and sorted by. */
@@ -99,6 +122,7 @@ export const kinds: Readonly<Record<Kind, KindInfo>> = {
     ]),
     queryProperties: [],
     rels: [],
+    singleton: true,
   },
   gvc: {
     kind: "gvc",
@@ -125,6 +149,7 @@ export const kinds: Readonly<Record<Kind, KindInfo>> = {
     ]),
     queryProperties: [],
     rels: ["gvc"],
+    anonymousCreate: true,
   },
   location: {
     kind: "location",
@@ -175,6 +200,13 @@ export const kinds: Readonly<Record<Kind, KindInfo>> = {
     ]),
     queryProperties: ["origin"],
     rels: [],
+    actions: {
+      addKey: {
+        summary: "Add a key (its value is returned once)",
+        request: { name: "ServiceAccountKeyCreate", schema: () => serviceAccountKeyCreate() },
+        response: { name: "ServiceAccountKey", description: "The new key (secret)", schema: () => serviceAccountKey() },
+      },
+    },
   },
   user: {
     kind: "user",
@@ -202,6 +234,14 @@ export const kinds: Readonly<Record<Kind, KindInfo>> = {
     permissions: standardCatalog("mk8s clusters", [perm("join", "Obtain a node join script")]),
     queryProperties: [],
     rels: [],
+    actions: {
+      join: {
+        summary: "Get a node join script",
+        description: "For clusters whose provider is generic or hetzner; other providers answer 400 Unsupported.",
+        request: { name: "JoinRequest", schema: () => mk8sJoinRequest() },
+        response: { name: "JoinResponse", description: "Join script (secret)", schema: () => mk8sJoinResponse() },
+      },
+    },
   },
   auditctx: {
     kind: "auditctx",
