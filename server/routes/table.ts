@@ -103,17 +103,17 @@ const gvcParam: RouteParam = {
 };
 
 /** The path parameter naming one object of `kind`: its name (or name field, e.g. a user's email) or its id. */
-function itemParam(records: RecordService, kind: Kind): RouteParam {
-  const rules = records.rules[kind];
-  if (rules.addressBy === "id") {
+function itemParam(kind: Kind): RouteParam {
+  const { addressing, schemas } = kinds[kind];
+  if (addressing.by === "id") {
     return {
       name: "id",
       description: `Id of the ${kind} (UUID).`,
       schema: () => ({ type: "string", format: "uuid" }),
     };
   }
-  const field = rules.nameField ?? "name";
-  const createBody = rules.createBody;
+  const field = addressing.field;
+  const createBody = schemas.create;
   return {
     name: field,
     description: `The ${kind}'s ${field}.`,
@@ -166,20 +166,22 @@ const created = (body: NamedSchema): RouteResponse => ({
   headers: { Location: { description: "Path of the new object", schema: { type: "string" } } },
 });
 
-/** Every operation served for the kinds of the contract, from the kind tables (api) and the kind rules (server). */
+/** Every operation served for the kinds of the contract, from the kind descriptors (`api/kinds/`). */
 export function recordRoutes(records: RecordService): Route[] {
   const routes: Route[] = [];
   for (const kind of kindNames) {
     const info = kinds[kind];
-    const rules = records.rules[kind];
     const Name = pascal(kind);
-    const record = named(Name, "output", rules.record);
+    const recordSchema = info.schemas.record;
+    const record = named(Name, "output", recordSchema);
     const tags = [kind];
-    const patch = rules.patchBody;
-    const patchBody = patch ? named(`${Name}Patch`, "input", patch) : undefined;
-    const putBody: NamedSchema | undefined = patch
-      ? { name: `${Name}Put`, io: "input", build: () => putBodyOf(jsonSchemaOf(patch(), "input")) }
-      : undefined;
+    const patch = info.schemas.patch;
+    const patchBody = named(`${Name}Patch`, "input", patch);
+    const putBody: NamedSchema = {
+      name: `${Name}Put`,
+      io: "input",
+      build: () => putBodyOf(jsonSchemaOf(patch(), "input")),
+    };
     const patchDescription =
       "Patch directives at every object level: `$drop`, `$replace/<field>`, `$append/<array>`, `$drop/<array>`, " +
       "`$retain/<array>`, `$patch/<array>`; plain fields merge (null removes).";
@@ -198,7 +200,7 @@ export function recordRoutes(records: RecordService): Route[] {
           {
             status: 200,
             description: "List",
-            body: named(`${Name}List`, "output", () => listResponse(rules.record())),
+            body: named(`${Name}List`, "output", () => listResponse(recordSchema())),
           },
         ],
         errors: [401],
@@ -217,22 +219,20 @@ export function recordRoutes(records: RecordService): Route[] {
         auth: "required",
         handler: async (request) => records.get(callOf(request), kind, key(request)),
       });
-      if (patchBody) {
-        routes.push({
-          method: "PATCH",
-          path: "/org/{org}",
-          operationId: `patch${Name}`,
-          summary: `Patch the ${kind}`,
-          description: patchDescription,
-          tags,
-          params: [orgParam],
-          body: patchBody,
-          responses: [{ status: 200, description: `The ${kind}`, body: record }],
-          errors: [400, 401, 403, 404, 409, 413, 415],
-          auth: "required",
-          handler: async (request) => records.patch(callOf(request), kind, key(request), request.body),
-        });
-      }
+      routes.push({
+        method: "PATCH",
+        path: "/org/{org}",
+        operationId: `patch${Name}`,
+        summary: `Patch the ${kind}`,
+        description: patchDescription,
+        tags,
+        params: [orgParam],
+        body: patchBody,
+        responses: [{ status: 200, description: `The ${kind}`, body: record }],
+        errors: [400, 401, 403, 404, 409, 413, 415],
+        auth: "required",
+        handler: async (request) => records.patch(callOf(request), kind, key(request), request.body),
+      });
       routes.push({
         method: "GET",
         path: "/org/{org}/-accessreport",
@@ -264,7 +264,7 @@ export function recordRoutes(records: RecordService): Route[] {
 
     const scopeParams = info.scope === "gvc" ? [orgParam, gvcParam] : [orgParam];
     const base = info.scope === "gvc" ? `/org/{org}/gvc/{gvc}/${kind}` : `/org/{org}/${kind}`;
-    const itemP = itemParam(records, kind);
+    const itemP = itemParam(kind);
     const item = `${base}/{${itemP.name}}`;
     const itemParams = [...scopeParams, itemP];
     const key = (request: FastifyRequest) => paramsOf(request)[itemP.name] ?? "";
@@ -277,13 +277,13 @@ export function recordRoutes(records: RecordService): Route[] {
       tags,
       params: scopeParams,
       responses: [
-        { status: 200, description: "List", body: named(`${Name}List`, "output", () => listResponse(rules.record())) },
+        { status: 200, description: "List", body: named(`${Name}List`, "output", () => listResponse(recordSchema())) },
       ],
       errors: [400, 401, 404],
       auth: "required",
       handler: async (request) => records.list(callOf(request), kind),
     });
-    const createBody = rules.createBody;
+    const createBody = info.schemas.create;
     if (createBody) {
       routes.push({
         method: "POST",
@@ -317,7 +317,7 @@ export function recordRoutes(records: RecordService): Route[] {
         {
           status: 200,
           description: "Matches",
-          body: named(`${Name}QueryResult`, "output", () => queryResult(rules.record())),
+          body: named(`${Name}QueryResult`, "output", () => queryResult(recordSchema())),
         },
       ],
       errors: [400, 401, 404, 413, 415],
@@ -348,35 +348,33 @@ export function recordRoutes(records: RecordService): Route[] {
       auth: "required",
       handler: async (request) => records.get(callOf(request), kind, key(request)),
     });
-    if (patchBody && putBody) {
-      routes.push({
-        method: "PATCH",
-        path: item,
-        operationId: `patch${Name}`,
-        summary: `Patch a ${kind}`,
-        description: patchDescription,
-        tags,
-        params: itemParams,
-        body: patchBody,
-        responses: [{ status: 200, description: "The object", body: record }],
-        errors: [400, 401, 403, 404, 409, 413, 415],
-        auth: "required",
-        handler: async (request) => records.patch(callOf(request), kind, key(request), request.body),
-      });
-      routes.push({
-        method: "PUT",
-        path: item,
-        operationId: `replace${Name}`,
-        summary: `Replace a ${kind} (fields left out are removed)`,
-        tags,
-        params: itemParams,
-        body: putBody,
-        responses: [{ status: 200, description: "The object", body: record }],
-        errors: [400, 401, 403, 404, 409, 413, 415],
-        auth: "required",
-        handler: async (request) => records.put(callOf(request), kind, key(request), request.body),
-      });
-    }
+    routes.push({
+      method: "PATCH",
+      path: item,
+      operationId: `patch${Name}`,
+      summary: `Patch a ${kind}`,
+      description: patchDescription,
+      tags,
+      params: itemParams,
+      body: patchBody,
+      responses: [{ status: 200, description: "The object", body: record }],
+      errors: [400, 401, 403, 404, 409, 413, 415],
+      auth: "required",
+      handler: async (request) => records.patch(callOf(request), kind, key(request), request.body),
+    });
+    routes.push({
+      method: "PUT",
+      path: item,
+      operationId: `replace${Name}`,
+      summary: `Replace a ${kind} (fields left out are removed)`,
+      tags,
+      params: itemParams,
+      body: putBody,
+      responses: [{ status: 200, description: "The object", body: record }],
+      errors: [400, 401, 403, 404, 409, 413, 415],
+      auth: "required",
+      handler: async (request) => records.put(callOf(request), kind, key(request), request.body),
+    });
     routes.push({
       method: "DELETE",
       path: item,
@@ -404,9 +402,8 @@ export function recordRoutes(records: RecordService): Route[] {
       auth: "required",
       handler: async (request) => records.accessReport(callOf(request), kind, key(request)),
     });
-    for (const action of Object.keys(rules.actions ?? {})) {
-      const spec = info.actions?.[action];
-      if (!spec) throw new Error(`The ${kind} action -${action} has no contract in the kind table`);
+    // The server implements each action of the contract (checked when its rules are assembled).
+    for (const [action, spec] of Object.entries(info.actions ?? {})) {
       routes.push({
         method: "POST",
         path: `${item}/-${action}`,
