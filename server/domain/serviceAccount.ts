@@ -1,16 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { issuesFromZod } from "../../api/errors.js";
-import {
-  serviceAccount,
-  serviceAccountCreate,
-  serviceAccountKeyCreate,
-  serviceAccountPatch,
-} from "../../api/schemas/serviceAccount.js";
+import { serviceAccountKeyCreate } from "../../api/schemas/serviceAccount.js";
 import { sha256Hex } from "../auth/authn.js";
 import { badRequest, forbidden } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { builtinMessage, isBuiltin, isObject } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 function keysOf(record: JsonObject): JsonObject[] {
   const keys = record["keys"];
@@ -28,11 +23,8 @@ export function newServiceAccountKey(): { keyName: string; key: string } {
  * revoked with `PATCH {"$drop/keys": [name]}`; a PATCH can never add a key. The builtin `controlplane` account
  * cannot be edited or deleted.
  */
-export const serviceAccountRules: KindRules = {
+export const serviceAccountRules: KindServerRules = {
   kind: "serviceaccount",
-  createBody: serviceAccountCreate,
-  patchBody: serviceAccountPatch,
-  record: serviceAccount,
   readOnly: ["origin"],
   immutable: [],
   preserved: [],
@@ -48,11 +40,11 @@ export const serviceAccountRules: KindRules = {
     const remaining = new Set(keysOf(next).map((k) => String(k["name"])));
     for (const key of keysOf(previous)) {
       const name = String(key["name"]);
-      if (!remaining.has(name)) await ctx.tx.deleteKeyHash(name);
+      if (!remaining.has(name)) await ctx.tx.deleteCredential(name);
     }
   },
   async deleted(record, ctx) {
-    await ctx.tx.deleteKeyHashesOf(record.org, record.name);
+    await ctx.tx.deleteCredentialsOf(record.org, record.kind, record.name);
   },
   editForbidden: (record) =>
     isBuiltin(record) ? builtinMessage("service account", record["name"], "edited") : undefined,
@@ -73,7 +65,13 @@ export const serviceAccountRules: KindRules = {
         const { keyName, key } = newServiceAccountKey();
         const description = parsed.data.description ?? keyName;
         const name = String(ctx.record["name"]);
-        await ctx.tx.putKeyHash({ keyName, org: ctx.org, serviceAccount: name, hash: sha256Hex(key) });
+        await ctx.tx.putCredential({
+          id: keyName,
+          org: ctx.org,
+          ownerKind: "serviceaccount",
+          owner: name,
+          hash: sha256Hex(key),
+        });
         const entry: JsonObject = { name: keyName, created: ctx.now, description };
         return {
           status: 200,
