@@ -342,6 +342,8 @@ export async function adoptExisting(
   error: unknown,
   inputs: Props,
   link: string,
+  patchFor: (current: Props, desired: Props) => JsonObject = (current, desired) =>
+    buildPatch(managedBody(definition, current), managedBody(definition, desired), definition.patchRules()),
 ): Promise<unknown> {
   const exists = isCplnApiError(error) && error.status === 409 && error.code === "AlreadyExists";
   if (!exists) throw error;
@@ -350,7 +352,7 @@ export async function adoptExisting(
   }
   const existing = await ctx.client.getByLink(link);
   const current = definition.fromApi(existing, inputs);
-  const patch = buildPatch(managedBody(definition, current), managedBody(definition, inputs), definition.patchRules());
+  const patch = patchFor(current, inputs);
   return isEmptyPatch(patch) ? existing : ctx.client.patchByLink(link, patch);
 }
 
@@ -403,4 +405,22 @@ export function recordMeta(
     else tags[key] = value;
   }
   return { selfLink, org: parsed.org, gvc: parsed.gvc, tags, serverTags };
+}
+
+/**
+ * Create = one POST of the managed body to `collection`; with `adopt: true`, a 409 becomes a GET of `link` and (if
+ * anything managed differs) one PATCH. Returns the record.
+ */
+export async function createOrAdopt(
+  definition: AnyResourceDefinition,
+  ctx: ResourceContext,
+  inputs: Props,
+  collection: string,
+  link: string,
+): Promise<unknown> {
+  try {
+    return await ctx.client.createIn(collection, managedBody(definition, inputs));
+  } catch (error) {
+    return adoptExisting(definition, ctx, error, inputs, link);
+  }
 }

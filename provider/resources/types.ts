@@ -12,7 +12,16 @@ import type { JsonObject, PatchRules } from "../../api/patch/index.js";
 export type Props = Record<string, unknown>;
 
 /** The Pulumi type names (`pulumi-nodejs:dynamic/cpln:<TypeName>`). */
-export type ResourceTypeName = "VolumeSet" | "Policy" | "Location";
+export type ResourceTypeName =
+  | "VolumeSet"
+  | "Policy"
+  | "Location"
+  | "Group"
+  | "ServiceAccount"
+  | "ServiceAccountKey"
+  | "AuditContext"
+  | "CloudAccount"
+  | "PolicyBinding";
 
 export interface CheckFailure {
   /** Input property path, dotted (`autoscaling.maxCapacity`, `bindings.1.permissions`). */
@@ -50,8 +59,10 @@ export type FieldRules<Inputs> = { readonly [K in keyof Required<Inputs>]: Field
  * resource validates them with its contract schema.
  */
 export interface ResourceClient {
-  createVolumeSet(org: string, gvc: string, body: JsonObject): Promise<unknown>;
-  createPolicy(org: string, body: JsonObject): Promise<unknown>;
+  /** POST to a collection link (`/org/o/policy`, `/org/o/gvc/g/volumeset`): the created record. */
+  createIn(collection: string, body: JsonObject): Promise<unknown>;
+  /** POST `<link>/-<action>` (e.g. `addKey`): the action's answer. Never repeated after a cut connection. */
+  action(link: string, action: string, body: JsonObject): Promise<unknown>;
   /** The object at a self link, or undefined when it does not exist (404). */
   getByLink(link: string): Promise<unknown>;
   patchByLink(link: string, body: JsonObject): Promise<unknown>;
