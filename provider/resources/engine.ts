@@ -216,7 +216,8 @@ export interface DiffOutcome {
 /**
  * Field by field against the old outputs (which echo every input): server-owned tag keys, `__provider` and
  * provider-side fields are ignored; unordered arrays compare as sets. A replace of an object whose name the user chose
- * must delete first, since the replacement would take the same name.
+ * must delete first, since the replacement would take the same name (unless the definition says replacements never
+ * collide: `createBeforeReplace`).
  */
 export function diffFields(definition: AnyResourceDefinition, olds: Props, news: Props): DiffOutcome {
   const changed: string[] = [];
@@ -228,7 +229,8 @@ export function diffFields(definition: AnyResourceDefinition, olds: Props, news:
   if (changed.length === 0) return { changes: false };
   const replaces = changed.filter((field) => definition.fields[field]?.replace === true);
   if (replaces.length === 0) return { changes: true };
-  return { changes: true, replaces, deleteBeforeReplace: news[NAME_GENERATED] !== true };
+  const deleteBeforeReplace = definition.createBeforeReplace !== true && news[NAME_GENERATED] !== true;
+  return { changes: true, replaces, deleteBeforeReplace };
 }
 
 /** The inputs an update works towards: omitted `unmanaged` fields keep their current value. */

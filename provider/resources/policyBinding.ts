@@ -195,6 +195,8 @@ export const policyBindingDefinition = {
   fields,
   patchRules: () => rules,
   autoname: false,
+  // A replacement has other permissions, or another policy: it never collides with the binding it replaces.
+  createBeforeReplace: true,
 
   toApi: (inputs) => ({
     "$patch/bindings": [

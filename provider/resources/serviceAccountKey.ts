@@ -115,6 +115,8 @@ export const serviceAccountKeyDefinition = {
   fields,
   patchRules: () => allPatchRules.serviceaccount ?? { arrays: {} },
   autoname: false,
+  // The server names every key: a replacement never collides, and CI can switch keys before the old one is revoked.
+  createBeforeReplace: true,
 
   toApi,
   fromApi,

@@ -96,6 +96,12 @@ export interface ResourceDefinition<Inputs extends object, Outputs extends objec
   patchRules(): PatchRules;
   /** `name` defaults to `<logical name>-<7 hex>` when omitted. */
   autoname: boolean;
+  /**
+   * A replacement can never collide with the object it replaces (the server names it, or it lives elsewhere), so it
+   * is created before the old one is deleted even when no name was generated. Default: delete first unless the name
+   * was generated.
+   */
+  createBeforeReplace?: boolean;
 
   // --- toApi / fromApi -------------------------------------------------------------------------------------------
   /** The API body the provider manages for these inputs (create body, and the target state of updates). */
