@@ -48,9 +48,6 @@ export const serviceAccountKeyOutputs = lazy(() =>
 );
 export type ServiceAccountKeyOutputs = z.infer<ReturnType<typeof serviceAccountKeyOutputs>>;
 
-/** The output the SDK class lists in `additionalSecretOutputs`. */
-export const SERVICE_ACCOUNT_KEY_SECRET_OUTPUTS = ["key"] as const;
-
 // ---- field rules ----------------------------------------------------------------------------------------------------
 
 const fields: FieldRules<ServiceAccountKeyInputs> = {
@@ -117,6 +114,7 @@ export const serviceAccountKeyDefinition = {
   autoname: false,
   // The server names every key: a replacement never collides, and CI can switch keys before the old one is revoked.
   createBeforeReplace: true,
+  secretOutputs: ["key"],
 
   toApi,
   fromApi,

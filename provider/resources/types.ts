@@ -102,6 +102,8 @@ export interface ResourceDefinition<Inputs extends object, Outputs extends objec
    * was generated.
    */
   createBeforeReplace?: boolean;
+  /** Outputs that are secrets: the SDK class lists them in `additionalSecretOutputs`, the schema marks them. */
+  secretOutputs?: readonly string[];
 
   // --- toApi / fromApi -------------------------------------------------------------------------------------------
   /** The API body the provider manages for these inputs (create body, and the target state of updates). */
