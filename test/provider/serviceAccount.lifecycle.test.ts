@@ -14,7 +14,6 @@ import {
   sdk,
   startEnv,
   stopEnv,
-  takeRequests,
   type Env,
   type PropertyMap,
 } from "./support.js";
