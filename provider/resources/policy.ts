@@ -79,7 +79,8 @@ const fields: FieldRules<PolicyInputs> = {
   tags: { serverKeyPrefix: "cpln/" },
   org: { replace: true },
   adopt: { local: true },
-  ignoreUndeclaredPrincipals: { local: true },
+  // Never sent, but a change is an update (with no request), so that the outputs hold the option in force.
+  ignoreUndeclaredPrincipals: {},
 };
 
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
@@ -138,6 +139,7 @@ function fromApi(record: unknown, prior: Props = {}): PolicyOutputs {
     created: parsed.created,
     lastModified: parsed.lastModified,
     origin: parsed.origin,
+    ignoreUndeclaredPrincipals: prior.ignoreUndeclaredPrincipals,
   } as PolicyOutputs;
 }
 
@@ -162,6 +164,8 @@ function policyPatch(olds: Props, news: Props): { body: JsonObject; dropped: str
   if (!ignoresUndeclared(news)) return { body: updatePatch(policyDefinition, olds, news), dropped: [] };
   const body = updatePatch(policyDefinition, { ...olds, bindings: undefined }, { ...news, bindings: undefined });
   const before = (olds.bindings as Bindings | undefined) ?? [];
+  // Switching the option on: the old outputs may hold others' principals, which are not this resource's to drop.
+  const mayDrop = ignoresUndeclared(olds);
   const after = (news.bindings as Bindings | undefined) ?? [];
   const keys = [...new Set([...before, ...after].map((b) => permissionsKey(b.permissions)))];
   const partials: JsonObject[] = [];
@@ -174,7 +178,7 @@ function policyPatch(olds: Props, news: Props): { body: JsonObject; dropped: str
     const change: BindingChange = {
       permissions: (next ?? old)?.permissions ?? [],
       append: wants.filter((p) => !had.includes(p)),
-      drop: had.filter((p) => !wants.includes(p)),
+      drop: mayDrop ? had.filter((p) => !wants.includes(p)) : [],
     };
     if (change.append.length === 0 && change.drop.length === 0) continue;
     partials.push(bindingPartial(change));

@@ -334,6 +334,63 @@ describe("PolicyBinding edge cases", () => {
     expect(await serverBindings(link)).toEqual({});
   });
 
+  it("a Policy adopting a shared policy with ignoreUndeclaredPrincipals appends to the existing binding", async () => {
+    await env.client.createPolicy({
+      name: "adopted",
+      targetKind: "gvc",
+      target: "all",
+      bindings: [{ permissions: ["view"], principalLinks: [rel("cli")] }],
+    });
+    takeRequests(env.server);
+    const link = `/org/${org}/policy/adopted`;
+    const stack = new ResourceStack(env, POLICY, "adopted");
+    const args: PolicyArgs = {
+      name: "adopted",
+      targetKind: "gvc",
+      target: "all",
+      bindings: [{ permissions: ["view"], principalLinks: [rel("owner")] }],
+      adopt: true,
+      ignoreUndeclaredPrincipals: true,
+    };
+    const step = await stack.up(await policyInputs(args));
+    expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `POST /org/${org}/policy 409`,
+      `GET ${link} 200`,
+      `PATCH ${link} 200`,
+    ]);
+    expect(step.requests[2]?.body).toEqual({
+      "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("owner")] }],
+    });
+    expect(stack.outputs.bindings).toEqual([{ permissions: ["view"], principalLinks: [g("owner")] }]);
+    expect(await serverBindings(link)).toEqual({ view: [g("cli"), g("owner")] });
+    expect(await stack.up(await policyInputs(args))).toMatchObject({ op: "same", requests: [] });
+
+    // Without the option the same resource owns the whole list: the other principal is drift and gets dropped.
+    // Switching the option is an update without a request; the next refresh sees the whole list.
+    const owning = await stack.up(await policyInputs({ ...args, ignoreUndeclaredPrincipals: false }));
+    expect(owning).toMatchObject({ op: "update", requests: [] });
+    await stack.refresh();
+    const step2 = await stack.up(await policyInputs({ ...args, ignoreUndeclaredPrincipals: false }));
+    expect(step2.requests.map((r) => r.body)).toEqual([
+      { "$patch/bindings": [{ permissions: ["view"], "$drop/principalLinks": [g("cli")] }] },
+    ]);
+    // Switching it on again never drops a principal the old (whole-list) outputs held: it only appends.
+    await env.client.patchByLink(link, {
+      "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("cli")] }],
+    });
+    await stack.refresh();
+    takeRequests(env.server);
+    const back = await stack.up(
+      await policyInputs({ ...args, bindings: [{ permissions: ["view"], principalLinks: [rel("owner2")] }] }),
+    );
+    expect(back.requests.map((r) => r.body)).toEqual([
+      { "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("owner2")] }] },
+    ]);
+    expect(await serverBindings(link)).toEqual({ view: [g("cli"), g("owner"), g("owner2")] });
+    expect(stack.outputs.bindings).toEqual([{ permissions: ["view"], principalLinks: [g("owner2")] }]);
+    await stack.destroy();
+  });
+
   it("check: a bad policy reference and a duplicate principal are failures naming the field", async () => {
     const urn = harness.urnFor(BINDING, "bad");
     const inputs = await bindingInputs("bad", {
