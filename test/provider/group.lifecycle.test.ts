@@ -125,6 +125,42 @@ describe("Group lifecycle", () => {
   });
 });
 
+describe("Group with a member query", () => {
+  it("create sends the query as given (one POST); the same program again is a no-op; a changed term is one PATCH", async () => {
+    const query = (value: string): GroupArgs["memberQuery"] => ({
+      kind: "user",
+      spec: { match: "all", terms: [{ op: "~", property: "email", value }] },
+    });
+    const group = new ResourceStack(env, TYPE, "by-query");
+    const created = await group.up(await groupInputs({ memberQuery: query("@ci.example.com") }, "by-query"));
+    const name = group.outputs.name as string;
+    expect(created.requests).toEqual([
+      {
+        method: "POST",
+        path: `/org/${org}/group`,
+        status: 201,
+        body: { name, description: name, tags: {}, memberQuery: query("@ci.example.com") },
+      },
+    ]);
+    expect(await group.up(await groupInputs({ memberQuery: query("@ci.example.com") }, "by-query"))).toMatchObject({
+      op: "same",
+      requests: [],
+    });
+    const step = await group.up(await groupInputs({ memberQuery: query("@ops.example.com") }, "by-query"));
+    // The term is named by its property: only its value is sent.
+    expect(step.requests).toEqual([
+      {
+        method: "PATCH",
+        path: group.id,
+        status: 200,
+        body: { memberQuery: { spec: { "$patch/terms": [{ property: "email", value: "@ops.example.com" }] } } },
+      },
+    ]);
+    expect((await env.client.getByLink(group.id))?.memberQuery).toMatchObject(query("@ops.example.com") as object);
+    await group.destroy();
+  });
+});
+
 describe("Group adopt and .get", () => {
   it("adopt: POST 409, GET, and one PATCH with what differs; .get reads a group with one GET", async () => {
     const created = await fetch(`${env.server.url}/org/${org}/group`, {
