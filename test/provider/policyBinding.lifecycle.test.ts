@@ -330,6 +330,18 @@ describe("PolicyBinding edge cases", () => {
         (e: unknown) => e as Error,
       );
     expect(error?.message).toContain(`Policy /org/${org}/policy/nope does not exist`);
+
+    // A principal someone else already granted the same permissions: the API refuses the duplicate, and says why.
+    const twice = new ResourceStack(env, BINDING, "twice");
+    const duplicate = await twice
+      .up(await bindingInputs("twice", { policy: "other", permissions: ["edit", "view"], principalLinks: [rel("a1")] }))
+      .then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+    expect(duplicate?.message).toContain(`already holds these permissions on ${link}`);
+    expect(twice.id).toBe("");
+    expect(await serverBindings(link)).toEqual({ "edit,view": [g("a1")] });
     await stack.destroy();
     expect(await serverBindings(link)).toEqual({});
   });
