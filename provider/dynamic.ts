@@ -49,4 +49,10 @@ export const providers: Readonly<Record<ResourceTypeName, pulumi.dynamic.Resourc
   VolumeSet: dynamicProvider("VolumeSet"),
   Policy: dynamicProvider("Policy"),
   Location: dynamicProvider("Location"),
+  Group: dynamicProvider("Group"),
+  ServiceAccount: dynamicProvider("ServiceAccount"),
+  ServiceAccountKey: dynamicProvider("ServiceAccountKey"),
+  AuditContext: dynamicProvider("AuditContext"),
+  CloudAccount: dynamicProvider("CloudAccount"),
+  PolicyBinding: dynamicProvider("PolicyBinding"),
 };

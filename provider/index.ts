@@ -15,8 +15,14 @@ import {
   serviceAccount,
 } from "../api/schemas/index.js";
 import * as fn from "./functions/index.js";
+import { auditContextDefinition } from "./resources/auditContext.js";
+import { cloudAccountDefinition } from "./resources/cloudAccount.js";
+import { groupDefinition } from "./resources/group.js";
 import { locationDefinition } from "./resources/location.js";
 import { policyDefinition } from "./resources/policy.js";
+import { policyBindingDefinition } from "./resources/policyBinding.js";
+import { serviceAccountDefinition } from "./resources/serviceAccount.js";
+import { serviceAccountKeyDefinition } from "./resources/serviceAccountKey.js";
 import type { AnyResourceDefinition, ResourceTypeName } from "./resources/types.js";
 import { volumeSetDefinition } from "./resources/volumeSet.js";
 
@@ -24,6 +30,12 @@ export const resources = {
   VolumeSet: volumeSetDefinition,
   Policy: policyDefinition,
   Location: locationDefinition,
+  Group: groupDefinition,
+  ServiceAccount: serviceAccountDefinition,
+  ServiceAccountKey: serviceAccountKeyDefinition,
+  AuditContext: auditContextDefinition,
+  CloudAccount: cloudAccountDefinition,
+  PolicyBinding: policyBindingDefinition,
 } satisfies Record<ResourceTypeName, AnyResourceDefinition>;
 
 /** The Pulumi type token of a resource: `pulumi-nodejs:dynamic/cpln:<TypeName>`. */
@@ -133,5 +145,15 @@ export const functions = {
   },
 } satisfies Record<string, FunctionDefinition>;
 
-export { volumeSetDefinition, policyDefinition, locationDefinition };
+export {
+  volumeSetDefinition,
+  policyDefinition,
+  locationDefinition,
+  groupDefinition,
+  serviceAccountDefinition,
+  serviceAccountKeyDefinition,
+  auditContextDefinition,
+  cloudAccountDefinition,
+  policyBindingDefinition,
+};
 export type { ResourceDefinition, ResourceTypeName, FieldRule } from "./resources/types.js";

@@ -5,7 +5,7 @@
  * so the token lives only in this process's memory: it never reaches `__provider`, state, outputs or errors.
  */
 import { parseLink } from "../api/links.js";
-import { CplnClient, type PolicyCreateBody, type VolumeSetCreateBody } from "./client/index.js";
+import { CplnClient } from "./client/index.js";
 import { resolveConfig, resolveOrg, type StackConfig } from "./config.js";
 import { resources } from "./index.js";
 import {
@@ -51,8 +51,8 @@ const clients = new Map<string, CplnClient>();
 /** The resources' view of the client. Bodies were validated against the contract by `check`. */
 function resourceClient(client: CplnClient): ResourceClient {
   return {
-    createVolumeSet: (org, gvc, body) => client.createVolumeSet(gvc, body as VolumeSetCreateBody, { org }),
-    createPolicy: (org, body) => client.createPolicy(body as PolicyCreateBody, { org }),
+    createIn: (collection, body) => client.createByLink(collection, body),
+    action: (link, action, body) => client.actionByLink(link, action, body),
     getByLink: (link) => client.getByLink(link),
     patchByLink: (link, body) => client.patchByLink(link, body),
     deleteByLink: (link) => client.deleteByLink(link),

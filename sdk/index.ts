@@ -16,7 +16,8 @@ export type {
 export { Policy } from "./policy.js";
 export type {
   PolicyArgs,
-  PolicyBinding,
+  // The resource class PolicyBinding takes the name; a Policy's own binding item is PolicyBindingEntry.
+  PolicyBinding as PolicyBindingEntry,
   PolicyQuerySort,
   PolicyQuerySpec,
   PolicyQueryTerm,
@@ -24,6 +25,18 @@ export type {
 } from "./policy.js";
 export { Location } from "./location.js";
 export type { LocationArgs } from "./location.js";
+export { Group } from "./group.js";
+export type { GroupArgs, GroupMemberQuery, GroupQueryTerm } from "./group.js";
+export { ServiceAccount } from "./serviceAccount.js";
+export type { ServiceAccountArgs } from "./serviceAccount.js";
+export { ServiceAccountKey } from "./serviceAccountKey.js";
+export type { ServiceAccountKeyArgs } from "./serviceAccountKey.js";
+export { AuditContext } from "./auditContext.js";
+export type { AuditContextArgs } from "./auditContext.js";
+export { CloudAccount } from "./cloudAccount.js";
+export type { CloudAccountArgs } from "./cloudAccount.js";
+export { PolicyBinding } from "./policyBinding.js";
+export type { PolicyBindingArgs } from "./policyBinding.js";
 export * from "./functions.js";
 export { CplnApiError, CplnClient, isCplnApiError } from "../provider/client/index.js";
 export type { CplnClientOptions } from "../provider/client/index.js";

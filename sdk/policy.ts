@@ -76,6 +76,12 @@ export interface PolicyArgs {
   org?: pulumi.Input<string>;
   /** Take over an existing policy of this name (updating it to these args) instead of failing with 409. */
   adopt?: pulumi.Input<boolean>;
+  /**
+   * Share the policy's bindings with `PolicyBinding` resources, other stacks and CLI edits: principals (and bindings)
+   * that `bindings` does not declare are ignored (never drift, never removed), and an update appends and drops only
+   * the declared principals, binding by binding. Default false: `bindings` is the policy's whole list.
+   */
+  ignoreUndeclaredPrincipals?: pulumi.Input<boolean>;
 }
 
 // Every arg must be an input the provider accepts (checked by the compiler, not at run time).
@@ -94,6 +100,7 @@ const outputProps: Record<keyof PolicyOutputs, undefined> = {
   tags: undefined,
   org: undefined,
   adopt: undefined,
+  ignoreUndeclaredPrincipals: undefined,
   serverTags: undefined,
   cplnId: undefined,
   selfLink: undefined,
@@ -125,6 +132,7 @@ export class Policy extends pulumi.dynamic.Resource {
   declare readonly tags: pulumi.Output<Record<string, unknown>>;
   declare readonly org: pulumi.Output<string>;
   declare readonly adopt: pulumi.Output<boolean | undefined>;
+  declare readonly ignoreUndeclaredPrincipals: pulumi.Output<boolean | undefined>;
   /** Tags set by the server (keys under `cpln/`). */
   declare readonly serverTags: pulumi.Output<Record<string, unknown> | undefined>;
   /** The API's id (UUID). */

@@ -345,6 +345,29 @@ export class CplnClient {
     return this.call("PATCH", path, recordSchemaOf(path), patch);
   }
 
+  /** `POST <collection link>` (`/org/o/policy`, `/org/o/gvc/g/volumeset`): creates an object of that kind. */
+  async createByLink(collection: string, body: Record<string, unknown>, options?: CallOptions): Promise<ApiRecord> {
+    const path = this.fullLink(collection, options);
+    const parsed = parseLink(path);
+    if (parsed === undefined || parsed.name !== undefined || parsed.kind === "org") {
+      throw new Error(`CplnClient.createByLink: "${collection}" is not a collection link (/org/<org>/<kind>)`);
+    }
+    return this.create(path, body, asApiRecord(recordSchema(parsed.kind)));
+  }
+
+  /**
+   * `POST <self link>/-<action>` (`addKey`, ...): an action on one object; its JSON answer, unparsed. Not repeated
+   * after a cut connection (an action is not recognisable afterwards).
+   */
+  async actionByLink(
+    link: string,
+    action: string,
+    body: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<unknown> {
+    return this.call("POST", `${this.fullLink(link, options)}/-${action}`, z.unknown(), body);
+  }
+
   /** Deletes the object; true when this call deleted it, false when it was already gone (404). */
   async deleteByLink(link: string, options?: CallOptions): Promise<boolean> {
     try {

@@ -216,7 +216,8 @@ export interface DiffOutcome {
 /**
  * Field by field against the old outputs (which echo every input): server-owned tag keys, `__provider` and
  * provider-side fields are ignored; unordered arrays compare as sets. A replace of an object whose name the user chose
- * must delete first, since the replacement would take the same name.
+ * must delete first, since the replacement would take the same name (unless the definition says replacements never
+ * collide: `createBeforeReplace`).
  */
 export function diffFields(definition: AnyResourceDefinition, olds: Props, news: Props): DiffOutcome {
   const changed: string[] = [];
@@ -228,7 +229,8 @@ export function diffFields(definition: AnyResourceDefinition, olds: Props, news:
   if (changed.length === 0) return { changes: false };
   const replaces = changed.filter((field) => definition.fields[field]?.replace === true);
   if (replaces.length === 0) return { changes: true };
-  return { changes: true, replaces, deleteBeforeReplace: news[NAME_GENERATED] !== true };
+  const deleteBeforeReplace = definition.createBeforeReplace !== true && news[NAME_GENERATED] !== true;
+  return { changes: true, replaces, deleteBeforeReplace };
 }
 
 /** The inputs an update works towards: omitted `unmanaged` fields keep their current value. */
@@ -342,6 +344,8 @@ export async function adoptExisting(
   error: unknown,
   inputs: Props,
   link: string,
+  patchFor: (current: Props, desired: Props) => JsonObject = (current, desired) =>
+    buildPatch(managedBody(definition, current), managedBody(definition, desired), definition.patchRules()),
 ): Promise<unknown> {
   const exists = isCplnApiError(error) && error.status === 409 && error.code === "AlreadyExists";
   if (!exists) throw error;
@@ -350,7 +354,7 @@ export async function adoptExisting(
   }
   const existing = await ctx.client.getByLink(link);
   const current = definition.fromApi(existing, inputs);
-  const patch = buildPatch(managedBody(definition, current), managedBody(definition, inputs), definition.patchRules());
+  const patch = patchFor(current, inputs);
   return isEmptyPatch(patch) ? existing : ctx.client.patchByLink(link, patch);
 }
 
@@ -403,4 +407,22 @@ export function recordMeta(
     else tags[key] = value;
   }
   return { selfLink, org: parsed.org, gvc: parsed.gvc, tags, serverTags };
+}
+
+/**
+ * Create = one POST of the managed body to `collection`; with `adopt: true`, a 409 becomes a GET of `link` and (if
+ * anything managed differs) one PATCH. Returns the record.
+ */
+export async function createOrAdopt(
+  definition: AnyResourceDefinition,
+  ctx: ResourceContext,
+  inputs: Props,
+  collection: string,
+  link: string,
+): Promise<unknown> {
+  try {
+    return await ctx.client.createIn(collection, managedBody(definition, inputs));
+  } catch (error) {
+    return adoptExisting(definition, ctx, error, inputs, link);
+  }
 }

@@ -2,11 +2,17 @@
  * Policy: grants permissions on objects of one kind to principals (`/org/{org}/policy/{name}`). Updates touch only
  * the bindings that changed (`$patch/bindings` keyed by permission set) and add or remove links one by one
  * (`$append/`, `$drop/`), so principals another client adds to other bindings survive.
+ *
+ * `ignoreUndeclaredPrincipals: true` lets the policy share its bindings with PolicyBinding resources, other stacks
+ * and CLI edits: principals (and bindings) the args do not declare are left out of the outputs (never drift) and
+ * updates touch only the declared principals, binding by binding (`$patch/bindings` with `$append/`/`$drop/` of
+ * principals, never `$drop/bindings` of a binding that still holds someone else's principals).
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
-import { normalizeLink, selfLink } from "../../api/links.js";
+import { collectionPath, normalizeLink, selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
+import type { JsonObject } from "../../api/patch/index.js";
 import {
   policy as policyRecord,
   policyCreate,
@@ -17,12 +23,15 @@ import {
 import {
   adoptExisting,
   deleteIgnoringMissing,
+  isEmptyPatch,
   jsonObject,
   managedBody,
   patchUpdate,
   readIgnoringMissing,
   recordMeta,
+  updatePatch,
 } from "./engine.js";
+import { bindingPartial, dropEmptiedBindings, permissionsKey, type BindingChange } from "./policyBinding.js";
 import { namedInputFields, recordOutputFields } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
@@ -37,6 +46,14 @@ export const policyInputs = lazy(() => {
     target: body.target,
     bindings: body.bindings,
     ...namedInputFields("policy"),
+    ignoreUndeclaredPrincipals: z
+      .boolean()
+      .optional()
+      .describe(
+        "Share the policy's bindings with PolicyBindings, other stacks and CLI edits: principals the bindings here " +
+          "do not declare are ignored (not drift, never removed), and an update appends and drops only declared " +
+          "principals. Default false: the bindings here are the policy's whole bindings.",
+      ),
   });
 });
 export type PolicyInputs = z.infer<ReturnType<typeof policyInputs>>;
@@ -63,6 +80,8 @@ const fields: FieldRules<PolicyInputs> = {
   tags: { serverKeyPrefix: "cpln/" },
   org: { replace: true },
   adopt: { local: true },
+  // Never sent, but a change is an update (with no request), so that the outputs hold the option in force.
+  ignoreUndeclaredPrincipals: {},
 };
 
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
@@ -80,15 +99,36 @@ function toApi(inputs: Props) {
   });
 }
 
-function fromApi(record: unknown): PolicyOutputs {
+type Bindings = NonNullable<PolicyInputs["bindings"]>;
+
+/** With `ignoreUndeclaredPrincipals`: of each binding, only the principals `declared` holds for its permission set. */
+function declaredOnly(bindings: Bindings | undefined, declared: Bindings): Bindings | undefined {
+  const result: Bindings = [];
+  for (const b of bindings ?? []) {
+    const mine = declared.find((d) => permissionsKey(d.permissions) === permissionsKey(b.permissions));
+    if (mine === undefined) continue;
+    const principalLinks = b.principalLinks.filter((p) => mine.principalLinks.includes(p));
+    if (principalLinks.length > 0) result.push({ ...b, principalLinks });
+  }
+  return bindings === undefined ? undefined : result;
+}
+
+function ignoresUndeclared(values: Props): boolean {
+  return values.ignoreUndeclaredPrincipals === true;
+}
+
+function fromApi(record: unknown, prior: Props = {}): PolicyOutputs {
   const parsed = policyRecord().parse(record);
+  const bindings = ignoresUndeclared(prior)
+    ? declaredOnly(parsed.bindings as Bindings | undefined, (prior.bindings as Bindings | undefined) ?? [])
+    : parsed.bindings;
   const meta = recordMeta(parsed, "cpln/");
   return {
     targetKind: parsed.targetKind,
     targetLinks: parsed.targetLinks,
     targetQuery: parsed.targetQuery,
     target: parsed.target,
-    bindings: parsed.bindings,
+    bindings,
     name: parsed.name,
     description: parsed.description ?? parsed.name,
     tags: meta.tags,
@@ -100,6 +140,7 @@ function fromApi(record: unknown): PolicyOutputs {
     created: parsed.created,
     lastModified: parsed.lastModified,
     origin: parsed.origin,
+    ignoreUndeclaredPrincipals: prior.ignoreUndeclaredPrincipals,
   } as PolicyOutputs;
 }
 
@@ -113,6 +154,39 @@ function normalize(inputs: PolicyInputs, org: string): PolicyInputs {
       ? { bindings: inputs.bindings.map((b) => ({ ...b, principalLinks: full(b.principalLinks) ?? [] })) }
       : {}),
   };
+}
+
+/**
+ * The PATCH from `olds` to `news`: the generic one, except that with `ignoreUndeclaredPrincipals` the bindings change
+ * principal by principal (`$patch/bindings` partials), so principals of others in the same bindings stay. Also
+ * returns the keys of bindings that lost principals (they are dropped afterwards if that left them empty).
+ */
+function policyPatch(olds: Props, news: Props): { body: JsonObject; dropped: string[] } {
+  if (!ignoresUndeclared(news)) return { body: updatePatch(policyDefinition, olds, news), dropped: [] };
+  const body = updatePatch(policyDefinition, { ...olds, bindings: undefined }, { ...news, bindings: undefined });
+  const before = (olds.bindings as Bindings | undefined) ?? [];
+  // Switching the option on: the old outputs may hold others' principals, which are not this resource's to drop.
+  const mayDrop = ignoresUndeclared(olds);
+  const after = (news.bindings as Bindings | undefined) ?? [];
+  const keys = [...new Set([...before, ...after].map((b) => permissionsKey(b.permissions)))];
+  const partials: JsonObject[] = [];
+  const dropped: string[] = [];
+  for (const key of keys) {
+    const old = before.find((b) => permissionsKey(b.permissions) === key);
+    const next = after.find((b) => permissionsKey(b.permissions) === key);
+    const had = old?.principalLinks ?? [];
+    const wants = next?.principalLinks ?? [];
+    const change: BindingChange = {
+      permissions: (next ?? old)?.permissions ?? [],
+      append: wants.filter((p) => !had.includes(p)),
+      drop: mayDrop ? had.filter((p) => !wants.includes(p)) : [],
+    };
+    if (change.append.length === 0 && change.drop.length === 0) continue;
+    partials.push(bindingPartial(change));
+    if (change.drop.length > 0) dropped.push(key);
+  }
+  if (partials.length > 0) body["$patch/bindings"] = partials;
+  return { body, dropped };
 }
 
 // ---- the definition: check, diff (generic, from the tables above), create, read, update, delete ---------------------
@@ -143,24 +217,32 @@ export const policyDefinition = {
   async create(ctx: ResourceContext, inputs: PolicyInputs): Promise<{ id: string; outs: PolicyOutputs }> {
     let record: unknown;
     try {
-      record = await ctx.client.createPolicy(ctx.org, managedBody(policyDefinition, inputs));
+      record = await ctx.client.createIn(collectionPath(ctx.org, "policy"), managedBody(policyDefinition, inputs));
     } catch (error) {
       const link = selfLink(ctx.org, "policy", String(inputs.name));
-      record = await adoptExisting(policyDefinition, ctx, error, inputs, link);
+      record = await adoptExisting(policyDefinition, ctx, error, inputs, link, (current, desired) => {
+        return policyPatch(current, desired).body;
+      });
     }
-    const outs = fromApi(record);
+    const outs = fromApi(record, inputs);
     return { id: outs.selfLink, outs };
   },
 
   // read: one GET; undefined when it is gone.
-  async read(ctx: ResourceContext, id: string): Promise<PolicyOutputs | undefined> {
+  async read(ctx: ResourceContext, id: string, props: Props): Promise<PolicyOutputs | undefined> {
     const record = await readIgnoringMissing(ctx, id);
-    return record === undefined ? undefined : fromApi(record);
+    return record === undefined ? undefined : fromApi(record, props);
   },
 
-  // update: one PATCH built by buildPatch, none when nothing managed changed.
+  // update: one PATCH built by buildPatch, none when nothing managed changed. With ignoreUndeclaredPrincipals, one
+  // PATCH of principal directives, plus one dropping a binding that lost its last principal.
   async update(ctx: ResourceContext, id: string, olds: PolicyOutputs, news: PolicyInputs): Promise<PolicyOutputs> {
-    return patchUpdate(policyDefinition, ctx, id, olds, news);
+    if (!ignoresUndeclared(news)) return patchUpdate(policyDefinition, ctx, id, olds, news);
+    const { body, dropped } = policyPatch(olds, news);
+    if (isEmptyPatch(body)) return { ...olds, ...news } as PolicyOutputs;
+    const patched = await ctx.client.patchByLink(id, body);
+    const record = await dropEmptiedBindings(ctx, id, patched, dropped);
+    return fromApi(record, { ...olds, ...news });
   },
 
   // delete: one DELETE; 404 counts as deleted.

@@ -12,7 +12,16 @@ import type { JsonObject, PatchRules } from "../../api/patch/index.js";
 export type Props = Record<string, unknown>;
 
 /** The Pulumi type names (`pulumi-nodejs:dynamic/cpln:<TypeName>`). */
-export type ResourceTypeName = "VolumeSet" | "Policy" | "Location";
+export type ResourceTypeName =
+  | "VolumeSet"
+  | "Policy"
+  | "Location"
+  | "Group"
+  | "ServiceAccount"
+  | "ServiceAccountKey"
+  | "AuditContext"
+  | "CloudAccount"
+  | "PolicyBinding";
 
 export interface CheckFailure {
   /** Input property path, dotted (`autoscaling.maxCapacity`, `bindings.1.permissions`). */
@@ -50,8 +59,10 @@ export type FieldRules<Inputs> = { readonly [K in keyof Required<Inputs>]: Field
  * resource validates them with its contract schema.
  */
 export interface ResourceClient {
-  createVolumeSet(org: string, gvc: string, body: JsonObject): Promise<unknown>;
-  createPolicy(org: string, body: JsonObject): Promise<unknown>;
+  /** POST to a collection link (`/org/o/policy`, `/org/o/gvc/g/volumeset`): the created record. */
+  createIn(collection: string, body: JsonObject): Promise<unknown>;
+  /** POST `<link>/-<action>` (e.g. `addKey`): the action's answer. Never repeated after a cut connection. */
+  action(link: string, action: string, body: JsonObject): Promise<unknown>;
   /** The object at a self link, or undefined when it does not exist (404). */
   getByLink(link: string): Promise<unknown>;
   patchByLink(link: string, body: JsonObject): Promise<unknown>;
@@ -85,6 +96,14 @@ export interface ResourceDefinition<Inputs extends object, Outputs extends objec
   patchRules(): PatchRules;
   /** `name` defaults to `<logical name>-<7 hex>` when omitted. */
   autoname: boolean;
+  /**
+   * A replacement can never collide with the object it replaces (the server names it, or it lives elsewhere), so it
+   * is created before the old one is deleted even when no name was generated. Default: delete first unless the name
+   * was generated.
+   */
+  createBeforeReplace?: boolean;
+  /** Outputs that are secrets: the SDK class lists them in `additionalSecretOutputs`, the schema marks them. */
+  secretOutputs?: readonly string[];
 
   // --- toApi / fromApi -------------------------------------------------------------------------------------------
   /** The API body the provider manages for these inputs (create body, and the target state of updates). */

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
-import { selfLink } from "../../api/links.js";
+import { collectionPath, selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import {
   volumeSet as volumeSetRecord,
@@ -148,7 +148,8 @@ export const volumeSetDefinition = {
   async create(ctx: ResourceContext, inputs: VolumeSetInputs): Promise<{ id: string; outs: VolumeSetOutputs }> {
     let record: unknown;
     try {
-      record = await ctx.client.createVolumeSet(ctx.org, inputs.gvc, managedBody(volumeSetDefinition, inputs));
+      const collection = collectionPath(ctx.org, "volumeset", inputs.gvc);
+      record = await ctx.client.createIn(collection, managedBody(volumeSetDefinition, inputs));
     } catch (error) {
       const link = selfLink(ctx.org, "volumeset", String(inputs.name), inputs.gvc);
       record = await adoptExisting(volumeSetDefinition, ctx, error, inputs, link);

@@ -127,6 +127,26 @@ export const exampleCases: ExampleCase[] = [
     ],
   },
   {
+    name: "ci-identity",
+    config: {},
+    creates: [
+      "ServiceAccount ci",
+      "ServiceAccountKey ci-key",
+      "Group deployers",
+      "AuditContext ci-audit",
+      "PolicyBinding deployers-view-volumesets",
+    ],
+    edit: { "ci-identity:extraMember": "//serviceaccount/ci-bot" },
+    secretOutputs: ["ciKey"],
+    expected: [
+      {
+        method: "PATCH",
+        path: new RegExp(`^/org/${ORG}/group/deployers-${hex7}$`),
+        body: { "$append/memberLinks": [`/org/${ORG}/serviceaccount/ci-bot`] },
+      },
+    ],
+  },
+  {
     name: "existing-resources",
     config: {},
     creates: ["VolumeSet legacy-data", "Policy legacy-access"],

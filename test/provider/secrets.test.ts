@@ -23,10 +23,24 @@ beforeAll(async () => {
   const volumeSet = await inputsOf(() => new sdk.VolumeSet("v", { gvc: "default", initialCapacity: 10 }));
   const policy = await inputsOf(() => new sdk.Policy("p", { targetKind: "gvc", target: "all" }));
   const location = await inputsOf(() => new sdk.Location("l", { name: "aws-us-east-1" }));
+  const group = await inputsOf(() => new sdk.Group("g", {}));
+  const serviceAccount = await inputsOf(() => new sdk.ServiceAccount("s", {}));
+  const key = await inputsOf(() => new sdk.ServiceAccountKey("k", { serviceAccount: "s" }));
+  const audit = await inputsOf(() => new sdk.AuditContext("a", {}));
+  const cloud = await inputsOf(() => new sdk.CloudAccount("c", { provider: "aws" }));
+  const binding = await inputsOf(
+    () => new sdk.PolicyBinding("b", { policy: "p", permissions: ["view"], principalLinks: ["//group/g"] }),
+  );
   Object.assign(providerTexts, {
     VolumeSet: volumeSet.__provider,
     Policy: policy.__provider,
     Location: location.__provider,
+    Group: group.__provider,
+    ServiceAccount: serviceAccount.__provider,
+    ServiceAccountKey: key.__provider,
+    AuditContext: audit.__provider,
+    CloudAccount: cloud.__provider,
+    PolicyBinding: binding.__provider,
   });
 });
 afterAll(async () => {
@@ -35,19 +49,26 @@ afterAll(async () => {
 });
 
 describe("serialized providers", () => {
-  it.each(["VolumeSet", "Policy", "Location"])(
-    "%s: __provider is a small plain string that only requires the runtime by package path",
-    (kind) => {
-      const text = providerTexts[kind];
-      expect(typeof text).toBe("string"); // a captured secret would make it a secret value
-      const source = text as string;
-      expect(source).toContain('require("cpln-pulumi/dist/provider/runtime.js")');
-      expect(source).toContain(`typeName: "${kind}"`);
-      expect(source).not.toContain(token);
-      expect(source).not.toMatch(/zod|undici|CplnClient|adminKey|Bearer/);
-      expect(source.length).toBeLessThan(4096);
-    },
-  );
+  it.each([
+    "VolumeSet",
+    "Policy",
+    "Location",
+    "Group",
+    "ServiceAccount",
+    "ServiceAccountKey",
+    "AuditContext",
+    "CloudAccount",
+    "PolicyBinding",
+  ])("%s: __provider is a small plain string that only requires the runtime by package path", (kind) => {
+    const text = providerTexts[kind];
+    expect(typeof text).toBe("string"); // a captured secret would make it a secret value
+    const source = text as string;
+    expect(source).toContain('require("cpln-pulumi/dist/provider/runtime.js")');
+    expect(source).toContain(`typeName: "${kind}"`);
+    expect(source).not.toContain(token);
+    expect(source).not.toMatch(/zod|undici|CplnClient|adminKey|Bearer/);
+    expect(source.length).toBeLessThan(4096);
+  });
 });
 
 describe("a whole lifecycle with the token as secret config", () => {

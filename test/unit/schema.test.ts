@@ -61,13 +61,16 @@ describe("schema.json", () => {
     );
   });
 
-  it("no resource declares the properties Pulumi reserves (id, urn): the API id is cplnId", () => {
+  it("no resource declares the properties Pulumi reserves (id, urn): an API object's id is cplnId", () => {
+    // A key and a binding are parts of an API object (a service account, a policy), with no self link or id.
+    const parts = ["ServiceAccountKey", "PolicyBinding"].map(resourceToken);
     for (const [token, spec] of Object.entries(committed.resources)) {
       for (const reserved of ["id", "urn"]) {
         expect(spec.inputProperties[reserved], `${token}.${reserved}`).toBeUndefined();
         expect(spec.properties[reserved], `${token}.${reserved}`).toBeUndefined();
       }
-      expect(spec.properties.cplnId, token).toBeDefined();
+      if (parts.includes(token)) expect(spec.properties.selfLink, token).toBeUndefined();
+      else expect(spec.properties.cplnId, token).toBeDefined();
     }
   });
 
@@ -100,6 +103,11 @@ describe("schema.json", () => {
 
   it("marks the join script secret", () => {
     expect(committed.functions[functionToken("getMk8sJoinScript")]!.outputs.properties.script!.secret).toBe(true);
+  });
+
+  it("marks the service account key secret, and no type takes a resource's token", () => {
+    expect(committed.resources[resourceToken("ServiceAccountKey")]!.properties.key!.secret).toBe(true);
+    for (const token of Object.keys(committed.resources)) expect(committed.types, token).not.toHaveProperty(token);
   });
 
   it("every $ref points at a type the schema defines", () => {

@@ -121,7 +121,11 @@ function commonSuffix(names: readonly string[]): string | undefined {
 export class TypeCollector {
   private readonly entries = new Map<string, TypeEntry>();
 
-  constructor(readonly packageName: string) {}
+  /** `reserved`: names types must not take (the resources' own: a type and a resource never share a token). */
+  constructor(
+    readonly packageName: string,
+    private readonly reserved: readonly string[] = [],
+  ) {}
 
   token(name: string): string {
     return `${this.packageName}:index:${name}`;
@@ -142,7 +146,7 @@ export class TypeCollector {
   /** Chooses the names, then returns `document` and the types with every placeholder ref replaced by its token. */
   finalize<T>(document: T): { document: T; types: Record<string, ComplexTypeSpec> } {
     const chosen = new Map<string, string>();
-    const taken = new Set<string>();
+    const taken = new Set<string>(this.reserved);
     // Types used in one place first: they keep the name of that place.
     const ordered = [...this.entries.values()].sort(
       (a, b) => a.names.length - b.names.length || a.names[0]!.name.localeCompare(b.names[0]!.name),

@@ -22,6 +22,8 @@ export interface SchemaResource {
   inputs(): z.ZodType;
   outputs(): z.ZodType;
   fields: Readonly<Record<string, { replace?: boolean }>>;
+  /** Outputs that are secrets (the SDK class lists them in `additionalSecretOutputs`). */
+  secretOutputs?: readonly string[];
 }
 
 /** What the generator needs of a data-source function. */
@@ -111,6 +113,11 @@ function resourceSpec(definition: SchemaResource, collector: TypeCollector): Res
       if (property) property.replaceOnChanges = true;
     }
   }
+  for (const name of definition.secretOutputs ?? []) {
+    const property = outputs.properties[name];
+    if (!property) throw new Error(`gen-schema: ${definition.typeName} marks unknown output ${name} secret`);
+    property.secret = true;
+  }
   return {
     type: "object",
     description: definition.description,
@@ -140,7 +147,10 @@ export function generateSchema(
   functions: readonly SchemaFunction[],
   packageDescription: string,
 ): PackageSchema {
-  const collector = new TypeCollector(PACKAGE_NAME);
+  const collector = new TypeCollector(
+    PACKAGE_NAME,
+    resources.map((definition) => definition.typeName),
+  );
   const resourceSpecs: Record<string, ResourceSpec> = {};
   for (const definition of resources)
     resourceSpecs[resourceToken(definition.typeName)] = resourceSpec(definition, collector);

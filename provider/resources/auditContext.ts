@@ -1,0 +1,135 @@
+/**
+ * AuditContext: a stream of audit events (`/org/{org}/auditctx/{name}`). The org's builtin context (`cpln`) can be
+ * neither changed nor deleted, so check refuses to manage it (read it with `AuditContext.get`).
+ */
+import { z } from "zod";
+import { lazy } from "../../api/lazy.js";
+import { collectionPath, selfLink } from "../../api/links.js";
+import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { auditCtx as auditCtxRecord, auditCtxOrigins } from "../../api/schemas/auditCtx.js";
+import {
+  createOrAdopt,
+  deleteIgnoringMissing,
+  jsonObject,
+  patchUpdate,
+  readIgnoringMissing,
+  recordMeta,
+} from "./engine.js";
+import { namedInputFields, recordOutputFields } from "./common.js";
+import type { FieldRules, InputIssue, Props, ResourceContext, ResourceDefinition } from "./types.js";
+
+/** The name of every org's builtin audit context. */
+export const BUILTIN_AUDIT_CONTEXT = "cpln";
+
+// ---- input schema ---------------------------------------------------------------------------------------------------
+
+export const auditContextInputs = lazy(() => z.strictObject({ ...namedInputFields("audit context") }));
+export type AuditContextInputs = z.infer<ReturnType<typeof auditContextInputs>>;
+
+export const auditContextOutputs = lazy(() =>
+  auditContextInputs().extend({
+    ...recordOutputFields("audit context", "/org/<org>/auditctx/<name>"),
+    origin: z.enum(auditCtxOrigins).describe("default; the builtin cpln context cannot be changed or deleted."),
+  }),
+);
+export type AuditContextOutputs = z.infer<ReturnType<typeof auditContextOutputs>>;
+
+// ---- field rules ----------------------------------------------------------------------------------------------------
+
+const fields: FieldRules<AuditContextInputs> = {
+  name: { replace: true },
+  description: {},
+  tags: { serverKeyPrefix: "cpln/" },
+  org: { replace: true },
+  adopt: { local: true },
+};
+
+// ---- toApi / fromApi ------------------------------------------------------------------------------------------------
+
+function toApi(inputs: Props) {
+  return jsonObject({ name: inputs.name, description: inputs.description, tags: inputs.tags });
+}
+
+function fromApi(record: unknown): AuditContextOutputs {
+  const parsed = auditCtxRecord().parse(record);
+  const meta = recordMeta(parsed, "cpln/");
+  return {
+    name: parsed.name,
+    description: parsed.description ?? parsed.name,
+    tags: meta.tags,
+    serverTags: meta.serverTags,
+    org: meta.org,
+    cplnId: parsed.id,
+    selfLink: meta.selfLink,
+    version: parsed.version,
+    created: parsed.created,
+    lastModified: parsed.lastModified,
+    origin: parsed.origin,
+  } as AuditContextOutputs;
+}
+
+/** Managing the builtin context would end in a DELETE the server refuses: say so before anything is sent. */
+function builtinIssues(inputs: AuditContextInputs): InputIssue[] {
+  if (inputs.name !== BUILTIN_AUDIT_CONTEXT) return [];
+  return [
+    {
+      path: "name",
+      message:
+        `"${BUILTIN_AUDIT_CONTEXT}" is the org's builtin audit context: it can be neither changed nor deleted, so it ` +
+        `cannot be a resource; read it with AuditContext.get("${BUILTIN_AUDIT_CONTEXT}", "/org/<org>/auditctx/${BUILTIN_AUDIT_CONTEXT}")`,
+    },
+  ];
+}
+
+// ---- the definition: check, diff (generic, from the tables above), create, read, update, delete ---------------------
+
+export const auditContextDefinition = {
+  typeName: "AuditContext",
+  kind: "auditctx",
+  description:
+    "A Control Plane audit context: a stream of audit events. name and org cannot change in place; description and " +
+    "tags are updated with one PATCH. The builtin cpln context cannot be managed (check refuses it); read it with .get.",
+  inputs: auditContextInputs,
+  outputs: auditContextOutputs,
+
+  fields,
+  patchRules: () => allPatchRules.auditctx ?? { arrays: {} },
+  autoname: true,
+
+  toApi,
+  fromApi,
+
+  // check
+  defaults: (inputs) => ({ description: inputs.name }),
+  contractIssues: builtinIssues,
+  normalize: (inputs) => inputs,
+
+  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
+  async create(ctx: ResourceContext, inputs: AuditContextInputs): Promise<{ id: string; outs: AuditContextOutputs }> {
+    const link = selfLink(ctx.org, "auditctx", String(inputs.name));
+    const record = await createOrAdopt(auditContextDefinition, ctx, inputs, collectionPath(ctx.org, "auditctx"), link);
+    const outs = fromApi(record);
+    return { id: outs.selfLink, outs };
+  },
+
+  // read: one GET; undefined when it is gone.
+  async read(ctx: ResourceContext, id: string): Promise<AuditContextOutputs | undefined> {
+    const record = await readIgnoringMissing(ctx, id);
+    return record === undefined ? undefined : fromApi(record);
+  },
+
+  // update: one PATCH built by buildPatch, none when nothing managed changed.
+  async update(
+    ctx: ResourceContext,
+    id: string,
+    olds: AuditContextOutputs,
+    news: AuditContextInputs,
+  ): Promise<AuditContextOutputs> {
+    return patchUpdate(auditContextDefinition, ctx, id, olds, news);
+  },
+
+  // delete: one DELETE (the server requires `manage` on audit contexts); 404 counts as deleted.
+  async delete(ctx: ResourceContext, id: string): Promise<void> {
+    await deleteIgnoringMissing(ctx, id);
+  },
+} satisfies ResourceDefinition<AuditContextInputs, AuditContextOutputs>;

@@ -1,0 +1,143 @@
+/**
+ * Group: a set of principals that policies can name at once (`/org/{org}/group/{name}`). Members are a set: an update
+ * adds and removes links one by one (`$append/memberLinks`, `$drop/memberLinks`), so members another client adds
+ * survive until the next refresh shows them.
+ */
+import { z } from "zod";
+import { lazy } from "../../api/lazy.js";
+import { collectionPath, normalizeLink, selfLink } from "../../api/links.js";
+import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { group as groupRecord, groupCreate, groupOrigins } from "../../api/schemas/group.js";
+import {
+  createOrAdopt,
+  deleteIgnoringMissing,
+  jsonObject,
+  patchUpdate,
+  readIgnoringMissing,
+  recordMeta,
+} from "./engine.js";
+import { namedInputFields, recordOutputFields } from "./common.js";
+import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
+
+// ---- input schema ---------------------------------------------------------------------------------------------------
+
+export const groupInputs = lazy(() => {
+  const body = groupCreate().shape;
+  return z.strictObject({
+    memberLinks: body.memberLinks.describe(
+      "Members: //user/<email>, //serviceaccount/<name> or their full /org/<org>/... forms (a set: order is ignored).",
+    ),
+    memberQuery: body.memberQuery,
+    ...namedInputFields("group"),
+  });
+});
+export type GroupInputs = z.infer<ReturnType<typeof groupInputs>>;
+
+export const groupOutputs = lazy(() =>
+  groupInputs().extend({
+    ...recordOutputFields("group", "/org/<org>/group/<name>"),
+    origin: z
+      .enum(groupOrigins)
+      .describe("default for groups created through the API; builtin ones cannot be deleted."),
+  }),
+);
+export type GroupOutputs = z.infer<ReturnType<typeof groupOutputs>>;
+
+// ---- field rules ----------------------------------------------------------------------------------------------------
+
+const fields: FieldRules<GroupInputs> = {
+  memberLinks: {},
+  memberQuery: {},
+  name: { replace: true },
+  description: {},
+  tags: { serverKeyPrefix: "cpln/" },
+  org: { replace: true },
+  adopt: { local: true },
+};
+
+// ---- toApi / fromApi ------------------------------------------------------------------------------------------------
+
+function toApi(inputs: Props) {
+  return jsonObject({
+    name: inputs.name,
+    description: inputs.description,
+    tags: inputs.tags,
+    memberLinks: inputs.memberLinks,
+    memberQuery: inputs.memberQuery,
+  });
+}
+
+function fromApi(record: unknown): GroupOutputs {
+  const parsed = groupRecord().parse(record);
+  const meta = recordMeta(parsed, "cpln/");
+  return {
+    memberLinks: parsed.memberLinks,
+    memberQuery: parsed.memberQuery,
+    name: parsed.name,
+    description: parsed.description ?? parsed.name,
+    tags: meta.tags,
+    serverTags: meta.serverTags,
+    org: meta.org,
+    cplnId: parsed.id,
+    selfLink: meta.selfLink,
+    version: parsed.version,
+    created: parsed.created,
+    lastModified: parsed.lastModified,
+    origin: parsed.origin,
+  } as GroupOutputs;
+}
+
+/** The server stores full member links (`/org/o/user/u`); the args may use the relative form (`//user/u`). */
+function normalize(inputs: GroupInputs, org: string): GroupInputs {
+  if (inputs.memberLinks === undefined) return inputs;
+  return { ...inputs, memberLinks: inputs.memberLinks.map((href) => normalizeLink(org, href)) };
+}
+
+// ---- the definition: check, diff (generic, from the tables above), create, read, update, delete ---------------------
+
+export const groupDefinition = {
+  typeName: "Group",
+  kind: "group",
+  description:
+    "A Control Plane group: a set of users and service accounts (listed in memberLinks, or added by memberQuery) " +
+    "that policies grant permissions to at once. name and org cannot change in place; an update is one PATCH that " +
+    "appends and drops only the members that changed.",
+  inputs: groupInputs,
+  outputs: groupOutputs,
+
+  fields,
+  patchRules: () => allPatchRules.group ?? { arrays: {} },
+  autoname: true,
+
+  toApi,
+  fromApi,
+
+  // check
+  defaults: (inputs) => ({ description: inputs.name }),
+  contractIssues: () => [],
+  normalize,
+
+  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
+  async create(ctx: ResourceContext, inputs: GroupInputs): Promise<{ id: string; outs: GroupOutputs }> {
+    const link = selfLink(ctx.org, "group", String(inputs.name));
+    const record = await createOrAdopt(groupDefinition, ctx, inputs, collectionPath(ctx.org, "group"), link);
+    const outs = fromApi(record);
+    return { id: outs.selfLink, outs };
+  },
+
+  // read: one GET; undefined when it is gone.
+  async read(ctx: ResourceContext, id: string): Promise<GroupOutputs | undefined> {
+    const record = await readIgnoringMissing(ctx, id);
+    return record === undefined ? undefined : fromApi(record);
+  },
+
+  // update: one PATCH built by buildPatch ($append/ and $drop/ of members), none when nothing managed changed.
+  async update(ctx: ResourceContext, id: string, olds: GroupOutputs, news: GroupInputs): Promise<GroupOutputs> {
+    return patchUpdate(groupDefinition, ctx, id, olds, news);
+  },
+
+  // delete: one DELETE; 404 counts as deleted.
+  async delete(ctx: ResourceContext, id: string): Promise<void> {
+    await deleteIgnoringMissing(ctx, id);
+  },
+} satisfies ResourceDefinition<GroupInputs, GroupOutputs>;

@@ -1,0 +1,109 @@
+import * as pulumi from "@pulumi/pulumi";
+import { providers } from "../provider/dynamic.js";
+
+/** One condition of a member query: exactly one of `property`, `rel` or `tag`, an `op` and (except for exists) a `value`. */
+export interface GroupQueryTerm {
+  /** `=` (default), `!=`, `>`, `>=`, `<`, `<=`, `~`, `=~`, `contains`, `exists`, `!exists`. */
+  op?: pulumi.Input<"=" | "!=" | ">" | ">=" | "<" | "<=" | "~" | "=~" | "contains" | "exists" | "!exists">;
+  /** Property of the user to test (dotted paths allowed). */
+  property?: pulumi.Input<string>;
+  /** Relation to test. */
+  rel?: pulumi.Input<string>;
+  /** Tag key to test. */
+  tag?: pulumi.Input<string>;
+  /** Value to compare with. */
+  value?: pulumi.Input<string | number | boolean>;
+}
+
+/** Users added to a group by query. */
+export interface GroupMemberQuery {
+  /** Kind queried (`user`). */
+  kind?: pulumi.Input<"user">;
+  /** Extra context. */
+  context?: pulumi.Input<Record<string, unknown>>;
+  /** `items` (default) or `links`. */
+  fetch?: pulumi.Input<"items" | "links">;
+  /** What to select and how to sort it. */
+  spec?: pulumi.Input<{
+    match?: pulumi.Input<"all" | "any" | "none">;
+    terms?: pulumi.Input<pulumi.Input<GroupQueryTerm>[]>;
+    sort?: pulumi.Input<{ by: pulumi.Input<string>; order?: pulumi.Input<"asc" | "desc"> }>;
+  }>;
+}
+
+/** Arguments of a `Group`. */
+export interface GroupArgs {
+  /** Members: `//user/<email>`, `//serviceaccount/<name>` or full `/org/<org>/...` links. A set: order is ignored. */
+  memberLinks?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Users added by query. */
+  memberQuery?: pulumi.Input<GroupMemberQuery>;
+  /** Name of the group; defaults to `<resource name>-<7 hex>`. Changing it replaces the group (deleting the old one first when the name is yours). */
+  name?: pulumi.Input<string>;
+  /** Description, at most 250 characters; defaults to the name. */
+  description?: pulumi.Input<string>;
+  /** Tags, at most 50. Keys under `cpln/` belong to the server and are not accepted here. */
+  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean | null>>>;
+  /** Org; defaults to the `cpln:org` stack config, then `CPLN_ORG`. Changing it replaces the group. */
+  org?: pulumi.Input<string>;
+  /** Take over an existing group of this name (updating it to these args) instead of failing with 409. */
+  adopt?: pulumi.Input<boolean>;
+}
+
+const outputProps = {
+  memberLinks: undefined,
+  memberQuery: undefined,
+  name: undefined,
+  description: undefined,
+  tags: undefined,
+  org: undefined,
+  adopt: undefined,
+  serverTags: undefined,
+  cplnId: undefined,
+  selfLink: undefined,
+  version: undefined,
+  created: undefined,
+  lastModified: undefined,
+  origin: undefined,
+};
+
+/**
+ * A Control Plane group: users and service accounts (listed in `memberLinks`, or added by `memberQuery`) that
+ * policies grant permissions to at once.
+ *
+ * `name` and `org` cannot change in place. An update is one PATCH that appends and drops only the members that
+ * changed. The resource id is the self link (`/org/<org>/group/<name>`).
+ */
+export class Group extends pulumi.dynamic.Resource {
+  /** Members, as full links. */
+  declare readonly memberLinks: pulumi.Output<string[] | undefined>;
+  declare readonly memberQuery: pulumi.Output<Record<string, unknown> | undefined>;
+  declare readonly name: pulumi.Output<string>;
+  declare readonly description: pulumi.Output<string>;
+  /** User tags (the server's `cpln/` tags are in `serverTags`). */
+  declare readonly tags: pulumi.Output<Record<string, unknown>>;
+  declare readonly org: pulumi.Output<string>;
+  declare readonly adopt: pulumi.Output<boolean | undefined>;
+  /** Tags set by the server (keys under `cpln/`). */
+  declare readonly serverTags: pulumi.Output<Record<string, unknown> | undefined>;
+  /** The API's id (UUID). */
+  declare readonly cplnId: pulumi.Output<string>;
+  /** `/org/<org>/group/<name>` (also the resource id). */
+  declare readonly selfLink: pulumi.Output<string>;
+  declare readonly version: pulumi.Output<number>;
+  declare readonly created: pulumi.Output<string>;
+  declare readonly lastModified: pulumi.Output<string>;
+  /** `default`; `builtin` groups (superusers, viewers) cannot be deleted. */
+  declare readonly origin: pulumi.Output<"default" | "builtin" | "synthetic">;
+
+  /** Reads an existing group by its self link (`/org/<org>/group/<name>`) without managing it. */
+  static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Group {
+    return new Group(name, undefined, { ...opts, id });
+  }
+
+  constructor(name: string, args?: GroupArgs, opts?: pulumi.CustomResourceOptions);
+  /** Reading an existing group (`opts.id` set): no args. */
+  constructor(name: string, args: undefined, opts: pulumi.CustomResourceOptions & { id: pulumi.Input<pulumi.ID> });
+  constructor(name: string, args?: GroupArgs, opts?: pulumi.CustomResourceOptions) {
+    super(providers.Group, name, { ...outputProps, ...args, __logicalName: name }, opts, "cpln", "Group");
+  }
+}
