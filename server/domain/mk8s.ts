@@ -80,15 +80,8 @@ export const mk8sRules: KindRules = {
         const pools = poolNames(config, poolFields);
         const requested = parsed.data.nodePoolName ?? parsed.data.nodepool;
         const field = parsed.data.nodePoolName !== undefined ? "nodePoolName" : "nodepool";
-        if (requested === undefined) {
-          throw badRequest([
-            {
-              path: "nodePoolName",
-              message: `is required: name one of the node pools (${pools.join(", ") || "none"})`,
-            },
-          ]);
-        }
-        if (!pools.includes(requested)) {
+        // The node pool is optional (endpoint 4 accepts `{}`): without one the node joins no pool.
+        if (requested !== undefined && !pools.includes(requested)) {
           throw badRequest([
             {
               path: field,
@@ -98,7 +91,10 @@ export const mk8sRules: KindRules = {
         }
         const token = randomBytes(24).toString("base64url");
         const expires = new Date(Date.parse(ctx.now) + JOIN_TOKEN_TTL_SECONDS * 1000).toISOString();
-        return { status: 200, body: { script: joinScript(ctx.org, cluster, provider, requested, token, expires) } };
+        return {
+          status: 200,
+          body: { script: joinScript(ctx.org, cluster, provider, requested ?? "", token, expires) },
+        };
       },
     },
   },
