@@ -10,6 +10,7 @@ import type { Principal } from "../auth/authn.js";
 import type { Authorizer, OrgAuthz } from "../auth/authz.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound } from "../errors.js";
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
+import { coerceScalars } from "./coerce.js";
 import { decodeCursor, encodeCursor, pageAfter, type Cursor } from "./paging.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
@@ -238,10 +239,11 @@ export class RecordService {
       throw forbidden(`Not allowed to create ${kind} objects in org ${call.org}`);
     }
     const scope = await this.scopeOf(call, kind);
-    const parsed = createBody().safeParse(body);
+    const input = coerceScalars(createBody(), body);
+    const parsed = createBody().safeParse(input);
     if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
     const now = new Date().toISOString();
-    const created = await this.store.transaction((tx) => this.insert(tx, call.org, kind, scope, gvc, body, now));
+    const created = await this.store.transaction((tx) => this.insert(tx, call.org, kind, scope, gvc, input, now));
     return { record: created, location: selfLink(call.org, kind, name, gvc) };
   }
 
@@ -351,7 +353,8 @@ export class RecordService {
     const raw = requireObject(rawBody, "The patch body");
     checkKindField(kind, raw);
     // `version` is checked (optimistic concurrency), `id`/`name`/`kind` must match; the other read-only fields go.
-    const body = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
+    const stripped = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
+    const body = rules.patchBody ? coerceScalars(rules.patchBody(), stripped) : stripped;
     const { record: visible, authz } = await this.loadVisible(call, kind, key);
     if (!authz.can(call.principal, kind, "edit", visible.doc)) {
       throw forbidden(`Not allowed to edit ${kind} ${key}`);

@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import type { JsonObject, JsonValue } from "../store/store.js";
+
+/** How many rounds of conversion a body gets at most (each round fixes every field its parse reported). */
+const ROUNDS = 8;
+
+interface TypeIssue {
+  path: PropertyKey[];
+  expected: string;
+}
+
+/** The `invalid_type` issues of a parse, including those inside union alternatives. */
+function typeIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): TypeIssue[] {
+  const found: TypeIssue[] = [];
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "invalid_type") found.push({ path, expected: issue.expected });
+    else if (issue.code === "invalid_union") for (const branch of issue.errors) found.push(...typeIssues(branch, path));
+  }
+  return found;
+}
+
+function converted(value: JsonValue | undefined, expected: string): JsonValue | undefined {
+  if (typeof value !== "string") return undefined;
+  const text = value.trim();
+  if (expected === "number" && text !== "" && Number.isFinite(Number(text))) return Number(text);
+  if (expected === "boolean" && (text === "true" || text === "false")) return text === "true";
+  return undefined;
+}
+
+/**
+ * The body with string-encoded numbers and booleans converted where the schema wants a number or a boolean, as
+ * the Control Plane API does: `cpln X update --set spec.initialCapacity=20` sends `"20"` for a number field and the
+ * API stores 20. Anything else is left for the schema to report. Returns a copy; `body` is not changed.
+ */
+export function coerceScalars(schema: z.ZodType, body: JsonObject): JsonObject {
+  let current = body;
+  for (let round = 0; round < ROUNDS; round++) {
+    const parsed = schema.safeParse(current);
+    if (parsed.success) return current;
+    let changed = false;
+    for (const issue of typeIssues(parsed.error.issues)) {
+      if (issue.path.length === 0) continue;
+      if (current === body) current = structuredClone(body);
+      let parent: JsonValue | undefined = current;
+      for (const segment of issue.path.slice(0, -1)) {
+        parent =
+          parent !== null && typeof parent === "object"
+            ? (parent as Record<string, JsonValue>)[segment as string]
+            : undefined;
+      }
+      if (parent === null || typeof parent !== "object") continue;
+      const last = issue.path[issue.path.length - 1] as string;
+      const value = converted((parent as Record<string, JsonValue>)[last], issue.expected);
+      if (value === undefined) continue;
+      (parent as Record<string, JsonValue>)[last] = value;
+      changed = true;
+    }
+    if (!changed) return current;
+  }
+  return current;
+}
