@@ -18,7 +18,7 @@ interface Answer {
 async function call(
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
   url: string,
-  key: string | undefined = ADMIN_KEY,
+  key: string | null = ADMIN_KEY,
   body?: unknown,
 ): Promise<Answer> {
   const response = await fetch(`${server.url}${url}`, {
