@@ -1,6 +1,7 @@
 // Request inspection checks the minimal-PATCH claim from outside: after a provider update through Pulumi's real
 // dynamic-provider host, GET /_cpln-local/requests shows exactly the PATCH body the provider sent. Needs `npm run build`.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import type { PolicyArgs } from "../../sdk/index.js";
 import { programInputs, ResourceStack, sdk, startEnv, stopEnv, type Env } from "./support.js";
 
 let env: Env;
@@ -21,15 +22,14 @@ async function inspected(): Promise<{ method: string; path: string; status: numb
 }
 
 it("a policy update shows up as one PATCH whose body holds only the change", async () => {
-  const args = {
+  const args: PolicyArgs = {
     targetKind: "group",
     targetLinks: ["//group/devs"],
     bindings: [{ permissions: ["view"], principalLinks: ["//group/devs"] }],
     description: "before",
   };
   const policy = new ResourceStack(env, "pulumi-nodejs:dynamic/cpln:Policy", "inspected");
-  const inputs = async (a: typeof args) =>
-    (await programInputs(() => new sdk.Policy("inspected", a as ConstructorParameters<typeof sdk.Policy>[1]))).inputs;
+  const inputs = async (a: PolicyArgs) => (await programInputs(() => new sdk.Policy("inspected", a))).inputs;
   await policy.up(await inputs(args));
   const step = await policy.up(await inputs({ ...args, description: "after" }));
   expect(step.op).toBe("update");
