@@ -8,6 +8,7 @@ import { mk8sJoinRequest, mk8sJoinResponse } from "../api/schemas/mk8s.js";
 import { permissionSchema } from "../api/schemas/permissions.js";
 import { queryDocument, queryResult } from "../api/schemas/query.js";
 import { serviceAccountKey, serviceAccountKeyCreate } from "../api/schemas/serviceAccount.js";
+import { addLocalPaths } from "./openapi-local.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -152,6 +153,7 @@ export function buildOpenApi(version: string): JsonSchema {
     requestBody: jsonBody("ServiceAccountKeyCreate"),
     responses: { "200": response("The new key", "ServiceAccountKey"), ...errorResponses(400, 401, 403, 404) },
   });
+  addLocalPaths(paths, add, schemas);
   paths["/about"] = {
     get: { summary: "About this server", security: [], responses: { "200": { description: "Name and version" } } },
   };

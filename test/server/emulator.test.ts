@@ -72,6 +72,17 @@ describe("access", () => {
   });
 });
 
+it("/openapi.json documents the emulator endpoints, the collection PUT and the org-level routes", async () => {
+  const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, object> };
+  for (const [method, path] of ROUTES) {
+    const documented = doc.paths[path.replace("/org/demo/", "/org/{org}/")] as Record<string, unknown> | undefined;
+    expect(documented?.[method.toLowerCase()], `${method} ${path}`).toBeDefined();
+  }
+  expect(Object.keys(doc.paths["/org/{org}/group"] ?? {}).sort()).toEqual(["get", "post", "put"]);
+  expect(doc.paths["/org/{org}/volumeset/-query"]).toBeDefined();
+  expect(doc.paths["/org/{org}/volumeset/-schema/permissions"]).toBeDefined();
+});
+
 describe("state", () => {
   it("export → mutate → import restores exactly (records, versions, key hashes); keys issued later stop working", async () => {
     const saved = (await call("GET", "/_cpln-local/org/demo/state")).body as unknown as OrgSnapshot;
