@@ -41,22 +41,35 @@ export function coerceScalars(schema: z.ZodType, body: JsonObject): JsonObject {
     let changed = false;
     for (const issue of typeIssues(parsed.error.issues)) {
       if (issue.path.length === 0) continue;
-      if (current === body) current = structuredClone(body);
-      let parent: JsonValue | undefined = current;
-      for (const segment of issue.path.slice(0, -1)) {
-        parent =
-          parent !== null && typeof parent === "object"
-            ? (parent as Record<string, JsonValue>)[segment as string]
-            : undefined;
-      }
-      if (parent === null || typeof parent !== "object") continue;
-      const last = issue.path[issue.path.length - 1] as string;
-      const value = converted((parent as Record<string, JsonValue>)[last], issue.expected);
+      const value = converted(valueAt(current, issue.path), issue.expected);
       if (value === undefined) continue;
-      (parent as Record<string, JsonValue>)[last] = value;
+      current = withValueAt(current, issue.path, value) as JsonObject;
       changed = true;
     }
     if (!changed) return current;
   }
   return current;
+}
+
+function valueAt(root: JsonValue, path: readonly PropertyKey[]): JsonValue | undefined {
+  let node: JsonValue | undefined = root;
+  for (const segment of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string, JsonValue>)[segment as string];
+  }
+  return node;
+}
+
+/** A copy of `root` with `value` at `path`: only the objects along the path are copied (bodies may nest deeply). */
+function withValueAt(root: JsonValue, path: readonly PropertyKey[], value: JsonValue): JsonValue {
+  if (path.length === 0) return value;
+  const [head, ...rest] = path;
+  if (Array.isArray(root)) {
+    const copy = [...root];
+    copy[head as number] = withValueAt(copy[head as number] as JsonValue, rest, value);
+    return copy;
+  }
+  const copy = { ...(root as JsonObject) };
+  copy[head as string] = withValueAt(copy[head as string] as JsonValue, rest, value);
+  return copy;
 }
