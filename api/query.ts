@@ -267,7 +267,7 @@ function evaluateNormalized(normalized: NormalizedSpec, item: unknown): boolean 
 }
 
 /** Sort order of two property values: missing values last, then numbers, dates, text. */
-function compareForSort(a: unknown, b: unknown): number {
+export function compareForSort(a: unknown, b: unknown): number {
   const aMissing = a === undefined || a === null;
   const bMissing = b === undefined || b === null;
   if (aMissing || bMissing) return aMissing === bMissing ? 0 : aMissing ? 1 : -1;

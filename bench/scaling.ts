@@ -4,9 +4,11 @@
  * of one created over HTTP), then P policies on volume sets (copies of three templates: by links, by query, for
  * all — none of them naming the reader). A service account that is NOT a superuser, member of a group whose policy
  * grants `view` on volume sets tagged `team=blue` (half of them), then times over HTTP: the list, a query, and an
- * object's access report. So authorization really filters: every list answer holds exactly N/2 items.
+ * object's access report. So authorization really filters: N/2 items are visible, and every list answer holds the
+ * first page of them (see DEFAULT_PAGE_SIZE).
  */
 import { statSync } from "node:fs";
+import { DEFAULT_PAGE_SIZE } from "../server/domain/records.js";
 import { Http, timeSequential } from "./lib/http.js";
 import { forkStoreServer, rssBytes, type ForkedStoreServer } from "./lib/procs.js";
 import type { Report } from "./lib/report.js";
@@ -150,8 +152,9 @@ export async function scaling(ctx: BenchContext, report: Report): Promise<Scalin
       report.note(
         `scaling: N=${n}: ${cloned.created} volume sets written through the store in ${Math.round(cloned.ms ?? 0)} ms`,
       );
-      const visible = n / 2;
-      const shardMatches = n / 10;
+      // A list or query answers one page (the first DEFAULT_PAGE_SIZE items) and a next link while more remain.
+      const visible = Math.min(n / 2, DEFAULT_PAGE_SIZE);
+      const shardMatches = Math.min(n / 10, DEFAULT_PAGE_SIZE);
       let policies = 0;
       for (const p of ps) {
         policies = await growPolicies(server, org, policies, p);

@@ -6,6 +6,7 @@ import { ErrorCode, type ApiErrorBody } from "../api/errors.js";
 import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
 import { ApiFailure, badRequest } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
+import { logLine, type RequestRing } from "./inspect.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath, serializeReply } from "./json.js";
 
 /** One request as the request log keeps it (never headers). */
@@ -31,6 +32,8 @@ declare module "fastify" {
     noFaults?: boolean;
     /** The route only answers 405 (a method its path does not serve). */
     methodNotAllowed?: boolean;
+    /** An emulator route (`/_cpln-local/...`): not kept by request inspection. */
+    emulator?: boolean;
   }
 }
 
@@ -40,10 +43,14 @@ export interface AppContext {
   /** The org whose JWT users call routes without an org in the path (`GET /org`). */
   defaultOrg: string;
   logger: boolean;
+  /** `text`: one readable line per request (default); `json`: pino's JSON lines. */
+  logFormat?: "text" | "json";
   /** Where log lines go when `logger` is on (default stdout). */
   logStream?: NodeJS.WritableStream;
   /** When set, every request is appended here. */
   requestLog: RecordedRequest[] | undefined;
+  /** The last requests, for request inspection (`GET /_cpln-local/requests`). */
+  recent?: RequestRing;
 }
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -117,14 +124,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** The fastify instance with JSON parsing, the error shape, authentication, fault injection and the request log. */
 export function buildApp(context: AppContext): FastifyInstance {
   const app = Fastify({
-    logger: context.logger
-      ? {
-          level: "info",
-          ...(context.logStream ? { stream: context.logStream } : {}),
-          // Credentials never reach the log, whatever serializer is in use.
-          redact: { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" },
-        }
-      : false,
+    logger:
+      context.logger && context.logFormat === "json"
+        ? {
+            level: "info",
+            ...(context.logStream ? { stream: context.logStream } : {}),
+            // Credentials never reach the log, whatever serializer is in use.
+            redact: { paths: ["req.headers.authorization", "headers.authorization"], censor: "[redacted]" },
+          }
+        : false,
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     requestIdHeader: false,
@@ -248,6 +256,29 @@ export function buildApp(context: AppContext): FastifyInstance {
     }
     return payload;
   });
+
+  const textLog = context.logger && context.logFormat !== "json" ? (context.logStream ?? process.stdout) : undefined;
+  if (context.recent || textLog) {
+    app.addHook("onResponse", async (request, reply) => {
+      const durationMs = reply.elapsedTime;
+      if (textLog)
+        textLog.write(`${logLine(request.method, request.url, reply.statusCode, durationMs, request.body)}\n`);
+      if (context.recent && !request.routeOptions.config.emulator) {
+        const bytes = Number(request.headers["content-length"] ?? 0);
+        context.recent.push(
+          {
+            time: new Date().toISOString(),
+            method: request.method,
+            path: request.url,
+            status: reply.statusCode,
+            durationMs: Math.round(durationMs * 10) / 10,
+          },
+          request.body,
+          Number.isFinite(bytes) ? bytes : 0,
+        );
+      }
+    });
+  }
 
   return app;
 }

@@ -17,7 +17,9 @@ Usage: cpln-local [options]
   --jwt-issuer <iss>     required JWT issuer
   --jwt-audience <aud>   required JWT audience
   --faults <spec>        inject faults, e.g. rate=0.2,modes=503+429+delay+cut,delayMs=200,seed=1
-  --log                  log requests (credentials are redacted)
+  --log                  log one line per request: method, path, status, ms (and the body of writes)
+  --log-format <f>       text (default) or json (pino's JSON lines; credentials redacted)
+  --page-size <n>        items per list/query page (default 100)
   -h, --help             show this help
 
 The admin key is CPLN_TOKEN when set, otherwise a new key printed at start.
@@ -38,6 +40,8 @@ async function main(): Promise<void> {
       "jwt-audience": { type: "string" },
       faults: { type: "string" },
       log: { type: "boolean", default: false },
+      "log-format": { type: "string", default: "text" },
+      "page-size": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -52,7 +56,16 @@ async function main(): Promise<void> {
   if (values["jwt-secret"] !== undefined && values.jwks !== undefined) {
     throw new Error("Use either --jwt-secret or --jwks, not both");
   }
+  const logFormat = values["log-format"];
+  if (logFormat !== "text" && logFormat !== "json")
+    throw new Error(`--log-format must be text or json (got ${logFormat})`);
+  const pageSize = values["page-size"] === undefined ? undefined : Number(values["page-size"]);
+  if (pageSize !== undefined && (!Number.isInteger(pageSize) || pageSize < 1)) {
+    throw new Error(`--page-size must be a positive integer (got ${values["page-size"]})`);
+  }
   const options: ServerOptions = {
+    logFormat,
+    pageSize,
     host: values.host,
     port,
     data: values.data,
@@ -82,6 +95,7 @@ async function main(): Promise<void> {
     lines.push("data:      :memory: (nothing is kept after exit; use --data ./cpln.db to persist)");
   else lines.push(`data:      ${values.data}`);
   lines.push(`try:       curl -H "Authorization: Bearer <admin key>" ${server.url}/org/${server.org}/policy`);
+  lines.push(`health:    curl -fs -H "Authorization: Bearer <admin key>" ${server.url}/_cpln-local/health`);
   process.stdout.write(`${lines.join("\n")}\n`);
 
   let closing = false;

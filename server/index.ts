@@ -7,16 +7,23 @@ import { kindRules } from "./domain/index.js";
 import { RecordService } from "./domain/records.js";
 import { newServiceAccountKey } from "./domain/serviceAccount.js";
 import { FaultInjector, type FaultOptions } from "./faults.js";
+import { DEFAULT_INSPECTED_REQUESTS, RequestRing } from "./inspect.js";
+import type { EmulatorHooks } from "./routes/emulator.js";
 import { serverRoutes } from "./routes/index.js";
+import { packageVersion } from "./routes/meta.js";
 import { registerRoutes } from "./routes/register.js";
 import { installAdminKey, seedOrg } from "./seed/builtins.js";
 import { checkSeed, loadSeed, readSeedFile, type SeedDocument } from "./seed/file.js";
+import { isWholeRecord, restoreKeys, restoreRecord, wipeOrg } from "./seed/snapshot.js";
 import { SqliteStore } from "./store/sqlite.js";
-import type { Store } from "./store/store.js";
+import type { JsonObject, Store } from "./store/store.js";
 
 export type { RecordedRequest } from "./app.js";
 export type { FaultMode, FaultOptions } from "./faults.js";
 export type { SeedDocument } from "./seed/file.js";
+export type { InspectedRequest } from "./inspect.js";
+export type { OrgSnapshot } from "./seed/snapshot.js";
+export { EMULATOR_PREFIX } from "./routes/emulator.js";
 export type { Store } from "./store/store.js";
 
 export interface ServerOptions {
@@ -35,8 +42,14 @@ export interface ServerOptions {
   /** Path of a JSON file holding a `SeedDocument`. */
   seedFile?: string;
   jwt?: JwtOptions;
-  /** Log requests with pino (Authorization is redacted). Default false. */
+  /** Log one line per request (method, path, status, ms, body of writes). Default false. */
   logger?: boolean;
+  /** `text` (default): readable lines; `json`: pino's JSON lines (Authorization redacted). */
+  logFormat?: "text" | "json";
+  /** Items per list and query page (default 100, see `DEFAULT_PAGE_SIZE`). */
+  pageSize?: number;
+  /** Requests kept for `GET /_cpln-local/requests` (default 500). */
+  inspectedRequests?: number;
   /** Destination of the log when `logger` is on (default stdout); for embedding and tests. */
   logStream?: NodeJS.WritableStream;
   /** Keep `{method, path, body, status}` of every request (see `RunningServer.requests`). */
@@ -72,26 +85,65 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const store = new SqliteStore(options.data ?? ":memory:");
   try {
     const authenticator = new Authenticator(store, options.jwt);
-    const records = new RecordService(store, new Authorizer(store), kindRules);
+    if (options.pageSize !== undefined && (!Number.isInteger(options.pageSize) || options.pageSize < 1)) {
+      throw new Error(`pageSize must be a positive integer (got ${options.pageSize})`);
+    }
+    const records = new RecordService(store, new Authorizer(store), kindRules, options.pageSize);
     const adminKey = options.adminKey ?? newServiceAccountKey().key;
-    await seedOrg(records, org);
-    await installAdminKey(records, org, adminKey);
-    if (options.seed) await loadSeed(records, org, checkSeed(options.seed));
-    if (options.seedFile) await loadSeed(records, org, readSeedFile(options.seedFile), options.seedFile);
+    const startSeed = options.seed ? checkSeed(options.seed) : undefined;
+    const fileSeed = options.seedFile ? readSeedFile(options.seedFile) : undefined;
+    /** Seeds an org as at start: builtins, the admin key (served org), the start seeds (served org). */
+    const seedAsAtStart = async (target: string) => {
+      await seedOrg(records, target);
+      if (target !== org) return;
+      await installAdminKey(records, org, adminKey);
+      if (startSeed) await loadSeed(records, org, startSeed);
+      if (fileSeed) await loadSeed(records, org, fileSeed, options.seedFile);
+      // A seed may replace the controlplane account (a snapshot): the admin key stays valid.
+      await installAdminKey(records, org, adminKey);
+    };
+    await seedAsAtStart(org);
 
     const faults = new FaultInjector(options.faults);
     const requestLog: RecordedRequest[] | undefined = options.recordRequests ? [] : undefined;
+    const recent = new RequestRing(options.inspectedRequests ?? DEFAULT_INSPECTED_REQUESTS);
     const app = buildApp({
       authenticator,
       faults,
       defaultOrg: org,
       logger: options.logger ?? false,
+      logFormat: options.logFormat,
       logStream: options.logStream,
       requestLog,
+      recent,
     });
+    const emulator: EmulatorHooks = {
+      authenticator,
+      records,
+      recent,
+      adminKey,
+      version: packageVersion(),
+      reset: async (target) => {
+        await store.transaction((tx) => wipeOrg(tx, target));
+        await seedAsAtStart(target);
+      },
+      importState: async (target, snapshot) => {
+        const entries = snapshot.records as JsonObject[];
+        await store.transaction(async (tx) => {
+          await wipeOrg(tx, target);
+          for (const [index, entry] of entries.entries()) {
+            if (isWholeRecord(entry)) await restoreRecord(records, tx, target, entry, `state: records.${index}`);
+          }
+          await restoreKeys(tx, target, snapshot.serviceAccountKeys ?? []);
+        });
+        const bodies = entries.filter((entry) => !isWholeRecord(entry));
+        if (bodies.length > 0) await loadSeed(records, target, { records: bodies }, "state");
+        if (target === org) await installAdminKey(records, org, adminKey);
+      },
+    };
     const { onRoute } = options;
     if (onRoute) app.addHook("onRoute", (route) => onRoute(route));
-    registerRoutes(app, serverRoutes(records, org));
+    registerRoutes(app, serverRoutes(records, org, emulator));
     await app.listen({ host, port: options.port ?? 0 });
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : (options.port ?? 0);

@@ -16,6 +16,14 @@ const errorDescriptions: Readonly<Record<number, string>> = {
   429: "A quota would be exceeded",
 };
 
+/** Tags that are not kinds. */
+const tagDescriptions: Readonly<Record<string, string>> = {
+  meta: "About this server and its API document",
+  "cpln-local":
+    "The emulator's own endpoints (health, reset, state export/import, request inspection): admin key only. " +
+    "They change or replace a whole org: the `x-cpln-local-admin` extension marks them for tools that drive the API.",
+};
+
 const apiKeyOrBearer = [{ apiKey: [] }, { bearer: [] }];
 
 /** The `security` of an operation: omitted when it is the document's default (credentials required). */
@@ -68,15 +76,24 @@ export function buildOpenApi(routes: readonly Route[], version: string, serverUr
       summary: route.summary,
       ...(route.description !== undefined ? { description: route.description } : {}),
       tags: [...route.tags],
-      ...(route.params.length > 0
+      ...(route.params.length + (route.query ?? []).length > 0
         ? {
-            parameters: route.params.map((p) => ({
-              name: p.name,
-              in: "path",
-              required: true,
-              description: p.description,
-              schema: p.schema(),
-            })),
+            parameters: [
+              ...route.params.map((p) => ({
+                name: p.name,
+                in: "path",
+                required: true,
+                description: p.description,
+                schema: p.schema(),
+              })),
+              ...(route.query ?? []).map((p) => ({
+                name: p.name,
+                in: "query",
+                required: p.required,
+                description: p.description,
+                schema: p.schema(),
+              })),
+            ],
           }
         : {}),
       ...(route.body
@@ -89,6 +106,7 @@ export function buildOpenApi(routes: readonly Route[], version: string, serverUr
         : {}),
       responses,
       ...securityOf(route),
+      ...(route.emulator ? { "x-cpln-local-admin": true } : {}),
     };
     paths[route.path] = { ...(paths[route.path] ?? {}), [route.method.toLowerCase()]: operation };
   }
@@ -113,7 +131,7 @@ export function buildOpenApi(routes: readonly Route[], version: string, serverUr
     security: apiKeyOrBearer,
     tags: [...tags].map((tag) => ({
       name: tag,
-      description: kindTags.has(tag) ? `Objects of kind ${tag}` : "About this server and its API document",
+      description: kindTags.has(tag) ? `Objects of kind ${tag}` : (tagDescriptions[tag] ?? tag),
     })),
     paths,
     components: {

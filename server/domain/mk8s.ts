@@ -101,15 +101,8 @@ export const mk8sRules: KindServerRules = {
         const pools = poolNames(config, poolFields);
         const requested = parsed.data.nodePoolName ?? parsed.data.nodepool;
         const field = parsed.data.nodePoolName !== undefined ? "nodePoolName" : "nodepool";
-        if (requested === undefined) {
-          throw badRequest([
-            {
-              path: "nodePoolName",
-              message: `is required: name one of the node pools (${pools.join(", ") || "none"})`,
-            },
-          ]);
-        }
-        if (!pools.includes(requested)) {
+        // The node pool is optional (endpoint 4 accepts `{}`): without one the node joins no pool.
+        if (requested !== undefined && !pools.includes(requested)) {
           throw badRequest([
             {
               path: field,
@@ -124,7 +117,7 @@ export const mk8sRules: KindServerRules = {
           body: {
             script: joinScript(provider, {
               CLUSTER_NAME: cluster,
-              NODE_POOL: requested,
+              NODE_POOL: requested ?? "",
               CPLN_ORG: ctx.org,
               BOOTSTRAP_TOKEN: token,
               TOKEN_EXPIRES: expires,

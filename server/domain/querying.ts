@@ -2,27 +2,29 @@ import { issuesFromZod } from "../../api/errors.js";
 import type { Kind } from "../../api/kinds.js";
 import { normalizeQuery, QueryError, runQuery } from "../../api/query.js";
 import { queryDocument } from "../../api/schemas/query.js";
-import { selfLinkOf } from "../auth/authz.js";
 import { badRequest } from "../errors.js";
-import type { JsonObject, JsonValue } from "../store/store.js";
+import type { JsonObject } from "../store/store.js";
 
 /**
- * Validates a query document, evaluates it over `items` (already filtered to what the caller may view) and returns
- * the matches (or their self links with fetch `links`) with the query as evaluated, defaults filled.
+ * Validates a query document and evaluates it over `items` (already filtered to what the caller may view, in
+ * storage order). Returns every match in the query's order, the query as evaluated (defaults filled), and the sort
+ * the order follows (the caller pages over it; `fetch: links` is applied to the page).
  */
 export function runQueryDocument(
   kind: Kind,
   body: JsonObject,
   items: JsonObject[],
-): { items: JsonValue[]; query: JsonObject } {
+): { items: JsonObject[]; query: JsonObject; sortBy: string | undefined; direction: 1 | -1 } {
   const parsed = queryDocument().safeParse(body);
   if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
   try {
     const query = normalizeQuery(parsed.data, kind);
-    const found = runQuery(items, query.spec);
+    const sort = query.spec.sort;
     return {
-      items: query.fetch === "links" ? found.map(selfLinkOf) : found,
+      items: runQuery(items, query.spec),
       query: query as unknown as JsonObject,
+      sortBy: sort?.by,
+      direction: sort?.order === "desc" ? -1 : 1,
     };
   } catch (error) {
     if (error instanceof QueryError) throw badRequest(error.issues);

@@ -3,11 +3,15 @@ import { z } from "zod";
 import { ErrorCode, issuesFromZod, type Issue } from "../../api/errors.js";
 import { impliedMap, kinds, patchRules, type Kind } from "../../api/kinds.js";
 import { collectionPath, selfLink } from "../../api/links.js";
+import { readPath } from "../../api/query.js";
+import { selfLinkOf } from "../auth/authz.js";
 import { applyPatch, equalUnder, PatchError, type PatchRules } from "../../api/patch/index.js";
 import type { Principal } from "../auth/authn.js";
 import type { Authorizer, OrgAuthz } from "../auth/authz.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound } from "../errors.js";
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
+import { coerceScalars } from "./coerce.js";
+import { decodeCursor, encodeCursor, pageAfter, type Cursor } from "./paging.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
 
@@ -23,7 +27,21 @@ const SERVER_FIELDS = ["kind", "id", "name", "version", "created", "lastModified
 /** Read-only fields a PATCH body may echo back; checked (version, id, name, kind) and then removed. */
 const ECHOED_FIELDS = ["version", "id", "kind", "name", "created", "lastModified", "links", "status"] as const;
 
+/**
+ * Read-only fields of a record that any write body may carry (manifests, records as `GET` returned them): a create
+ * ignores them, a PATCH or PUT checks `version` (and `id`/`name` on an item) and ignores the rest. gvc-scoped kinds
+ * also accept `gvc` (the path names the gvc).
+ */
+const READ_ONLY_INPUT = ["kind", "id", "version", "created", "lastModified", "links", "status"] as const;
+
 const PATCH_ATTEMPTS = 5;
+
+/**
+ * Items per list or query page. The CLI shows 50 items by default, so one page answers a default `cpln X get`; a
+ * typical record is 0.5-2 KB, so a page stays around 100-200 KB and a 50,000-item kind is 500 bounded answers
+ * instead of one 27 MB answer.
+ */
+export const DEFAULT_PAGE_SIZE = 100;
 const REPLACE = "$replace/";
 
 function isObject(value: unknown): value is JsonObject {
@@ -33,6 +51,24 @@ function isObject(value: unknown): value is JsonObject {
 function requireObject(body: unknown, what: string): JsonObject {
   if (!isObject(body)) throw badRequest([{ path: "", message: `${what} must be a JSON object` }]);
   return body;
+}
+
+/** A body's `kind`, when present, must be the kind of the path (400 naming `kind` otherwise). */
+function checkKindField(kind: Kind, body: JsonObject): void {
+  const value = body["kind"];
+  if (value !== undefined && value !== kind) {
+    throw badRequest([{ path: "kind", message: `is ${JSON.stringify(value)} but this path is for ${kind} objects` }]);
+  }
+}
+
+/** The body without the fields a write ignores: every read-only field, and `gvc` on gvc-scoped kinds. */
+function withoutReadOnly(kind: Kind, body: JsonObject, keep: readonly string[] = []): JsonObject {
+  const ignored = new Set<string>(READ_ONLY_INPUT);
+  if (kinds[kind].scope === "gvc") ignored.add("gvc");
+  for (const field of keep) ignored.delete(field);
+  const result: JsonObject = {};
+  for (const [field, value] of Object.entries(body)) if (!ignored.has(field)) result[field] = value;
+  return result;
 }
 
 function getPath(doc: JsonObject, path: string): JsonValue | undefined {
@@ -72,6 +108,8 @@ export class RecordService {
     readonly store: Store,
     readonly authorizer: Authorizer,
     readonly rules: Readonly<Record<Kind, KindRules>>,
+    /** Items per page of a list or query answer (see `DEFAULT_PAGE_SIZE`). */
+    readonly pageSize: number = DEFAULT_PAGE_SIZE,
   ) {}
 
   private patchRulesOf(kind: Kind): PatchRules {
@@ -116,21 +154,45 @@ export class RecordService {
     return links;
   }
 
-  async list(call: Call, kind: Kind): Promise<JsonObject> {
+  /**
+   * Records of a kind the caller may view, in storage order (scope, then name). A gvc-scoped kind called without a
+   * gvc (the org-level routes) covers every gvc.
+   */
+  private async visibleRecords(call: Call, kind: Kind): Promise<StoredRecord[]> {
     const authz = await this.orgAuthz(call);
-    const scope = await this.scopeOf(call, kind);
-    const records = await this.store.list(call.org, kind, kinds[kind].scope === "gvc" ? scope : undefined);
-    const items = authz.visible(
-      call.principal,
-      kind,
-      records.map((r) => r.doc),
+    const scoped = kinds[kind].scope === "gvc";
+    const scope = scoped && call.gvc === undefined ? undefined : await this.scopeOf(call, kind);
+    const records = await this.store.list(call.org, kind, scoped ? scope : undefined);
+    const visible = new Set(
+      authz.visible(
+        call.principal,
+        kind,
+        records.map((r) => r.doc),
+      ),
     );
-    return {
-      kind: "list",
-      itemKind: kind,
-      items,
-      links: [{ rel: "self", href: collectionPath(call.org, kind, call.gvc) }],
-    };
+    return records.filter((r) => visible.has(r.doc));
+  }
+
+  /** The path of a kind's collection in this call (org level for a gvc-scoped kind called without a gvc). */
+  private collectionOf(call: Call, kind: Kind): string {
+    return kinds[kind].scope === "gvc" && call.gvc === undefined
+      ? `/org/${call.org}/${kind}`
+      : collectionPath(call.org, kind, call.gvc);
+  }
+
+  /**
+   * One page of a kind's list: `pageSize` items after `cursor` (the last item of the previous page), in storage
+   * order, with a `next` link while more remain. The cursor names a position on the sort key, not an offset, so
+   * records created or deleted between two pages neither repeat nor skip the others.
+   */
+  async list(call: Call, kind: Kind, cursorText?: string): Promise<JsonObject> {
+    const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText, "list");
+    const records = await this.visibleRecords(call, kind);
+    const self = this.collectionOf(call, kind);
+    const page = pageAfter(records, cursor, this.pageSize, (r) => ({ scope: r.scope, name: r.name }));
+    const links: JsonObject[] = [{ rel: "self", href: self }];
+    if (page.next) links.push({ rel: "next", href: `${self}?cursor=${encodeCursor({ list: page.next })}` });
+    return { kind: "list", itemKind: kind, items: page.items.map((r) => r.doc), links };
   }
 
   /** Every org the principal may view (`GET /org`). */
@@ -151,7 +213,14 @@ export class RecordService {
 
   async create(call: Call, kind: Kind, rawBody: unknown): Promise<{ record: JsonObject; location: string }> {
     const rules = this.rules[kind];
-    const body = requireObject(rawBody, "The request body");
+    const raw = requireObject(rawBody, "The request body");
+    checkKindField(kind, raw);
+    const body = withoutReadOnly(kind, raw);
+    // Server-owned fields of the kind that a create cannot set (a record as GET returned it carries them) are ignored.
+    const createShape = rules.createBody?.();
+    if (createShape instanceof z.ZodObject) {
+      for (const field of rules.readOnly) if (!(field in createShape.shape)) delete body[field];
+    }
     const authz = await this.orgAuthz(call);
     const createBody = rules.createBody;
     if (!createBody) {
@@ -170,10 +239,11 @@ export class RecordService {
       throw forbidden(`Not allowed to create ${kind} objects in org ${call.org}`);
     }
     const scope = await this.scopeOf(call, kind);
-    const parsed = createBody().safeParse(body);
+    const input = coerceScalars(createBody(), body);
+    const parsed = createBody().safeParse(input);
     if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
     const now = new Date().toISOString();
-    const created = await this.store.transaction((tx) => this.insert(tx, call.org, kind, scope, gvc, body, now));
+    const created = await this.store.transaction((tx) => this.insert(tx, call.org, kind, scope, gvc, input, now));
     return { record: created, location: selfLink(call.org, kind, name, gvc) };
   }
 
@@ -254,7 +324,9 @@ export class RecordService {
    * equivalent PATCH, so the same checks (version, immutable and read-only fields, validation) apply.
    */
   async put(call: Call, kind: Kind, key: string, rawBody: unknown): Promise<JsonObject> {
-    const body = requireObject(rawBody, "The request body");
+    const raw = requireObject(rawBody, "The request body");
+    checkKindField(kind, raw);
+    const body = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
     const schema = this.rules[kind].patchBody?.();
     const replaceable =
       schema instanceof z.ZodObject
@@ -278,7 +350,11 @@ export class RecordService {
     bodyPath: (path: string) => string = (path) => path,
   ): Promise<JsonObject> {
     const rules = this.rules[kind];
-    const body = requireObject(rawBody, "The patch body");
+    const raw = requireObject(rawBody, "The patch body");
+    checkKindField(kind, raw);
+    // `version` is checked (optimistic concurrency), `id`/`name`/`kind` must match; the other read-only fields go.
+    const stripped = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
+    const body = rules.patchBody ? coerceScalars(rules.patchBody(), stripped) : stripped;
     const { record: visible, authz } = await this.loadVisible(call, kind, key);
     if (!authz.can(call.principal, kind, "edit", visible.doc)) {
       throw forbidden(`Not allowed to edit ${kind} ${key}`);
@@ -386,18 +462,102 @@ export class RecordService {
     });
   }
 
-  async query(call: Call, kind: Kind, rawBody: unknown): Promise<JsonObject> {
-    const body = rawBody === undefined ? {} : requireObject(rawBody, "The query");
-    const listed = await this.list(call, kind);
-    const items = listed["items"] as JsonObject[];
-    const { items: found, query } = runQueryDocument(kind, body, items);
+  /**
+   * `POST .../-query`: the first page of the matches, sorted by the query's `sort` (then scope and name). The `next`
+   * link is a GET of `.../-query?cursor=…`, the cursor holding the query and the sort key of the page's last item.
+   */
+  async query(call: Call, kind: Kind, rawBody: unknown, cursorText?: string): Promise<JsonObject> {
+    let body: JsonObject;
+    let after: Cursor | undefined;
+    if (cursorText !== undefined) {
+      const decoded = decodeCursor(cursorText, "query");
+      body = decoded.query;
+      after = decoded.after;
+    } else {
+      body = rawBody === undefined ? {} : requireObject(rawBody, "The query");
+    }
+    const records = await this.visibleRecords(call, kind);
+    const byDoc = new Map(records.map((r) => [r.doc, r]));
+    const {
+      items: found,
+      query,
+      sortBy,
+      direction,
+    } = runQueryDocument(
+      kind,
+      body,
+      records.map((r) => r.doc),
+    );
+    const page = pageAfter(
+      found,
+      after,
+      this.pageSize,
+      (doc) => {
+        const record = byDoc.get(doc);
+        return {
+          scope: record?.scope ?? "",
+          name: record?.name ?? "",
+          ...(sortBy === undefined ? {} : { key: (readPath(doc, sortBy) ?? null) as JsonValue }),
+        };
+      },
+      direction,
+    );
+    const self = `${this.collectionOf(call, kind)}/-query`;
+    const links: JsonObject[] = [{ rel: "self", href: self }];
+    if (page.next) {
+      links.push({ rel: "next", href: `${self}?cursor=${encodeCursor({ query: body, after: page.next })}` });
+    }
     return {
       kind: "queryresult",
       itemKind: kind,
-      items: found,
-      links: [{ rel: "self", href: `${collectionPath(call.org, kind, call.gvc)}/-query` }],
+      items: query["fetch"] === "links" ? page.items.map(selfLinkOf) : page.items,
+      links,
       query,
     };
+  }
+
+  /**
+   * `PUT` to a collection (what `cpln apply` sends): the body is a whole manifest naming the object. Creates it
+   * (`created: true`, exactly as a POST) or replaces its writable fields (exactly as a PUT to the item); validation,
+   * authorization (`create` or `edit`), quotas and the `version` check are theirs. `id` names no object here (a
+   * manifest taken from another org applies by name), except for kinds addressed by id.
+   */
+  async upsert(
+    call: Call,
+    kind: Kind,
+    rawBody: unknown,
+  ): Promise<{ created: boolean; record: JsonObject; location: string }> {
+    const rules = this.rules[kind];
+    const body = requireObject(rawBody, "The request body");
+    checkKindField(kind, body);
+    const byId = rules.addressBy === "id";
+    const keyField = byId ? "id" : (rules.nameField ?? "name");
+    const key = body[keyField];
+    if (typeof key !== "string" || key === "") {
+      throw badRequest([
+        { path: keyField, message: "is required: a PUT to a collection names the object it creates or replaces" },
+      ]);
+    }
+    await this.orgAuthz(call);
+    const scope = await this.scopeOf(call, kind);
+    const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
+    const replacement: JsonObject = { ...body };
+    if (!byId) delete replacement["id"];
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.find(this.store, call, kind, scope, key);
+      if (existing) {
+        const record = await this.put(call, kind, key, replacement);
+        return { created: false, record, location: selfLink(call.org, kind, key, gvc) };
+      }
+      if (byId) throw notFound(`${kind} ${key}`);
+      try {
+        return { created: true, ...(await this.create(call, kind, body)) };
+      } catch (error) {
+        // Created by someone else in between: replace it instead.
+        if (attempt === 1 && error instanceof ApiFailure && error.code === ErrorCode.AlreadyExists) continue;
+        throw error;
+      }
+    }
   }
 
   /** The permission catalog of a kind; any authenticated caller may read it (it describes no object). */
@@ -408,7 +568,7 @@ export class RecordService {
       targetKind: kind,
       items: kinds[kind].permissions.map((p) => ({ name: p.name, description: p.description })),
       implied: impliedMap(kind),
-      links: [{ rel: "self", href: `${collectionPath(call.org, kind, call.gvc)}/-schema/permissions` }],
+      links: [{ rel: "self", href: `${this.collectionOf(call, kind)}/-schema/permissions` }],
     };
   }
 

@@ -1,10 +1,11 @@
 import type { RecordService } from "../domain/records.js";
+import { emulatorRoutes, type EmulatorHooks } from "./emulator.js";
 import { metaRoutes } from "./meta.js";
 import { recordRoutes, type Route } from "./table.js";
 
-/** Every route cpln-local serves: the meta routes and the routes of every kind. */
-export function serverRoutes(records: RecordService, org: string): Route[] {
+/** Every route cpln-local serves: the meta routes, the routes of every kind and the emulator's own routes. */
+export function serverRoutes(records: RecordService, org: string, emulator: EmulatorHooks): Route[] {
   const routes: Route[] = [];
-  routes.push(...metaRoutes(org, () => routes), ...recordRoutes(records));
+  routes.push(...metaRoutes(org, () => routes), ...recordRoutes(records), ...emulatorRoutes(emulator, org));
   return routes;
 }

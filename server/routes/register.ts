@@ -19,7 +19,11 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[]): 
     app.route({
       method: route.method,
       url,
-      config: { auth: route.auth, ...(route.noFaults ? { noFaults: true } : {}) },
+      config: {
+        auth: route.auth,
+        ...(route.noFaults ? { noFaults: true } : {}),
+        ...(route.emulator ? { emulator: true } : {}),
+      },
       handler: route.handler,
     });
     const entry = served.get(url) ?? { template: route.path, methods: new Set<HttpMethod>() };

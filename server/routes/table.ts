@@ -10,6 +10,7 @@ import { permissionSchema } from "../../api/schemas/permissions.js";
 import { queryDocument, queryResult } from "../../api/schemas/query.js";
 import type { AuthMode } from "../app.js";
 import type { Call, RecordService } from "../domain/records.js";
+import { badRequest } from "../errors.js";
 
 /** HTTP methods the API serves (HEAD is fastify's automatic twin of GET). */
 export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -33,6 +34,11 @@ export interface RouteParam {
   readonly schema: () => JsonSchema;
 }
 
+/** A query parameter (`?cursor=`, `?limit=`). */
+export interface QueryParam extends RouteParam {
+  readonly required: boolean;
+}
+
 export interface RouteResponse {
   readonly status: number;
   readonly description: string;
@@ -54,6 +60,7 @@ export interface Route {
   readonly description?: string;
   readonly tags: readonly string[];
   readonly params: readonly RouteParam[];
+  readonly query?: readonly QueryParam[];
   readonly body?: NamedSchema;
   /** Whether the body may be left out (actions whose fields are all optional). */
   readonly bodyOptional?: boolean;
@@ -63,6 +70,8 @@ export interface Route {
   readonly auth: AuthMode;
   /** Fault injection never applies to this route. */
   readonly noFaults?: boolean;
+  /** An emulator route (`/_cpln-local/...`): admin only, never kept by request inspection. */
+  readonly emulator?: boolean;
   readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
@@ -94,6 +103,27 @@ function paramsOf(request: FastifyRequest): Record<string, string> {
 function callOf(request: FastifyRequest): Call {
   const params = paramsOf(request);
   return { org: params["org"] ?? "", gvc: params["gvc"], principal: request.principal };
+}
+
+function cursorOf(request: FastifyRequest): string | undefined {
+  const cursor = (request.query as { cursor?: unknown } | undefined)?.cursor;
+  return typeof cursor === "string" ? cursor : undefined;
+}
+
+const cursorQuery = (required: boolean): QueryParam => ({
+  name: "cursor",
+  required,
+  description: "Continues a paged answer: take the whole URL from the previous page's `next` link.",
+  schema: () => ({ type: "string", maxLength: 4096 }),
+});
+
+/** `GET .../-query` continues a query from a `next` link: the cursor is required there. */
+function requiredCursor(request: FastifyRequest): string {
+  const cursor = cursorOf(request);
+  if (cursor === undefined) {
+    throw badRequest([{ path: "cursor", message: "is required (take the URL from a next link, or POST the query)" }]);
+  }
+  return cursor;
 }
 
 const orgParam: RouteParam = {
@@ -165,12 +195,90 @@ function putBodyOf(patch: JsonSchema): JsonSchema {
   };
 }
 
+/**
+ * A create body as the server accepts it: the kind's create schema plus the record's read-only fields, which a
+ * manifest or a record as GET returned it carries and every write ignores (a `kind` that contradicts the path is a 400).
+ */
+function manifestOf(create: JsonSchema, kind: Kind, scoped: boolean): JsonSchema {
+  const properties = { ...((create["properties"] ?? {}) as Record<string, JsonSchema>) };
+  const readOnly: Record<string, JsonSchema> = {
+    kind: { const: kind, description: "The kind (read-only; must match the path)." },
+    id: { type: "string", description: "Read-only: ignored." },
+    version: { type: "integer", description: "Read-only: on an existing object it must be current (409 otherwise)." },
+    created: { type: "string", description: "Read-only: ignored." },
+    lastModified: { type: "string", description: "Read-only: ignored." },
+    links: { type: "array", items: { type: "object" }, description: "Read-only: ignored." },
+    status: { type: "object", description: "Read-only: ignored." },
+    ...(scoped ? { gvc: { type: "string", description: "Read-only: the path names the gvc." } } : {}),
+  };
+  for (const [field, schema] of Object.entries(readOnly)) if (!(field in properties)) properties[field] = schema;
+  return { ...create, properties };
+}
+
 const created = (body: NamedSchema): RouteResponse => ({
   status: 201,
   description: "Created",
   body,
   headers: { Location: { description: "Path of the new object", schema: { type: "string" } } },
 });
+
+/**
+ * The reads of one collection of `kind` at `base`: the query (POST), its next pages (GET with the cursor of a `next`
+ * link) and the kind's permission catalog.
+ */
+function collectionReads(
+  records: RecordService,
+  kind: Kind,
+  base: string,
+  params: readonly RouteParam[],
+  suffix: string,
+): Route[] {
+  const Name = pascal(kind);
+  const tags = [kind];
+  const result = named(`${Name}QueryResult`, "output", () => queryResult(kinds[kind].schemas.record()));
+  const permissions = named("PermissionSchema", "output", permissionSchema);
+  const where = suffix === "" ? "" : " of every gvc";
+  return [
+    {
+      method: "POST",
+      path: `${base}/-query`,
+      operationId: `query${Name}${suffix}`,
+      summary: `Query ${kind} objects${where} (paged: follow links[rel=next])`,
+      tags,
+      params,
+      body: named("QueryDocument", "input", queryDocument),
+      responses: [{ status: 200, description: "Matches", body: result }],
+      errors: [400, 401, 404, 413, 415],
+      auth: "required",
+      handler: async (request) => records.query(callOf(request), kind, request.body),
+    },
+    {
+      method: "GET",
+      path: `${base}/-query`,
+      operationId: `continueQuery${Name}${suffix}`,
+      summary: `The next page of a ${kind} query${where} (the URL of a next link)`,
+      tags,
+      params,
+      query: [cursorQuery(true)],
+      responses: [{ status: 200, description: "Matches", body: result }],
+      errors: [400, 401, 404],
+      auth: "required",
+      handler: async (request) => records.query(callOf(request), kind, undefined, requiredCursor(request)),
+    },
+    {
+      method: "GET",
+      path: `${base}/-schema/permissions`,
+      operationId: `get${Name}Permissions${suffix}`,
+      summary: `Permissions of ${kind}`,
+      tags,
+      params,
+      responses: [{ status: 200, description: "Catalog", body: permissions }],
+      errors: [400, 401, 404],
+      auth: "required",
+      handler: async (request) => records.permissions(callOf(request), kind),
+    },
+  ];
+}
 
 /** Every operation served for the kinds of the contract, from the kind descriptors (`api/kinds/`). */
 export function recordRoutes(records: RecordService): Route[] {
@@ -279,18 +387,24 @@ export function recordRoutes(records: RecordService): Route[] {
       method: "GET",
       path: base,
       operationId: `list${Name}`,
-      summary: `List ${kind} objects the caller may view`,
+      summary: `List ${kind} objects the caller may view (paged: follow links[rel=next])`,
       tags,
       params: scopeParams,
+      query: [cursorQuery(false)],
       responses: [
         { status: 200, description: "List", body: named(`${Name}List`, "output", () => listResponse(recordSchema())) },
       ],
       errors: [400, 401, 404],
       auth: "required",
-      handler: async (request) => records.list(callOf(request), kind),
+      handler: async (request) => records.list(callOf(request), kind, cursorOf(request)),
     });
     const createBody = info.schemas.create;
     if (createBody) {
+      const manifest: NamedSchema = {
+        name: `${Name}Create`,
+        io: "input",
+        build: () => manifestOf(jsonSchemaOf(createBody(), "input"), kind, info.scope === "gvc"),
+      };
       routes.push({
         method: "POST",
         path: base,
@@ -301,7 +415,7 @@ export function recordRoutes(records: RecordService): Route[] {
           : {}),
         tags,
         params: scopeParams,
-        body: named(`${Name}Create`, "input", createBody),
+        body: manifest,
         responses: [created(record)],
         errors: [400, 401, 403, 404, 409, 413, 415, 429],
         auth: info.anonymousCreate ? "optional" : "required",
@@ -310,38 +424,30 @@ export function recordRoutes(records: RecordService): Route[] {
           return reply.code(201).header("location", location).send(doc);
         },
       });
-    }
-    routes.push({
-      method: "POST",
-      path: `${base}/-query`,
-      operationId: `query${Name}`,
-      summary: `Query ${kind} objects`,
-      tags,
-      params: scopeParams,
-      body: named("QueryDocument", "input", queryDocument),
-      responses: [
-        {
-          status: 200,
-          description: "Matches",
-          body: named(`${Name}QueryResult`, "output", () => queryResult(recordSchema())),
+      routes.push({
+        method: "PUT",
+        path: base,
+        operationId: `apply${Name}`,
+        summary: `Create or replace the ${kind} the body names (what \`cpln apply\` sends)`,
+        description:
+          "Creates the object (201 + Location) or replaces its writable fields (200), with the checks of a create or " +
+          "of a PUT to the object. Read-only fields are accepted and ignored; `version`, when given, must be current.",
+        tags,
+        params: scopeParams,
+        body: manifest,
+        responses: [{ status: 200, description: "Replaced", body: record }, created(record)],
+        errors: [400, 401, 403, 404, 409, 413, 415, 429],
+        auth: info.anonymousCreate ? "optional" : "required",
+        handler: async (request, reply) => {
+          const result = await records.upsert(callOf(request), kind, request.body);
+          if (result.created) return reply.code(201).header("location", result.location).send(result.record);
+          return reply.code(200).send(result.record);
         },
-      ],
-      errors: [400, 401, 404, 413, 415],
-      auth: "required",
-      handler: async (request) => records.query(callOf(request), kind, request.body),
-    });
-    routes.push({
-      method: "GET",
-      path: `${base}/-schema/permissions`,
-      operationId: `get${Name}Permissions`,
-      summary: `Permissions of ${kind}`,
-      tags,
-      params: scopeParams,
-      responses: [{ status: 200, description: "Catalog", body: named("PermissionSchema", "output", permissionSchema) }],
-      errors: [400, 401, 404],
-      auth: "required",
-      handler: async (request) => records.permissions(callOf(request), kind),
-    });
+      });
+    }
+    routes.push(...collectionReads(records, kind, base, scopeParams, ""));
+    // gvc-scoped kinds are also queried across every gvc, and their catalog read, at the org level (the CLI does).
+    if (info.scope === "gvc") routes.push(...collectionReads(records, kind, `/org/{org}/${kind}`, [orgParam], "InOrg"));
     routes.push({
       method: "GET",
       path: item,

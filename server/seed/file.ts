@@ -4,15 +4,19 @@ import { isKind, kinds } from "../../api/kinds.js";
 import { isObject } from "../domain/common.js";
 import type { RecordService } from "../domain/records.js";
 import type { JsonObject } from "../store/store.js";
+import { checkSnapshotKeys, isWholeRecord, restoreKeys, restoreRecord, type SnapshotKey } from "./snapshot.js";
 
 /**
  * Extra records to load at start: `{ "records": [ { "kind": "cloudaccount", "name": "aws-prod", "provider": "aws" },
  * { "kind": "volumeset", "gvc": "default", "name": "data", "spec": {...} } ] }`. Each record is a create body of its
  * kind plus `kind` (and `gvc` for gvc-scoped kinds). Records that already exist are left as they are, so the same
- * file can be passed on every start.
+ * file can be passed on every start. A record that carries `id` and `version` (an export of
+ * `GET /_cpln-local/org/{org}/state`) is restored exactly as it was instead, replacing a record of the same name.
  */
 export interface SeedDocument {
   records: Record<string, unknown>[];
+  /** Hashes of service-account keys (as an export holds them); the keys themselves are never in a seed. */
+  serviceAccountKeys?: SnapshotKey[];
 }
 
 export function readSeedFile(path: string): SeedDocument {
@@ -33,7 +37,8 @@ export function checkSeed(value: unknown, source = "seed"): SeedDocument {
   records.forEach((record, index) => {
     if (!isObject(record as JsonObject)) throw new Error(`${source}: records.${index} must be an object`);
   });
-  return { records: records as JsonObject[] };
+  const keys = checkSnapshotKeys((value as JsonObject)["serviceAccountKeys"], source);
+  return { records: records as JsonObject[], serviceAccountKeys: keys };
 }
 
 /** Creates the seed records that do not exist yet (as the admin would, but without authorization checks). */
@@ -46,6 +51,11 @@ export async function loadSeed(
   let created = 0;
   for (const [index, entry] of (seed.records as JsonObject[]).entries()) {
     const where = `${source}: records.${index}`;
+    if (isWholeRecord(entry)) {
+      await records.store.transaction((tx) => restoreRecord(records, tx, org, entry, where));
+      created++;
+      continue;
+    }
     const { kind, gvc, ...body } = entry;
     if (!isKind(kind)) throw new Error(`${where}.kind: unknown kind ${JSON.stringify(kind)}`);
     const rules = records.rules[kind];
@@ -77,5 +87,7 @@ export async function loadSeed(
     }
     created++;
   }
+  const keys = seed.serviceAccountKeys ?? [];
+  if (keys.length > 0) await records.store.transaction((tx) => restoreKeys(tx, org, keys));
   return created;
 }

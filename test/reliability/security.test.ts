@@ -537,120 +537,129 @@ function readDbFiles(dir: string): [string, Buffer][] {
 // ---- logs -------------------------------------------------------------------------------------------------------------
 
 describe("logs of cpln-local --log", () => {
-  it("hold no Authorization value, key, JWT or join script; neither do error bodies", async () => {
-    const cli = path.join(repoRoot, "dist", "server", "cli.js");
-    expect(fs.existsSync(cli), "run `npm run build` first").toBe(true);
-    const logAdmin = "logadmin.log-admin-secret-0123456789abcdef";
-    const child = spawn(
-      process.execPath,
-      [
-        cli,
-        "--port",
-        "0",
-        "--org",
-        "logs",
-        "--log",
-        "--jwt-secret",
-        JWT_SECRET,
-        "--jwt-issuer",
-        ISSUER,
-        "--jwt-audience",
-        AUDIENCE,
-      ],
-      { env: { ...process.env, CPLN_TOKEN: logAdmin }, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    const secrets: string[] = [logAdmin, logAdmin.split(".")[1] as string];
-    const bodies: string[] = [];
-    try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL: ${output}`)), 20_000);
-        const poll = setInterval(() => {
-          const match = /listening on (http:\/\/\S+)/.exec(output);
-          if (match) {
-            clearInterval(poll);
-            clearTimeout(timer);
-            resolve(match[1] as string);
-          }
-        }, 20);
-      });
-      const call = async (
-        method: string,
-        urlPath: string,
-        authorization: string | undefined,
-        body?: unknown,
-      ): Promise<HttpAnswer> => {
-        const answer = await http(url, {
-          method,
-          path: urlPath,
-          headers: authorization ? { authorization } : {},
-          body,
+  it.each(["text", "json"])(
+    "--log-format %s: hold no Authorization value, key, JWT or join script; neither do error bodies",
+    async (format) => {
+      const cli = path.join(repoRoot, "dist", "server", "cli.js");
+      expect(fs.existsSync(cli), "run `npm run build` first").toBe(true);
+      const logAdmin = "logadmin.log-admin-secret-0123456789abcdef";
+      const child = spawn(
+        process.execPath,
+        [
+          cli,
+          "--port",
+          "0",
+          "--org",
+          "logs",
+          "--log",
+          "--log-format",
+          format,
+          "--jwt-secret",
+          JWT_SECRET,
+          "--jwt-issuer",
+          ISSUER,
+          "--jwt-audience",
+          AUDIENCE,
+        ],
+        { env: { ...process.env, CPLN_TOKEN: logAdmin }, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+      const secrets: string[] = [logAdmin, logAdmin.split(".")[1] as string];
+      const bodies: string[] = [];
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`no URL: ${output}`)), 20_000);
+          const poll = setInterval(() => {
+            const match = /listening on (http:\/\/\S+)/.exec(output);
+            if (match) {
+              clearInterval(poll);
+              clearTimeout(timer);
+              resolve(match[1] as string);
+            }
+          }, 20);
         });
-        if (answer.status >= 400) bodies.push(answer.text);
-        return answer;
-      };
-      const adminAuth = `Bearer ${logAdmin}`;
-      expect((await call("POST", "/org/logs/serviceaccount", adminAuth, { name: "robot" })).status).toBe(201);
-      const key = (
-        (await call("POST", "/org/logs/serviceaccount/robot/-addKey", adminAuth, { description: "k" })).json as {
-          key: string;
+        const call = async (
+          method: string,
+          urlPath: string,
+          authorization: string | undefined,
+          body?: unknown,
+        ): Promise<HttpAnswer> => {
+          const answer = await http(url, {
+            method,
+            path: urlPath,
+            headers: authorization ? { authorization } : {},
+            body,
+          });
+          if (answer.status >= 400) bodies.push(answer.text);
+          return answer;
+        };
+        const adminAuth = `Bearer ${logAdmin}`;
+        expect((await call("POST", "/org/logs/serviceaccount", adminAuth, { name: "robot" })).status).toBe(201);
+        const key = (
+          (await call("POST", "/org/logs/serviceaccount/robot/-addKey", adminAuth, { description: "k" })).json as {
+            key: string;
+          }
+        ).key;
+        secrets.push(key, key.split(".")[1] as string);
+        const goodJwt = await jwt("someone@example.com");
+        const expired = await jwt("someone@example.com", { expiresIn: -10 });
+        secrets.push(goodJwt, goodJwt.split(".")[2] as string, expired, expired.split(".")[2] as string);
+        const badKey = "robotx.this-is-a-wrong-secret-0123456789";
+        secrets.push(badKey);
+
+        expect((await call("POST", "/org/logs/mk8s", adminAuth, validCreateBody("mk8s", "cluster"))).status).toBe(201);
+        const join = await call("POST", "/org/logs/mk8s/cluster/-join", adminAuth, { nodePoolName: "pool" });
+        expect(join.status).toBe(200);
+        const script = (join.json as { script: string }).script;
+        const bootstrap = /BOOTSTRAP_TOKEN='([^']+)'/.exec(script)?.[1];
+        expect(bootstrap).toBeDefined();
+        secrets.push(script, bootstrap as string);
+
+        // Successes and failures with every credential, in both header forms.
+        for (const authorization of [
+          adminAuth,
+          logAdmin,
+          `Bearer ${key}`,
+          key,
+          `Bearer ${goodJwt}`,
+          `Bearer ${expired}`,
+          `Bearer ${badKey}`,
+          badKey,
+        ]) {
+          await call("GET", "/org/logs/policy", authorization);
+          await call("GET", "/org/logs/policy/no-such", authorization);
+          await call("POST", "/org/logs/policy", authorization, { name: "Bad Name!" });
+          await call("PATCH", "/org/logs/serviceaccount/robot", authorization, { "$frobnicate/x": 1 });
+          await call("POST", "/org/logs/mk8s/cluster/-join", authorization, { nodePoolName: "pool" });
+          await call("GET", "/no/such/route", authorization);
         }
-      ).key;
-      secrets.push(key, key.split(".")[1] as string);
-      const goodJwt = await jwt("someone@example.com");
-      const expired = await jwt("someone@example.com", { expiresIn: -10 });
-      secrets.push(goodJwt, goodJwt.split(".")[2] as string, expired, expired.split(".")[2] as string);
-      const badKey = "robotx.this-is-a-wrong-secret-0123456789";
-      secrets.push(badKey);
-
-      expect((await call("POST", "/org/logs/mk8s", adminAuth, validCreateBody("mk8s", "cluster"))).status).toBe(201);
-      const join = await call("POST", "/org/logs/mk8s/cluster/-join", adminAuth, { nodePoolName: "pool" });
-      expect(join.status).toBe(200);
-      const script = (join.json as { script: string }).script;
-      const bootstrap = /BOOTSTRAP_TOKEN='([^']+)'/.exec(script)?.[1];
-      expect(bootstrap).toBeDefined();
-      secrets.push(script, bootstrap as string);
-
-      // Successes and failures with every credential, in both header forms.
-      for (const authorization of [
-        adminAuth,
-        logAdmin,
-        `Bearer ${key}`,
-        key,
-        `Bearer ${goodJwt}`,
-        `Bearer ${expired}`,
-        `Bearer ${badKey}`,
-        badKey,
-      ]) {
-        await call("GET", "/org/logs/policy", authorization);
-        await call("GET", "/org/logs/policy/no-such", authorization);
-        await call("POST", "/org/logs/policy", authorization, { name: "Bad Name!" });
-        await call("PATCH", "/org/logs/serviceaccount/robot", authorization, { "$frobnicate/x": 1 });
-        await call("POST", "/org/logs/mk8s/cluster/-join", authorization, { nodePoolName: "pool" });
-        await call("GET", "/no/such/route", authorization);
+        expect(bodies.length).toBeGreaterThan(20);
+      } finally {
+        child.kill("SIGTERM");
+        await exited;
       }
-      expect(bodies.length).toBeGreaterThan(20);
-    } finally {
-      child.kill("SIGTERM");
-      await exited;
-    }
-    // Something was logged per request (or the test would prove nothing).
-    const requestLines = output.split("\n").filter((line) => line.includes('"req"')).length;
-    expect(requestLines).toBeGreaterThan(40);
-    expect(output, "the capture holds request details").toContain("/org/logs/policy/no-such");
-    const inLog = secrets.filter((secret) => output.includes(secret)).map((secret) => secret.slice(0, 16));
-    expect(inLog, "credentials in the log").toEqual([]);
-    const inBodies = secrets
-      .filter((secret) => bodies.some((body) => body.includes(secret)))
-      .map((s) => s.slice(0, 16));
-    expect(inBodies, "credentials in error bodies").toEqual([]);
-    report(
-      `security: ${output.length} bytes of log (${requestLines} request lines) and ${bodies.length} error bodies hold none of ${secrets.length} credentials`,
-    );
-  });
+      // Something was logged per request (or the test would prove nothing).
+      const requestLine =
+        format === "json"
+          ? (line: string) => line.includes('"req"')
+          : (line: string) => /^(GET|POST|PATCH|PUT|DELETE) \//.test(line);
+      const requestLines = output.split("\n").filter(requestLine).length;
+      expect(requestLines).toBeGreaterThan(40);
+      expect(output, "the capture holds request details").toContain("/org/logs/policy/no-such");
+      const inLog = secrets.filter((secret) => output.includes(secret)).map((secret) => secret.slice(0, 16));
+      expect(inLog, "credentials in the log").toEqual([]);
+      const inBodies = secrets
+        .filter((secret) => bodies.some((body) => body.includes(secret)))
+        .map((s) => s.slice(0, 16));
+      expect(inBodies, "credentials in error bodies").toEqual([]);
+      report(
+        `security: ${format} log: ${output.length} bytes of log (${requestLines} request lines) and ${bodies.length} error bodies hold none of ${secrets.length} credentials`,
+      );
+    },
+  );
 });
 
 // ---- the provider never exposes the token ----------------------------------------------------------------------------

@@ -342,7 +342,7 @@ describe("4 POST /org/{org}/mk8s/{name}/-join", () => {
     expect(field(joined.body, "script")).toContain("CLUSTER_NAME='metal'");
   });
 
-  it("400 Unsupported for other providers; 400 for an unknown or missing pool", async () => {
+  it("400 Unsupported for other providers; 400 for an unknown pool", async () => {
     const aws = await admin(server).post(`/org/${ORG}/mk8s/cloud/-join`, { nodePoolName: "workers" });
     expect(aws.body).toEqual(
       apiError(
@@ -360,10 +360,19 @@ describe("4 POST /org/{org}/mk8s/{name}/-join", () => {
         [{ path: "nodePoolName", message: "cluster edge has no node pool 'gpu' (pools: general, ingress)" }],
       ),
     );
-    const missing = await admin(server).post(`/org/${ORG}/mk8s/edge/-join`, {});
-    expect(field(missing.body, "details", "issues")).toEqual([
-      { path: "nodePoolName", message: "is required: name one of the node pools (general, ingress)" },
+    const viaOptions = await admin(server).post(`/org/${ORG}/mk8s/edge/-join`, { nodepool: "gpu" });
+    expect(field(viaOptions.body, "details", "issues")).toEqual([
+      { path: "nodepool", message: "cluster edge has no node pool 'gpu' (pools: general, ingress)" },
     ]);
+  });
+
+  it("endpoint 4 accepts {} (the node pool is optional) and the CLI's nodepool option", async () => {
+    const any = await admin(server).post(`/org/${ORG}/mk8s/edge/-join`, {});
+    expect(any.status).toBe(200);
+    expect(field(any.body, "script")).toMatch(/^#!\/bin\/bash\n[^]*\bedge\b/);
+    const pool = await admin(server).post(`/org/${ORG}/mk8s/edge/-join`, { nodepool: "ingress" });
+    expect(pool.status).toBe(200);
+    expect(field(pool.body, "script")).toContain("ingress");
   });
 
   it("403 for a viewer (join needs the join permission), 404 for an unknown cluster and for no grants", async () => {

@@ -1,0 +1,242 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { FastifyRequest } from "fastify";
+import { z } from "zod";
+import type { Authenticator } from "../auth/authn.js";
+import type { RecordService } from "../domain/records.js";
+import { ApiFailure, badRequest, forbidden, notFound, unauthorized } from "../errors.js";
+import type { RequestRing } from "../inspect.js";
+import { checkSeed } from "../seed/file.js";
+import { exportOrg, isWholeRecord } from "../seed/snapshot.js";
+import { named, type QueryParam, type Route, type RouteParam } from "./table.js";
+import { name as nameSchema } from "../../api/schemas/common.js";
+import { jsonSchemaOf } from "./table.js";
+
+/**
+ * The reserved prefix of the emulator's own endpoints. API paths start with `/org`, `/about` or `/openapi.json`;
+ * a path starting with `/_` is never an API path.
+ */
+export const EMULATOR_PREFIX = "/_cpln-local";
+
+export interface EmulatorHooks {
+  authenticator: Authenticator;
+  records: RecordService;
+  recent: RequestRing;
+  adminKey: string;
+  version: string;
+  /** Deletes every record of the org and seeds it again as at start (builtins, admin key, the start seed). */
+  reset(org: string): Promise<void>;
+  /** Replaces every record of the org by the snapshot (then installs the admin key again). */
+  importState(org: string, snapshot: ReturnType<typeof checkSeed>): Promise<void>;
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+function tokenOf(header: string | undefined): string {
+  return (header ?? "").trim().replace(/^bearer\s+/i, "");
+}
+
+/**
+ * Admin key only: 401 without credentials or with credentials the server does not accept, 403 for any other
+ * principal (another service account's key, a user's JWT).
+ */
+async function requireAdmin(hooks: EmulatorHooks, request: FastifyRequest, org: string): Promise<void> {
+  const header = request.headers.authorization;
+  if (header === undefined || header.trim() === "") throw unauthorized("Missing Authorization header");
+  await hooks.authenticator.authenticate(header, org);
+  if (!timingSafeEqual(sha256(tokenOf(header)), sha256(hooks.adminKey))) {
+    throw forbidden("The emulator endpoints need the admin key");
+  }
+}
+
+async function orgMustExist(hooks: EmulatorHooks, org: string): Promise<void> {
+  if (!(await hooks.records.store.get(org, "org", "", org))) throw notFound(`org ${org}`);
+}
+
+const orgParam: RouteParam = {
+  name: "org",
+  description: "Name of the org.",
+  schema: () => jsonSchemaOf(nameSchema(), "input"),
+};
+
+const limitQuery: QueryParam = {
+  name: "limit",
+  required: false,
+  description: "How many of the most recent requests (default: all kept).",
+  schema: () => ({ type: "integer", minimum: 1 }),
+};
+
+const health = () =>
+  z.strictObject({
+    status: z.literal("ok"),
+    name: z.literal("cpln-local"),
+    version: z.string(),
+    org: z.string().describe("The org seeded at start."),
+  });
+
+const resetResult = () => z.strictObject({ org: z.string(), reset: z.literal(true) });
+
+const snapshot = () =>
+  z
+    .looseObject({
+      records: z.array(z.record(z.string(), z.unknown())).describe("Every record of the org (each with its kind)."),
+      serviceAccountKeys: z
+        .array(z.strictObject({ keyName: z.string(), serviceAccount: z.string(), hash: z.string() }))
+        .optional()
+        .describe("SHA-256 hashes of the org's service-account keys (never the keys)."),
+    })
+    .describe("A whole org, in the format `--seed` accepts.");
+
+const importResult = () =>
+  z.strictObject({
+    org: z.string(),
+    records: z.number().int().describe("Records now in the org."),
+    serviceAccountKeys: z.number().int().describe("Key hashes now in the org."),
+  });
+
+const requestList = () =>
+  z.strictObject({
+    kind: z.literal("list"),
+    itemKind: z.literal("request"),
+    items: z.array(
+      z.strictObject({
+        seq: z.number().int(),
+        time: z.string(),
+        method: z.string(),
+        path: z.string().describe("Path and query string as received."),
+        status: z.number().int(),
+        durationMs: z.number(),
+        body: z.unknown().optional().describe("The JSON body of the request (never headers or response bodies)."),
+      }),
+    ),
+    capacity: z.number().int().describe("How many requests are kept."),
+  });
+
+/**
+ * `/_cpln-local/…`: health, org reset, state export/import and request inspection (see the README's cpln-local
+ * section). Admin key only, never subject to fault injection, never recorded by request inspection.
+ */
+export function emulatorRoutes(hooks: EmulatorHooks, defaultOrg: string): Route[] {
+  const orgOf = (request: FastifyRequest) => (request.params as { org?: string }).org ?? defaultOrg;
+  const admin = (
+    handler: Route["handler"],
+  ): Pick<Route, "auth" | "noFaults" | "emulator" | "tags" | "handler" | "description"> => ({
+    auth: "none",
+    noFaults: true,
+    emulator: true,
+    tags: ["cpln-local"],
+    description: "Admin key only: 401 without valid credentials, 403 for any other principal.",
+    handler: async (request, reply) => {
+      await requireAdmin(hooks, request, orgOf(request));
+      return handler(request, reply);
+    },
+  });
+  return [
+    {
+      method: "GET",
+      path: `${EMULATOR_PREFIX}/health`,
+      operationId: "getLocalHealth",
+      summary: "Health: 200 while the server serves (a CI job waits on it)",
+      params: [],
+      responses: [{ status: 200, description: "Serving", body: named("LocalHealth", "output", health) }],
+      errors: [401, 403],
+      ...admin(async () => ({ status: "ok", name: "cpln-local", version: hooks.version, org: defaultOrg })),
+    },
+    {
+      method: "POST",
+      path: `${EMULATOR_PREFIX}/org/{org}/reset`,
+      operationId: "resetLocalOrg",
+      summary: "Reset the org to its freshly seeded state",
+      params: [orgParam],
+      responses: [{ status: 200, description: "Reset", body: named("LocalReset", "output", resetResult) }],
+      errors: [401, 403, 404],
+      ...admin(async (request) => {
+        const org = orgOf(request);
+        await orgMustExist(hooks, org);
+        await hooks.reset(org);
+        return { org, reset: true };
+      }),
+    },
+    {
+      method: "GET",
+      path: `${EMULATOR_PREFIX}/org/{org}/state`,
+      operationId: "exportLocalOrg",
+      summary: "Export the whole org as one JSON snapshot (the format --seed accepts)",
+      params: [orgParam],
+      responses: [{ status: 200, description: "The snapshot", body: named("LocalSnapshot", "output", snapshot) }],
+      errors: [401, 403, 404],
+      ...admin(async (request) => {
+        const org = orgOf(request);
+        await orgMustExist(hooks, org);
+        return exportOrg(hooks.records, org);
+      }),
+    },
+    {
+      method: "PUT",
+      path: `${EMULATOR_PREFIX}/org/{org}/state`,
+      operationId: "importLocalOrg",
+      summary: "Replace the whole org by a snapshot (an export); an invalid snapshot changes nothing",
+      params: [orgParam],
+      body: named("LocalSnapshotImport", "input", snapshot),
+      responses: [{ status: 200, description: "Imported", body: named("LocalImport", "output", importResult) }],
+      errors: [400, 401, 403, 404, 413, 415],
+      ...admin(async (request) => {
+        const org = orgOf(request);
+        await orgMustExist(hooks, org);
+        let seed: ReturnType<typeof checkSeed>;
+        try {
+          seed = checkSeed(request.body, "state");
+        } catch (error) {
+          throw badRequest([{ path: "", message: (error as Error).message }]);
+        }
+        const entries = seed.records as Record<string, unknown>[];
+        if (!entries.some((r) => isWholeRecord(r as never) && r["kind"] === "org")) {
+          throw badRequest([{ path: "records", message: "must hold the org record (import a whole exported state)" }]);
+        }
+        try {
+          await hooks.importState(org, seed);
+        } catch (error) {
+          if (error instanceof ApiFailure) throw error;
+          throw badRequest([{ path: "records", message: (error as Error).message }]);
+        }
+        const state = await exportOrg(hooks.records, org);
+        return { org, records: state.records.length, serviceAccountKeys: state.serviceAccountKeys.length };
+      }),
+    },
+    {
+      method: "GET",
+      path: `${EMULATOR_PREFIX}/requests`,
+      operationId: "listLocalRequests",
+      summary: "The last requests (method, path, status, durationMs, body; never credentials or response bodies)",
+      params: [],
+      query: [limitQuery],
+      responses: [{ status: 200, description: "Requests", body: named("LocalRequests", "output", requestList) }],
+      errors: [400, 401, 403],
+      ...admin(async (request) => {
+        const raw = (request.query as { limit?: string } | undefined)?.limit;
+        let limit: number | undefined;
+        if (raw !== undefined) {
+          limit = Number(raw);
+          if (!Number.isInteger(limit) || limit < 1) {
+            throw badRequest([{ path: "limit", message: "must be a positive integer" }]);
+          }
+        }
+        return { kind: "list", itemKind: "request", items: hooks.recent.list(limit), capacity: hooks.recent.capacity };
+      }),
+    },
+    {
+      method: "DELETE",
+      path: `${EMULATOR_PREFIX}/requests`,
+      operationId: "clearLocalRequests",
+      summary: "Forget the recorded requests",
+      params: [],
+      responses: [{ status: 204, description: "Cleared" }],
+      errors: [401, 403],
+      ...admin(async (_request, reply) => {
+        hooks.recent.clear();
+        return reply.code(204).send();
+      }),
+    },
+  ];
+}
