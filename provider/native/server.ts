@@ -26,7 +26,7 @@ import { changedFields, LOGICAL_NAME, managedValue, prune } from "../resources/e
 import type { AnyResourceDefinition, ResourceTypeName } from "../resources/types.js";
 import * as runtime from "../runtime.js";
 import { NATIVE_PACKAGE, packageRoot, pluginVersion, tokenMember } from "./identity.js";
-import { rewrap, toStruct, unwrap, unwrapProps, type Props } from "./values.js";
+import { rewrap, toStruct, unwrapProps, type Props } from "./values.js";
 
 const CONFIG_KEYS = ["org", "endpoint", "token"] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -89,7 +89,7 @@ export class NativeProvider {
     }
     const endpoint = values.endpoint;
     if (typeof endpoint === "string" && !isUnknown(endpoint) && endpoint.trim() !== "") {
-      let valid = false;
+      let valid: boolean;
       try {
         valid = ["http:", "https:"].includes(new URL(endpoint.trim()).protocol);
       } catch {

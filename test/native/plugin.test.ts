@@ -10,6 +10,7 @@ import type * as ProviderModule from "../../provider/index.js";
 import {
   executable,
   NativeStack,
+  pluginFolder,
   nativeClient,
   repoRoot,
   scratchDir,
@@ -410,5 +411,24 @@ describe("secrecy", () => {
     await expect(plugin.read("a:b:c", urnFor(token("Policy"), "x"))).rejects.toThrow(/not an id of this resource/);
     expect(seen.length).toBeGreaterThan(20);
     for (const text of [...seen, ...plugin.logs()]) expect(text).not.toContain(server.adminKey);
+  });
+});
+
+describe("the source-based plugin folder (PulumiPlugin.yaml, runtime: nodejs)", () => {
+  it("runs through the Node.js language host's run-plugin, prints its port and serves the same provider", async () => {
+    const folderPlugin = await nativeClient.NativePluginClient.pluginFolder(pluginFolder, { cwd: scratchDir() });
+    try {
+      expect(await folderPlugin.getSchema()).toBe(fs.readFileSync(path.join(repoRoot, "schema.json"), "utf8"));
+      await folderPlugin.configure({ org, endpoint: server.url, token: secret(server.adminKey) });
+      takeRequests(server);
+      const { result } = await folderPlugin.invoke(token("getLocation"), { name: "aws-us-east-1" });
+      expect(result).toMatchObject({ name: "aws-us-east-1" });
+      expect(takeRequests(server).map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+        `GET /org/${org}/location/aws-us-east-1 200`,
+      ]);
+      for (const line of folderPlugin.logs()) expect(line).not.toContain(server.adminKey);
+    } finally {
+      await folderPlugin.stop();
+    }
   });
 });
