@@ -1,5 +1,5 @@
 /**
- * `npm run plugin:archive [-- --os linux|darwin|windows --arch amd64|arm64 --out <dir>]`: builds the release archive
+ * `npm run plugin:archive [-- --os linux|darwin|windows --arch amd64|arm64 --out <dir>]` (default .tmp/plugin/): builds the release archive
  * of the native plugin, `pulumi-resource-cpln-native-v<version>-<os>-<arch>.tar.gz` (Pulumi's naming), for
  *
  *   pulumi plugin install resource cpln-native <version> --file pulumi-resource-cpln-native-v<version>-<os>-<arch>.tar.gz
@@ -33,7 +33,8 @@ function main(): void {
     .version;
   const targetOs = option("os", goOs[process.platform] ?? process.platform);
   const targetArch = option("arch", goArch[process.arch] ?? process.arch);
-  const outDir = path.resolve(option("out", path.join(repoRoot, "dist", "plugin")));
+  // Outside dist/: npm pack packs dist/, and must not pack an earlier archive.
+  const outDir = path.resolve(option("out", path.join(repoRoot, ".tmp", "plugin")));
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-native-archive-"));
   try {
     // npm pack runs `prepare` (the build) and packs exactly the published files.
