@@ -10,6 +10,7 @@
 import path from "node:path";
 import { BenchContext } from "./context.js";
 import { footprint } from "./footprint.js";
+import { nativeThroughput } from "./native.js";
 import { repoRoot } from "./lib/procs.js";
 import { Report } from "./lib/report.js";
 import { providerThroughput } from "./provider.js";
@@ -20,6 +21,7 @@ import { serviceThroughput } from "./service.js";
 const benchmarks = {
   requests: requestsPerOperation,
   provider: providerThroughput,
+  native: nativeThroughput,
   service: serviceThroughput,
   scaling,
   startup: footprint,
