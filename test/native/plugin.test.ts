@@ -415,7 +415,7 @@ describe("secrecy", () => {
 });
 
 describe("the source-based plugin folder (PulumiPlugin.yaml, runtime: nodejs)", () => {
-  it("runs through the Node.js language host's run-plugin, prints its port and serves the same provider", async () => {
+  it("runs through the Node.js language host's run-plugin, serves the same provider, honours Cancel", async () => {
     const folderPlugin = await nativeClient.NativePluginClient.pluginFolder(pluginFolder, { cwd: scratchDir() });
     try {
       expect(await folderPlugin.getSchema()).toBe(fs.readFileSync(path.join(repoRoot, "schema.json"), "utf8"));
@@ -427,6 +427,12 @@ describe("the source-based plugin folder (PulumiPlugin.yaml, runtime: nodejs)", 
         `GET /org/${org}/location/aws-us-east-1 200`,
       ]);
       for (const line of folderPlugin.logs()) expect(line).not.toContain(server.adminKey);
+      // Cancel: the engine is shutting down; later calls are refused without a request.
+      await folderPlugin.cancel();
+      await expect(folderPlugin.invoke(token("getLocation"), { name: "aws-us-east-1" })).rejects.toThrow(
+        /the provider was cancelled/,
+      );
+      expect(takeRequests(server)).toEqual([]);
     } finally {
       await folderPlugin.stop();
     }
