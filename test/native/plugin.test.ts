@@ -238,8 +238,20 @@ describe("VolumeSet", () => {
     ]);
   });
 
-  it("delete: one DELETE", async () => {
+  it("delete: one DELETE; a Read afterwards reports it gone (empty id)", async () => {
+    const urn = vs.urn;
     expect(await vs.destroy()).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
+    expect(await plugin.read(link, urn, { org })).toEqual({ id: "", props: {}, inputs: {} });
+  });
+
+  it("secret inputs stay secret: Check and Create wrap the same properties again", async () => {
+    const urn = urnFor(TYPE, "hidden");
+    const checked = await plugin.check(urn, {}, { ...base, tags: secret({ owner: "ana" }) });
+    expect(checked.inputs.tags).toEqual(secret({ owner: "ana" }));
+    const created = await plugin.create(urn, checked.inputs);
+    expect(created.outputs.tags).toEqual(secret({ owner: "ana" }));
+    expect(created.outputs.initialCapacity).toBe(30);
+    await plugin.delete(created.id, urn, created.outputs);
   });
 });
 
