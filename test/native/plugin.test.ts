@@ -221,6 +221,17 @@ describe("VolumeSet", () => {
     ]);
   });
 
+  it("preview: an unknown value diffs as an UPDATE at its path; Update with preview sends nothing", async () => {
+    takeRequests(server);
+    const checked = await plugin.check(vs.urn, vs.inputs, { ...base, initialCapacity: UNKNOWN });
+    expect(checked.failures).toEqual([]);
+    const diff = await plugin.diff(vs.id, vs.urn, vs.outputs, checked.inputs, vs.inputs);
+    expect(diff).toMatchObject({ changes: "some", replaces: [], detailedDiff: { initialCapacity: "UPDATE" } });
+    const planned = await plugin.update(vs.id, vs.urn, vs.outputs, checked.inputs, vs.inputs, true);
+    expect(planned).toMatchObject({ initialCapacity: UNKNOWN, selfLink: link });
+    expect(takeRequests(server)).toEqual([]);
+  });
+
   it("replace: fileSystemType is UPDATE_REPLACE; autonamed, so create-before-delete with a new name", async () => {
     const oldLink = link;
     const step = await vs.up({ ...base, fileSystemType: "xfs" });
