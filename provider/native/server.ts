@@ -46,10 +46,14 @@ export class NativeProvider {
     get: (key) => (key.startsWith("cpln:") ? this.config[key.slice("cpln:".length) as ConfigKey] : undefined),
   };
 
-  /** Every occurrence of the configured token replaced (a last line of defence for error texts). */
+  /**
+   * A message for this plugin's users: the core names the dynamic provider's config keys (`cpln:token`), which are
+   * `cpln-native:token` here; and every occurrence of the configured token replaced (a last line of defence).
+   */
   private scrub(text: string): string {
+    const renamed = text.replace(/\bcpln:(org|endpoint|token)\b/g, `${NATIVE_PACKAGE}:$1`);
     const token = this.config.token;
-    return token === undefined || token.length < 4 ? text : text.split(token).join("[secret]");
+    return token === undefined || token.length < 4 ? renamed : renamed.split(token).join("[secret]");
   }
 
   private async run<Req, Res>(call: Call<Req>, callback: Callback<Res>, body: (req: Req) => Promise<Res> | Res) {
@@ -155,7 +159,7 @@ export class NativeProvider {
     for (const { property, reason } of outcome.failures) {
       const failure = new provproto.CheckFailure();
       failure.setProperty(property);
-      failure.setReason(reason);
+      failure.setReason(this.scrub(reason));
       response.addFailures(failure);
     }
     return response;

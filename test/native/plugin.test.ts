@@ -461,3 +461,38 @@ describe("the source-based plugin folder (PulumiPlugin.yaml, runtime: nodejs)", 
     }
   });
 });
+
+describe("config from the environment", () => {
+  it("CPLN_ORG / CPLN_ENDPOINT / CPLN_TOKEN stand in for provider config; missing org and token name cpln-native:*", async () => {
+    const fromEnv = await nativeClient.NativePluginClient.executable(executable, {
+      cwd: scratchDir(),
+      env: { CPLN_ORG: org, CPLN_ENDPOINT: server.url, CPLN_TOKEN: server.adminKey },
+    });
+    try {
+      await fromEnv.configure({});
+      const { result } = await fromEnv.invoke(token("getPolicy"), { name: "viewers-gvc" });
+      expect(result).toMatchObject({ name: "viewers-gvc" });
+    } finally {
+      await fromEnv.stop();
+    }
+    const noToken = await nativeClient.NativePluginClient.executable(executable, { cwd: scratchDir() });
+    try {
+      await noToken.configure({ endpoint: server.url });
+      const urn = urnFor(token("Policy"), "p");
+      const noOrg = await noToken.check(urn, {}, { targetKind: "gvc", target: "all" });
+      expect(noOrg.failures).toEqual([
+        {
+          property: "org",
+          reason: "no organization is configured: set the org input, the cpln-native:org stack config or CPLN_ORG",
+        },
+      ]);
+      const checked = await noToken.check(urn, {}, { targetKind: "gvc", target: "all", org });
+      expect(checked.failures).toEqual([]);
+      await expect(noToken.create(urn, checked.inputs)).rejects.toThrow(
+        /No Control Plane token: set the stack config `cpln-native:token` \(pulumi config set --secret cpln-native:token <token>\)/,
+      );
+    } finally {
+      await noToken.stop();
+    }
+  });
+});
