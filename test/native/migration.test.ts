@@ -26,11 +26,15 @@ afterAll(async () => {
 });
 
 describe("dynamic → native migration", () => {
-  it("the native class registers cpln-native:index:VolumeSet with the alias of the dynamic type", async () => {
+  it("the native classes register cpln-native:index:<Type> (get too), with the alias of the dynamic type", async () => {
     const registrations = await harness.captureDynamicRegistrations(
       () => new native.VolumeSet("data", { gvc: "default", initialCapacity: 20 }),
     );
     expect(registrations.map((r) => r.type)).toEqual(["cpln-native:index:VolumeSet"]);
+    const read = await harness.captureDynamicRegistrations(() =>
+      native.Policy.get("viewers", "/org/acme/policy/viewers-gvc"),
+    );
+    expect(read.map((r) => r.type)).toEqual(["cpln-native:index:Policy"]);
     const options = native.nativeResourceOptions("VolumeSet", { protect: true });
     expect(options).toMatchObject({ protect: true, aliases: [{ type: "pulumi-nodejs:dynamic/cpln:VolumeSet" }] });
   });
