@@ -3,13 +3,14 @@
  * process, prints one JSON object per figure as it is measured, then a short table, and writes the whole run to
  * `bench/results/latest.json`. The exit code is 1 only when the request counts of benchmark 1 differ from their
  * targets (or could not be measured); every other figure is printed, never enforced — a slow machine must not fail
- * a build. `--only=requests,provider,service,scaling,startup` runs a subset (the exit rule is the same); `--profile`
+ * a build. `--only=requests,provider,native,service,scaling,startup` runs a subset (the exit rule is the same); `--profile`
  * starts every server process with `--cpu-prof` (profiles in `bench/results/profiles/`, summarized by
  * `node dist/bench/profile-summary.js bench/results/profiles`).
  */
 import path from "node:path";
 import { BenchContext } from "./context.js";
 import { footprint } from "./footprint.js";
+import { nativeThroughput } from "./native.js";
 import { repoRoot } from "./lib/procs.js";
 import { Report } from "./lib/report.js";
 import { providerThroughput } from "./provider.js";
@@ -20,6 +21,7 @@ import { serviceThroughput } from "./service.js";
 const benchmarks = {
   requests: requestsPerOperation,
   provider: providerThroughput,
+  native: nativeThroughput,
   service: serviceThroughput,
   scaling,
   startup: footprint,

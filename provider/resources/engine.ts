@@ -207,6 +207,22 @@ function sameField(definition: AnyResourceDefinition, field: string, rule: Field
   return equalUnder(before, after, definition.patchRules(), rule.apiPath ?? field);
 }
 
+/** The input fields whose value differs between the old outputs and the new inputs, as the API sees them. */
+export function changedFields(definition: AnyResourceDefinition, olds: Props, news: Props): string[] {
+  const changed: string[] = [];
+  for (const [field, rule] of fieldRules(definition)) {
+    if (rule.local === true) continue;
+    if (rule.whenOmitted === "unmanaged" && news[field] === undefined) continue;
+    if (!sameField(definition, field, rule, olds, news)) changed.push(field);
+  }
+  return changed;
+}
+
+/** A map value without the keys the server owns (`serverKeyPrefix`), as diff compares it. */
+export function managedValue(rule: FieldRule, value: unknown): unknown {
+  return withoutServerKeys(value, rule);
+}
+
 export interface DiffOutcome {
   changes: boolean;
   replaces?: string[];
@@ -220,12 +236,7 @@ export interface DiffOutcome {
  * collide: `createBeforeReplace`).
  */
 export function diffFields(definition: AnyResourceDefinition, olds: Props, news: Props): DiffOutcome {
-  const changed: string[] = [];
-  for (const [field, rule] of fieldRules(definition)) {
-    if (rule.local === true) continue;
-    if (rule.whenOmitted === "unmanaged" && news[field] === undefined) continue;
-    if (!sameField(definition, field, rule, olds, news)) changed.push(field);
-  }
+  const changed = changedFields(definition, olds, news);
   if (changed.length === 0) return { changes: false };
   const replaces = changed.filter((field) => definition.fields[field]?.replace === true);
   if (replaces.length === 0) return { changes: true };

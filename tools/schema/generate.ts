@@ -13,7 +13,10 @@ import {
   type PropertySpec,
 } from "./convert.js";
 
-export const PACKAGE_NAME = "cpln";
+import { NATIVE_PACKAGE } from "../../provider/native/identity.js";
+
+/** The package of the native plugin (`pulumi-resource-cpln-native`); see provider/native/identity.ts for the name. */
+export const PACKAGE_NAME = NATIVE_PACKAGE;
 
 /** What the generator needs of a resource definition (`provider/resources/types.ts` satisfies it). */
 export interface SchemaResource {
@@ -73,7 +76,7 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   return z.toJSONSchema(schema, { io, unrepresentable: "any", reused: "inline" }) as JsonSchema;
 }
 
-/** Stack config of the `cpln` package; precedence and texts as in `provider/config.ts`. */
+/** Provider config of the package (`cpln-native:<key>`); precedence and texts as in `provider/config.ts`. */
 function configVariables(): Record<string, PropertySpec> {
   return {
     org: {
@@ -91,8 +94,7 @@ function configVariables(): Record<string, PropertySpec> {
     },
     token: {
       type: "string",
-      description:
-        "Service-account key or access token. Set it with `pulumi config set --secret cpln:token`; falls back to CPLN_TOKEN. Never stored in state.",
+      description: `Service-account key or access token. Set it with \`pulumi config set --secret ${PACKAGE_NAME}:token\`; falls back to CPLN_TOKEN. Never stored in state.`,
       secret: true,
       defaultInfo: { environment: ["CPLN_TOKEN"] },
     },
@@ -159,7 +161,7 @@ export function generateSchema(
     functionSpecs[functionToken(definition.name)] = functionSpec(definition, collector);
   const schema: PackageSchema = {
     name: PACKAGE_NAME,
-    displayName: "Control Plane (dynamic provider)",
+    displayName: "Control Plane (native provider)",
     description: packageDescription,
     keywords: ["pulumi", "cpln", "controlplane", "category/cloud", "kind/native"],
     license: "Apache-2.0",
@@ -169,7 +171,7 @@ export function generateSchema(
     functions: functionSpecs,
     language: {
       nodejs: {
-        packageName: "cpln-pulumi",
+        packageName: "@cpln-pulumi/cpln-native",
         packageDescription,
         dependencies: { "@pulumi/pulumi": "^3.248.0" },
       },

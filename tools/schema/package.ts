@@ -1,14 +1,15 @@
 /**
- * The `cpln` package schema of this repository: the provider's registries fed to the generator.
+ * The `cpln-native` package schema of this repository (served by the native plugin's GetSchema): the provider's registries fed to the generator.
  */
 import { resources } from "../../provider/index.js";
 import { schemaFunctions } from "./functions.js";
 import { generateSchema, type PackageSchema, type SchemaFunction, type SchemaResource } from "./generate.js";
 
 export const packageDescription =
-  "Control Plane volume sets, policies and locations as Pulumi dynamic resources, with data sources for quotas, " +
+  "Control Plane volume sets, policies and locations, with data sources for quotas, " +
   "permission schemas, cloud-account queries, service accounts, groups, policies, locations, access reports and " +
-  "mk8s join scripts. TypeScript/JavaScript programs only.";
+  "mk8s join scripts. Served by the native plugin pulumi-resource-cpln-native for every Pulumi language; " +
+  "TypeScript programs may use the same resources as dynamic resources (the cpln-pulumi package).";
 
 export function registryResources(): SchemaResource[] {
   return Object.values(resources);

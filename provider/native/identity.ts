@@ -1,0 +1,32 @@
+/**
+ * The native plugin's identity. The package is `cpln-native`, not `cpln`: the Terraform-bridged provider
+ * (pulumiverse/pulumi-cpln) is published as plugin `cpln`, so a plugin of that name would share the plugin-cache
+ * directories `resource-cpln-v<version>` with it, `pulumi plugin install resource cpln` would fetch the other one, and
+ * its tokens (`cpln:index/...`) and config keys (`cpln:token`) would be ambiguous in a program using both. The
+ * `-native` suffix follows aws-native / azure-native / google-native (a provider built on the service's own API, not
+ * bridged), so the binary is `pulumi-resource-cpln-native` and the tokens are `cpln-native:index:<Type>`.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export const NATIVE_PACKAGE = "cpln-native";
+
+/** The package root (where package.json and schema.json live), from `dist/provider/native/`. */
+export const packageRoot = path.resolve(__dirname, "..", "..", "..");
+
+/** `cpln-native:index:VolumeSet`, `cpln-native:index:getPolicy`. */
+export function nativeToken(name: string): string {
+  return `${NATIVE_PACKAGE}:index:${name}`;
+}
+
+/** The member name of a `cpln-native:index:<name>` token, or undefined for any other token. */
+export function tokenMember(token: string): string | undefined {
+  const prefix = `${NATIVE_PACKAGE}:index:`;
+  return token.startsWith(prefix) ? token.slice(prefix.length) : undefined;
+}
+
+/** The plugin version: the package's. */
+export function pluginVersion(): string {
+  const text = fs.readFileSync(path.join(packageRoot, "package.json"), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
+}
