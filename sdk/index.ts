@@ -25,5 +25,34 @@ export type {
 export { Location } from "./location.js";
 export type { LocationArgs } from "./location.js";
 export * from "./functions.js";
-export { CplnApiError, CplnClient, isCplnApiError } from "../provider/client/index.js";
-export type { CplnClientOptions } from "../provider/client/index.js";
+export { CplnApiError, isCplnApiError } from "../provider/client/errors.js";
+export { CplnClient } from "./client.js";
+export type {
+  About,
+  AccessReport,
+  ApiRecord,
+  CallOptions,
+  CloudAccount,
+  CplnClientApi,
+  CplnClientOptions,
+  Group,
+  JoinOptions,
+  Kind,
+  KindCallOptions,
+  LocationOutputs,
+  LocationPatchBody,
+  Mk8sJoinResponse,
+  PermissionSchema,
+  PolicyCreateBody,
+  PolicyOutputs,
+  PolicyPatchBody,
+  QueryDocumentBody,
+  QueryResult,
+  Quota,
+  RetryOptions,
+  ServiceAccount,
+  ServiceAccountKey,
+  VolumeSetCreateBody,
+  VolumeSetOutputs,
+  VolumeSetPatchBody,
+} from "./types.js";
