@@ -115,6 +115,10 @@ export function issuesFromZod(error: z.ZodError, prefix: readonly PropertyKey[] 
       const rules = zodIssue.issues.map((inner) => inner.message).join("; ");
       return [{ path: issuePath([...prefix, ...zodIssue.path]), message: `Key "${key}" ${rules}` }];
     }
+    // A missing value: say so, rather than zod's "expected number, received undefined".
+    if (zodIssue.code === "invalid_type" && /received undefined$/.test(zodIssue.message)) {
+      return [{ path: issuePath([...prefix, ...zodIssue.path]), message: "is required" }];
+    }
     return [{ path: issuePath([...prefix, ...zodIssue.path]), message: zodIssue.message }];
   });
 }

@@ -37,6 +37,13 @@ export function orgArg() {
 /** A client for the call's org (argument → stack config → env), and that org. */
 export function connect(org: string | undefined, env: FunctionEnv): { client: CplnClient; org: string } {
   const config = resolveConfig({ inputOrg: org, stackConfig: env.stackConfig });
-  const client = new CplnClient({ ...config, timeoutMs: env.timeoutMs, retry: env.retry });
+  const { endpoint, token, timeoutMs } = config;
+  const client = new CplnClient({
+    endpoint,
+    token,
+    org: config.org,
+    timeoutMs: env.timeoutMs ?? timeoutMs,
+    retry: env.retry,
+  });
   return { client, org: config.org };
 }
