@@ -559,7 +559,7 @@ describe("secrets", () => {
     expect(seen).toEqual([
       { method: "GET", url: "/org/acme/policy/p", body: undefined, authorization: `Bearer ${token}` },
     ]);
-    expect(error.message).toBe("GET /org/acme/policy/p failed (403 Forbidden): forbidden");
+    expect(error.message).toBe("GET /org/acme/policy/p failed (403 Forbidden): forbidden [request id req-403]");
     expect(util.inspect(error)).not.toContain(token);
     expect(JSON.stringify(error)).not.toContain(token);
   });

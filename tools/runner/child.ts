@@ -186,7 +186,9 @@ function resolveEntry(programRequire: NodeJS.Require, main: string): string {
 process.once("message", (message: ParentMessage) => {
   void run(message.options).then(
     (result) => send({ kind: "result", result }),
-    (error: Error & { steps?: ChildRunResult["steps"]; requests?: ChildRunResult["requests"] }) =>
+    (error: Error & { steps?: ChildRunResult["steps"]; requests?: ChildRunResult["requests"] }) => {
+      // A failed run leaves Pulumi's outputs pending; a non-zero exit code keeps its promise-leak report quiet.
+      process.exitCode = 1;
       send({
         kind: "error",
         message: error instanceof Error ? error.message : String(error),
@@ -194,7 +196,8 @@ process.once("message", (message: ParentMessage) => {
         stack: error instanceof Error ? error.stack : undefined,
         steps: error.steps ?? [],
         requests: error.requests ?? [],
-      }),
+      });
+    },
   );
 });
 
