@@ -5,11 +5,13 @@
  */
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
+const load = createRequire(__filename);
 const distSdk = path.join(repoRoot, "dist", "sdk");
 const allowedPackages = ["@pulumi/pulumi"];
 
@@ -81,7 +83,7 @@ describe("the SDK's declaration files", () => {
   });
 
   it("sdk/types.ts is exactly what `npm run gen` generates from the provider's types", async () => {
-    const gen = require(path.join(repoRoot, "dist", "tools", "gen-types.js")) as {
+    const gen = load(path.join(repoRoot, "dist", "tools", "gen-types.js")) as {
       renderFormattedTypes(): Promise<string>;
     };
     const committed = fs.readFileSync(path.join(repoRoot, "sdk", "types.ts"), "utf8");

@@ -7,13 +7,14 @@
  */
 import { execFile, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
+import { createRequire } from "node:module";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { startServer } = require(
+const load = createRequire(__filename);
+const { startServer } = load(
   path.join(repoRoot, "dist", "server", "index.js"),
 ) as typeof import("../../server/index.js");
 type RunningServer = Awaited<ReturnType<typeof startServer>>;
@@ -274,7 +275,7 @@ describe("a user's project built from the packed package", () => {
         /^cpln: retry 1\/10 of POST \/org\/demo\/gvc\/default\/volumeset in \d+\.\d s: NetworkError ECONNREFUSED$/m,
       );
       // The client's own time to give up, measured in-process (the runner's wall time adds process start-up).
-      const { CplnClient } = require(path.join(repoRoot, "dist", "provider", "client", "index.js")) as {
+      const { CplnClient } = load(path.join(repoRoot, "dist", "provider", "client", "index.js")) as {
         CplnClient: new (o: object) => { listPolicies(): Promise<unknown> };
       };
       const started = performance.now();

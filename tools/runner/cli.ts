@@ -51,7 +51,7 @@ function debugEnv(env: NodeJS.ProcessEnv): boolean {
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let verbose = debugEnv(env);
   let options: RunProgramOptions;
-  let diff = false;
+  let diff: boolean;
   try {
     const { values, positionals } = parseArgs({
       args: argv,
