@@ -226,20 +226,28 @@ describe("a user's project built from the packed package", () => {
       }
     }
 
+    const requestId = "\\[request id [0-9a-f-]{36}\\]";
+
     it("a wrong token: the server's message and request id", async () => {
       const result = await failure("token", resourcesOnly, { token: "not-the-key" });
       expect(result.errors).toEqual([
         expect.stringMatching(
-          /^error: cpln:VolumeSet "data": POST \/org\/demo\/gvc\/default\/volumeset failed \(401 Unauthorized\): .+ \[request id [\w-]+\]$/,
+          new RegExp(
+            '^error: cpln:VolumeSet "data": Creating VolumeSet "user-data" failed: POST /org/demo/gvc/default/volumeset ' +
+              `failed \\(401 Unauthorized\\): Invalid credentials ${requestId}$`,
+          ),
         ),
       ]);
     });
 
-    it("a wrong org", async () => {
+    it("a wrong org: the server's message and request id", async () => {
       const result = await failure("org", resourcesOnly, { org: "nope" });
       expect(result.errors).toEqual([
         expect.stringMatching(
-          /^error: cpln:VolumeSet "data": POST \/org\/nope\/gvc\/default\/volumeset failed \(404 NotFound\): .*nope.* \[request id [\w-]+\]$/,
+          new RegExp(
+            '^error: cpln:VolumeSet "data": Creating VolumeSet "user-data" failed: POST /org/nope/gvc/default/volumeset ' +
+              `failed \\(404 NotFound\\): org nope not found ${requestId}$`,
+          ),
         ),
       ]);
     });
@@ -268,7 +276,7 @@ describe("a user's project built from the packed package", () => {
     it("a dead endpoint fails within 5 s of the first attempt, naming the endpoint and its config key", async () => {
       const result = await failure("dead", resourcesOnly, { endpoint: "http://127.0.0.1:1" });
       expect(result.errors).toEqual([
-        'error: cpln:VolumeSet "data": POST /org/demo/gvc/default/volumeset failed (NetworkError): cannot reach http://127.0.0.1:1 (set by cpln:endpoint): connection refused (ECONNREFUSED)',
+        'error: cpln:VolumeSet "data": Creating VolumeSet "user-data" failed: POST /org/demo/gvc/default/volumeset failed (NetworkError): cannot reach http://127.0.0.1:1 (set by cpln:endpoint): connection refused (ECONNREFUSED)',
       ]);
       // The provider's retry lines reach the user, one per retry with the reason and the wait.
       expect(result.stderr).toMatch(
