@@ -439,7 +439,8 @@ async function execute<T>(
     ) {
       unreachableSince ??= Date.now();
       const delay = Math.min(retry.maxDelayMs, retry.minDelayMs * 2 ** (sends - 1));
-      if (Date.now() + delay - unreachableSince > unreachableBudgetMs || Date.now() + delay >= deadline) {
+      const spent = Date.now() + delay - unreachableSince > unreachableBudgetMs;
+      if (spent || sends > retry.retries || Date.now() + delay >= deadline) {
         throw unreachableError(connection, method, path, cause);
       }
       logRetry(method, path, sends, retry.retries, failure.error, delay);
