@@ -193,6 +193,24 @@ describe("a user's project built from the packed package", () => {
     expect(updated?.spec).toMatchObject({ initialCapacity: 30 });
     expect(updated?.tags).toMatchObject({ team: "storage", tier: "gold" });
 
+    // A change made outside the program: refresh records it, naming the changed paths.
+    const url = `${server.url}/org/demo/gvc/default/volumeset/user-data`;
+    const patched = await fetch(url, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ description: "changed by hand" }),
+    });
+    expect(patched.status).toBe(200);
+    const refreshed = await runner(["refresh", "."]);
+    expect(refreshed.stderr).toBe("");
+    const refreshLines = refreshed.stdout.trimEnd().split("\n");
+    expect(refreshLines[1]).toBe("Refresh of stack user-infra/dev");
+    expect(refreshLines[2]).toMatch(
+      /^ {2}< {2}refresh pulumi-nodejs:dynamic\/cpln:VolumeSet data {2}refreshed: (.+, )?description(, .+)? changed outside the program$/,
+    );
+    expect(refreshLines[3]).toBe("  =  same    pulumi-nodejs:dynamic/cpln:Policy readers  unchanged");
+    expect(refreshLines.at(-1)).toBe("Resources: 1 refreshed, 1 unchanged");
+
     const destroyed = await runner(["destroy", "."]);
     expect(destroyed.stdout.trimEnd().split("\n")).toEqual([
       "offline runner: stand-in for the Pulumi engine (Pulumi CLI not found)",
@@ -255,6 +273,21 @@ describe("a user's project built from the packed package", () => {
     it('a missing required argument "is required"', async () => {
       const result = await failure("missing", resourcesOnly.replace('  gvc: "default",\n', ""));
       expect(result.errors).toEqual(['error: cpln:VolumeSet "data": gvc: is required']);
+    });
+
+    it("--verbose (or PULUMI_DEBUG=1) adds the stack frames to the one line", async () => {
+      fs.writeFileSync(path.join(project, "index.ts"), resourcesOnly.replace('  gvc: "default",\n', ""));
+      try {
+        const state = path.join(work, "verbose.json");
+        const verbose = await runner(["up", ".", "--state", state, "--verbose", ...config()]);
+        expect(verbose.code).toBe(1);
+        expect(verbose.stderr).toContain('error: cpln:VolumeSet "data": gvc: is required');
+        expect(verbose.stderr).toMatch(/^\s+at /m);
+        const debug = await runner(["up", ".", "--state", state, ...config()], { PULUMI_DEBUG: "1" });
+        expect(debug.stderr).toMatch(/^\s+at /m);
+      } finally {
+        fs.writeFileSync(path.join(project, "index.ts"), program);
+      }
     });
 
     it("an invalid enum value names the allowed ones", async () => {
