@@ -1,7 +1,7 @@
 /**
  * A Pulumi user's first hour, outside the repository tree: `npm pack` → the tarball's file list against an allow-list
  * → a fresh project installs the tarball, `@pulumi/pulumi` and the TypeScript 5 that Pulumi's template pins (from the
- * npm cache, without EBADENGINE on Node 20) → its own program compiles with the template tsconfig, verbatim → the
+ * npm cache when it has them, else the registry; without EBADENGINE on Node 20) → its own program compiles with the template tsconfig, verbatim → the
  * `cpln-pulumi-run` bin runs it against cpln-local (up, an edited up with --diff, destroy), and its failures read as
  * one line each (wrong token, wrong org, missing argument, invalid enum, unknown permission, dead endpoint).
  */
@@ -96,7 +96,7 @@ describe("a user's project built from the packed package", () => {
       "npm",
       [
         "install",
-        "--offline",
+        "--prefer-offline",
         "--no-audit",
         "--no-fund",
         "--ignore-scripts",
