@@ -100,6 +100,12 @@ export function issuePath(path: readonly PropertyKey[]): string {
 }
 
 /** Converts zod issues into API issues, with `prefix` prepended to every path (e.g. `spec`). */
+/** zod's message for one issue, except a missing value, which "is required" (not "expected number, received undefined"). */
+export function issueMessage(zodIssue: z.core.$ZodIssue): string {
+  if (zodIssue.code === "invalid_type" && /received undefined$/.test(zodIssue.message)) return "is required";
+  return zodIssue.message;
+}
+
 export function issuesFromZod(error: z.ZodError, prefix: readonly PropertyKey[] = []): Issue[] {
   return error.issues.flatMap((zodIssue): Issue[] => {
     // An unknown field is reported at the field itself, one issue per key, so the path names it.
@@ -115,7 +121,7 @@ export function issuesFromZod(error: z.ZodError, prefix: readonly PropertyKey[] 
       const rules = zodIssue.issues.map((inner) => inner.message).join("; ");
       return [{ path: issuePath([...prefix, ...zodIssue.path]), message: `Key "${key}" ${rules}` }];
     }
-    return [{ path: issuePath([...prefix, ...zodIssue.path]), message: zodIssue.message }];
+    return [{ path: issuePath([...prefix, ...zodIssue.path]), message: issueMessage(zodIssue) }];
   });
 }
 

@@ -9,6 +9,8 @@
  * `new pulumi.Config("cpln")`; both are passed here as `stackConfig`.
  */
 
+import { noteEndpointSource } from "./client/http.js";
+
 export const defaultEndpoint = "https://api.cpln.io";
 
 /** Read access to stack config by fully qualified key (`cpln:org`). Secrets arrive unwrapped. */
@@ -28,6 +30,10 @@ export interface ResolvedConfig {
   org: string;
   endpoint: string;
   token: string;
+  /** Where the endpoint came from: `cpln:endpoint`, `CPLN_ENDPOINT`, or `the default`. Named by "cannot reach" errors. */
+  endpointSource: string;
+  /** Limit for one API call, retries included: `cpln:timeoutSeconds` or `CPLN_TIMEOUT` (seconds); unset = client default. */
+  timeoutMs: number | undefined;
 }
 
 export class ConfigError extends Error {
@@ -51,15 +57,17 @@ export function resolveOrg(options: ResolveConfigOptions = {}): string | undefin
 }
 
 /** The endpoint, token and org (without requiring the org: some calls, like `about`, need none). */
-export function resolveConnection(options: ResolveConfigOptions = {}): {
-  org: string | undefined;
-  endpoint: string;
-  token: string;
-} {
+export function resolveConnection(
+  options: ResolveConfigOptions = {},
+): Omit<ResolvedConfig, "org"> & { org: string | undefined } {
   const env = options.env ?? process.env;
   const stack = (key: string): string | undefined => stackValue(options, key);
   const org = resolveOrg(options);
-  const endpoint = stack("endpoint") ?? present(env.CPLN_ENDPOINT) ?? defaultEndpoint;
+  const fromStack = stack("endpoint");
+  const fromEnv = present(env.CPLN_ENDPOINT);
+  const endpoint = fromStack ?? fromEnv ?? defaultEndpoint;
+  const endpointSource = fromStack ? "cpln:endpoint" : fromEnv ? "CPLN_ENDPOINT" : "the default";
+  const timeoutMs = resolveTimeout(stack("timeoutSeconds"), present(env.CPLN_TIMEOUT));
   const token = stack("token") ?? present(env.CPLN_TOKEN);
   if (token === undefined) {
     throw new ConfigError(
@@ -71,20 +79,30 @@ export function resolveConnection(options: ResolveConfigOptions = {}): {
     const url = new URL(endpoint);
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http(s)");
   } catch {
-    throw new ConfigError(
-      `The Control Plane endpoint "${endpoint}" (from \`cpln:endpoint\` or CPLN_ENDPOINT) is not an http(s) URL`,
-    );
+    throw new ConfigError(`The Control Plane endpoint "${endpoint}" (from ${endpointSource}) is not an http(s) URL`);
   }
-  return { org, endpoint, token };
+  noteEndpointSource(endpoint, endpointSource);
+  return { org, endpoint, token, endpointSource, timeoutMs };
+}
+
+/** `cpln:timeoutSeconds` wins over `CPLN_TIMEOUT`; either must be a positive number of seconds. */
+function resolveTimeout(fromStack: string | undefined, fromEnv: string | undefined): number | undefined {
+  const [value, key] = fromStack !== undefined ? [fromStack, "cpln:timeoutSeconds"] : [fromEnv, "CPLN_TIMEOUT"];
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) {
+    throw new ConfigError(`${key} must be a positive number of seconds, got "${value}"`);
+  }
+  return Math.round(seconds * 1000);
 }
 
 export function resolveConfig(options: ResolveConfigOptions = {}): ResolvedConfig {
-  const { org, endpoint, token } = resolveConnection(options);
+  const { org, ...connection } = resolveConnection(options);
   if (org === undefined) {
     throw new ConfigError(
       "No Control Plane org: pass `org`, set the stack config `cpln:org` (pulumi config set cpln:org <org>) " +
         "or the environment variable CPLN_ORG",
     );
   }
-  return { org, endpoint, token };
+  return { org, ...connection };
 }

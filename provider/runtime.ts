@@ -60,11 +60,11 @@ function resourceClient(client: CplnClient): ResourceClient {
 }
 
 function context(org: string): ResourceContext {
-  const { endpoint, token } = resolveConfig({ inputOrg: org, stackConfig });
-  const key = `${endpoint}\n${token}`;
+  const { endpoint, token, timeoutMs } = resolveConfig({ inputOrg: org, stackConfig });
+  const key = `${endpoint}\n${token}\n${timeoutMs}`;
   let client = clients.get(key);
   if (client === undefined) {
-    client = new CplnClient({ endpoint, token, org });
+    client = new CplnClient({ endpoint, token, org, timeoutMs });
     clients.set(key, client);
   }
   return { client: resourceClient(client), org };

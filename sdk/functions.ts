@@ -10,8 +10,8 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { StackConfig } from "../provider/config.js";
 import * as functions from "../provider/functions/index.js";
+import type { FunctionEnv } from "../provider/functions/index.js";
 import type {
-  FunctionEnv,
   GetCloudAccountPermissionsArgs,
   GetCloudAccountPermissionsResult,
   GetGroupAccessReportArgs,
@@ -32,7 +32,7 @@ import type {
   GetServiceAccountsResult,
   QueryCloudAccountsArgs,
   QueryCloudAccountsResult,
-} from "../provider/functions/index.js";
+} from "./types.js";
 
 export type {
   GetCloudAccountPermissionsArgs,
@@ -56,7 +56,7 @@ export type {
   QueryCloudAccountsArgs,
   QueryCloudAccountsResult,
 };
-export { FunctionArgsError } from "../provider/functions/index.js";
+export { FunctionArgsError } from "../provider/functions/errors.js";
 
 /** The arguments of an Output form: each field may be an Input. */
 export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
@@ -221,7 +221,8 @@ export function getMk8sJoinScript(
   args: GetMk8sJoinScriptArgs,
   _opts?: pulumi.InvokeOptions,
 ): Promise<GetMk8sJoinScriptResult> {
-  return functions.getMk8sJoinScript(args, env());
+  // The public type allows an explicitly undefined option; the function's zod schema validates the value at run time.
+  return functions.getMk8sJoinScript(args as Parameters<typeof functions.getMk8sJoinScript>[0], env());
 }
 /** The join script as a secret Output (the whole result is secret). */
 export function getMk8sJoinScriptOutput(

@@ -38,5 +38,34 @@ export type { CloudAccountArgs } from "./cloudAccount.js";
 export { PolicyBinding } from "./policyBinding.js";
 export type { PolicyBindingArgs } from "./policyBinding.js";
 export * from "./functions.js";
-export { CplnApiError, CplnClient, isCplnApiError } from "../provider/client/index.js";
-export type { CplnClientOptions } from "../provider/client/index.js";
+export { CplnApiError, isCplnApiError } from "../provider/client/errors.js";
+export { CplnClient } from "./client.js";
+export type {
+  About,
+  AccessReport,
+  ApiRecord,
+  CallOptions,
+  CloudAccount as CloudAccountRecord,
+  CplnClientApi,
+  CplnClientOptions,
+  Group as GroupRecord,
+  JoinOptions,
+  Kind,
+  KindCallOptions,
+  LocationOutputs,
+  LocationPatchBody,
+  Mk8sJoinResponse,
+  PermissionSchema,
+  PolicyCreateBody,
+  PolicyOutputs,
+  PolicyPatchBody,
+  QueryDocumentBody,
+  QueryResult,
+  Quota,
+  RetryOptions,
+  ServiceAccount as ServiceAccountRecord,
+  ServiceAccountKey as ServiceAccountKeyRecord,
+  VolumeSetCreateBody,
+  VolumeSetOutputs,
+  VolumeSetPatchBody,
+} from "./types.js";

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
 import type { LocationInputs, LocationOutputs } from "../provider/resources/location.js";
+import type { LocationOutputs as LocationPublicOutputs } from "./types.js";
 
 /** Arguments of a `Location`. An arg left out is not managed: the location keeps its current value. */
 export interface LocationArgs {
@@ -63,17 +64,17 @@ export class Location extends pulumi.dynamic.Resource {
   declare readonly created: pulumi.Output<string>;
   declare readonly lastModified: pulumi.Output<string>;
   /** `builtin` (cloud regions), `default`, or `custom` (BYOK). */
-  declare readonly origin: pulumi.Output<LocationOutputs["origin"]>;
+  declare readonly origin: pulumi.Output<LocationPublicOutputs["origin"]>;
   /** Cloud provider (`aws`, `gcp`, `azure`, ...). */
-  declare readonly provider: pulumi.Output<LocationOutputs["provider"]>;
+  declare readonly provider: pulumi.Output<LocationPublicOutputs["provider"]>;
   /** Provider region. */
   declare readonly region: pulumi.Output<string>;
   /** Where the location is. */
-  declare readonly geo: pulumi.Output<LocationOutputs["geo"]>;
+  declare readonly geo: pulumi.Output<LocationPublicOutputs["geo"]>;
   /** Egress IP ranges (CIDR). */
   declare readonly ipRanges: pulumi.Output<string[] | undefined>;
   /** The values found when the location was adopted; delete restores them. */
-  declare readonly original: pulumi.Output<LocationOutputs["original"]>;
+  declare readonly original: pulumi.Output<LocationPublicOutputs["original"]>;
 
   /** Reads a location by its self link (`/org/<org>/location/<name>`) without managing it. */
   static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): Location {

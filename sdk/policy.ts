@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
 import type { PolicyInputs, PolicyOutputs } from "../provider/resources/policy.js";
+import type { PolicyOutputs as PolicyPublicOutputs, PolicyInputs as PolicyPublicInputs } from "./types.js";
 
 /** Grants permissions to principals. */
 export interface PolicyBinding {
@@ -45,7 +46,7 @@ export interface PolicyQuerySpec {
 /** Objects selected by a query. */
 export interface PolicyTargetQuery {
   /** Kind queried; must be the policy's `targetKind`. */
-  kind?: pulumi.Input<PolicyInputs["targetKind"]>;
+  kind?: pulumi.Input<PolicyPublicInputs["targetKind"]>;
   /** Extra context (e.g. the gvc of gvc-scoped kinds). */
   context?: pulumi.Input<Record<string, unknown>>;
   /** `items` (default) or `links`. */
@@ -57,7 +58,7 @@ export interface PolicyTargetQuery {
 /** Arguments of a `Policy`. */
 export interface PolicyArgs {
   /** Kind of the objects the policy applies to (`volumeset`, `gvc`, `secret`, ...). Changing it replaces the policy. */
-  targetKind: pulumi.Input<PolicyInputs["targetKind"]>;
+  targetKind: pulumi.Input<PolicyPublicInputs["targetKind"]>;
   /** Objects of `targetKind` the policy applies to (at most 200): `//<kind>/<name>` (`//gvc/<g>/<kind>/<name>` for gvc-scoped kinds) or full links. */
   targetLinks?: pulumi.Input<pulumi.Input<string>[]>;
   /** Objects the policy applies to, selected by a query. */
@@ -122,10 +123,10 @@ export class Policy extends pulumi.dynamic.Resource {
   declare readonly targetKind: pulumi.Output<string>;
   /** Full links (`/org/<org>/...`). */
   declare readonly targetLinks: pulumi.Output<string[] | undefined>;
-  declare readonly targetQuery: pulumi.Output<PolicyOutputs["targetQuery"]>;
+  declare readonly targetQuery: pulumi.Output<PolicyPublicOutputs["targetQuery"]>;
   declare readonly target: pulumi.Output<"all" | undefined>;
   /** Bindings, with full principal links. */
-  declare readonly bindings: pulumi.Output<PolicyOutputs["bindings"]>;
+  declare readonly bindings: pulumi.Output<PolicyPublicOutputs["bindings"]>;
   declare readonly name: pulumi.Output<string>;
   declare readonly description: pulumi.Output<string>;
   /** User tags (the server's `cpln/` tags are in `serverTags`). */

@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
 import type { VolumeSetInputs, VolumeSetOutputs } from "../provider/resources/volumeSet.js";
+import type { VolumeSetOutputs as VolumeSetPublicOutputs } from "./types.js";
 
 /** The encryption key of one location. */
 export interface VolumeSetEncryptionKey {
@@ -141,13 +142,13 @@ const outputProps: Record<keyof VolumeSetOutputs, undefined> = {
 export class VolumeSet extends pulumi.dynamic.Resource {
   declare readonly gvc: pulumi.Output<string>;
   declare readonly initialCapacity: pulumi.Output<number>;
-  declare readonly performanceClass: pulumi.Output<VolumeSetOutputs["performanceClass"]>;
-  declare readonly fileSystemType: pulumi.Output<VolumeSetOutputs["fileSystemType"]>;
+  declare readonly performanceClass: pulumi.Output<VolumeSetPublicOutputs["performanceClass"]>;
+  declare readonly fileSystemType: pulumi.Output<VolumeSetPublicOutputs["fileSystemType"]>;
   declare readonly storageClassSuffix: pulumi.Output<string | undefined>;
-  declare readonly customEncryption: pulumi.Output<VolumeSetOutputs["customEncryption"]>;
-  declare readonly snapshots: pulumi.Output<VolumeSetOutputs["snapshots"]>;
-  declare readonly autoscaling: pulumi.Output<VolumeSetOutputs["autoscaling"]>;
-  declare readonly mountOptions: pulumi.Output<VolumeSetOutputs["mountOptions"]>;
+  declare readonly customEncryption: pulumi.Output<VolumeSetPublicOutputs["customEncryption"]>;
+  declare readonly snapshots: pulumi.Output<VolumeSetPublicOutputs["snapshots"]>;
+  declare readonly autoscaling: pulumi.Output<VolumeSetPublicOutputs["autoscaling"]>;
+  declare readonly mountOptions: pulumi.Output<VolumeSetPublicOutputs["mountOptions"]>;
   declare readonly name: pulumi.Output<string>;
   declare readonly description: pulumi.Output<string>;
   /** User tags (the server's `cpln/` tags are in `serverTags`). */
@@ -164,7 +165,7 @@ export class VolumeSet extends pulumi.dynamic.Resource {
   declare readonly created: pulumi.Output<string>;
   declare readonly lastModified: pulumi.Output<string>;
   /** Server-maintained state: locations, volumes, workloads. */
-  declare readonly status: pulumi.Output<VolumeSetOutputs["status"]>;
+  declare readonly status: pulumi.Output<VolumeSetPublicOutputs["status"]>;
 
   /** Reads an existing volume set by its self link (`/org/<org>/gvc/<gvc>/volumeset/<name>`) without managing it. */
   static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): VolumeSet {

@@ -43,7 +43,9 @@ export class CplnApiError extends Error {
 
   constructor(init: CplnApiErrorInit) {
     const head = init.status > 0 ? `${init.status} ${init.code}` : init.code;
-    super(`${init.method} ${init.path} failed (${head}): ${init.apiMessage}`);
+    // The request id lets the service's operators find the request; it is part of the one line a user sees.
+    const id = init.requestId ? ` [request id ${init.requestId}]` : "";
+    super(`${init.method} ${init.path} failed (${head}): ${init.apiMessage}${id}`);
     this.name = "CplnApiError";
     this.status = init.status;
     this.code = init.code;

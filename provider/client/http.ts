@@ -20,14 +20,22 @@
  * - A DELETE answered 404 after an ambiguous attempt counts as done.
  * - Delays: full jitter, `random(0, min(maxDelayMs, minDelayMs·2^n))`, or exactly `Retry-After` when the server
  *   sends it. No delay or attempt goes past the deadline: when the next one would, the last error is raised.
+ * - An unreachable endpoint (connection refused, host not found, DNS failure, no route) is not a busy server: it is
+ *   retried for at most `unreachableBudgetMs` (2 s), then fails with one line naming the endpoint and the setting that
+ *   chose it (`cpln:endpoint`, `CPLN_ENDPOINT` or the default).
+ * - Every retry of a transient failure prints one line on stderr (`cpln: retry 2/10 of GET /org/... in 1.3 s: 503
+ *   ServiceUnavailable`); `CPLN_LOG_RETRIES=0` silences them.
+ * - With `CPLN_REQUEST_LOG=<file>`, every send appends one JSON line `{method, path, body, status}` to that file (the
+ *   offline runner's `--diff`). Headers, and so the token, are never written.
  * - `timeoutMs` bounds the whole call (every attempt, every delay, every recognition GET); when it runs out the call
  *   fails with code `Timeout`.
  */
+import { appendFileSync } from "node:fs";
 import { Pool } from "undici";
 import type { z } from "zod";
 import { apiError } from "../../api/errors.js";
 import { parseLink } from "../../api/links.js";
-import { CplnApiError, invalidResponseError, networkError, timeoutError } from "./errors.js";
+import { CplnApiError, LocalErrorCode, invalidResponseError, networkError, timeoutError } from "./errors.js";
 import { deepContains, hasAppendDirective, reduceAppendPatch } from "./recognise.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -47,6 +55,67 @@ export interface RetryOptions {
 export const defaultRetry: Required<RetryOptions> = { retries: 10, minDelayMs: 250, maxDelayMs: 8000 };
 /** Default limit for one call, attempts and delays included. */
 export const defaultTimeoutMs = 60_000;
+/** How long an unreachable endpoint is retried before the call fails (a restarting server comes back within it). */
+export const unreachableBudgetMs = 2_000;
+
+/** Network error codes that mean nothing is listening there, or the name does not resolve. */
+const unreachableReasons: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "DNS lookup failed",
+  EAI_NONAME: "host not found",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+};
+
+let endpointSources: Map<string, string> | undefined;
+
+/** Records which setting chose `endpoint` (`cpln:endpoint`, `CPLN_ENDPOINT`, `the default`), for "cannot reach" errors. */
+export function noteEndpointSource(endpoint: string, source: string): void {
+  endpointSources ??= new Map();
+  endpointSources.set(endpoint, source);
+}
+
+function unreachableError(connection: Connection, method: HttpMethod, path: string, cause: string): CplnApiError {
+  const source = endpointSources?.get(connection.endpoint);
+  const setBy =
+    source === undefined ? "" : source === "the default" ? " (the default endpoint)" : ` (set by ${source})`;
+  return new CplnApiError({
+    status: 0,
+    code: LocalErrorCode.NetworkError,
+    apiMessage: `cannot reach ${connection.endpoint}${setBy}: ${unreachableReasons[cause] ?? cause} (${cause})`,
+    method,
+    path,
+    details: { cause },
+    retryable: false,
+  });
+}
+
+/** One stderr line per retry: which call, which attempt, why, and the wait. */
+function logRetry(
+  method: HttpMethod,
+  path: string,
+  retryNumber: number,
+  retries: number,
+  error: CplnApiError,
+  delayMs: number,
+): void {
+  if (process.env.CPLN_LOG_RETRIES === "0") return;
+  const why =
+    error.status > 0
+      ? `${error.status} ${error.code}`
+      : `${error.code} ${String((error.details as { cause?: unknown } | undefined)?.cause ?? "")}`.trim();
+  process.stderr.write(
+    `cpln: retry ${retryNumber}/${retries} of ${method} ${path} in ${(delayMs / 1000).toFixed(1)} s: ${why}\n`,
+  );
+}
+
+/** Appends one JSON line per send to `CPLN_REQUEST_LOG` when it is set (method, path, body and status; no headers). */
+function logRequest(method: HttpMethod, path: string, body: unknown, status: number | string): void {
+  const file = process.env.CPLN_REQUEST_LOG;
+  if (file === undefined || file === "") return;
+  appendFileSync(file, `${JSON.stringify({ method, path, ...(body === undefined ? {} : { body }), status })}\n`);
+}
 
 export interface Connection {
   /** `https://api.cpln.io`, or `http://127.0.0.1:8080`; a path prefix (`https://host/api`) is kept. */
@@ -281,10 +350,14 @@ async function attempt(
 ): Promise<Outcome> {
   try {
     const raw = await sendOnce(connection, method, path, body, deadline, timeoutMs);
+    logRequest(method, path, body, raw.status);
     if (raw.status >= 200 && raw.status < 300) return { raw };
     return { error: errorFromResponse(method, path, raw), raw };
   } catch (error) {
-    if (error instanceof CplnApiError) return { error };
+    if (error instanceof CplnApiError) {
+      logRequest(method, path, body, error.code);
+      return { error };
+    }
     throw error;
   }
 }
@@ -341,19 +414,40 @@ async function execute<T>(
     return { status, headers: {}, body: parsed.data, attempts: sends, recognised: true };
   };
   /** Waits before the next send; false when the deadline does not leave room for it. */
-  const pause = async (raw: RawResponse | undefined): Promise<boolean> => {
+  const pause = async (failure: { error: CplnApiError; raw?: RawResponse }): Promise<boolean> => {
     if (sends > retry.retries) return false;
-    const delay = backoffMs(retry, sends - 1, raw);
+    const delay = backoffMs(retry, sends - 1, failure.raw);
     if (Date.now() + delay >= deadline) return false;
+    logRetry(method, path, sends, retry.retries, failure.error, delay);
     await sleep(delay);
     return true;
   };
+  let unreachableSince: number | undefined;
 
   for (;;) {
     sends += 1;
     const outcome = await attempt(connection, method, path, body, deadline, timeoutMs);
     if ("raw" in outcome && !("error" in outcome)) return done(outcome.raw);
     const failure = outcome as { error: CplnApiError; raw?: RawResponse };
+
+    // Nothing listening, or no such host: a short budget of its own, then one clear line.
+    const cause = (failure.error.details as { cause?: unknown } | undefined)?.cause;
+    if (
+      failure.error.code === LocalErrorCode.NetworkError &&
+      typeof cause === "string" &&
+      cause in unreachableReasons
+    ) {
+      unreachableSince ??= Date.now();
+      const delay = Math.min(retry.maxDelayMs, retry.minDelayMs * 2 ** (sends - 1));
+      const spent = Date.now() + delay - unreachableSince > unreachableBudgetMs;
+      if (spent || sends > retry.retries || Date.now() + delay >= deadline) {
+        throw unreachableError(connection, method, path, cause);
+      }
+      logRetry(method, path, sends, retry.retries, failure.error, delay);
+      await sleep(delay);
+      continue;
+    }
+    unreachableSince = undefined;
 
     if (method === "DELETE" && ambiguousSeen && failure.error.status === 404) {
       return {
@@ -375,7 +469,7 @@ async function execute<T>(
     }
 
     if (isRefused(failure)) {
-      if (!(await pause(failure.raw))) throw failure.error;
+      if (!(await pause(failure))) throw failure.error;
       continue;
     }
     if (!isAmbiguous(failure)) throw failure.error;
@@ -383,7 +477,7 @@ async function execute<T>(
     ambiguousSeen = true;
     if (method === "POST" && !options.idempotent) {
       if (create === undefined) throw failure.error;
-      if (!(await pause(failure.raw))) throw failure.error;
+      if (!(await pause(failure))) throw failure.error;
       let existing: HttpResponse<unknown> | undefined;
       try {
         existing = await readBack(create.path);
@@ -398,7 +492,7 @@ async function execute<T>(
     }
 
     if (method === "PATCH" && hasAppendDirective(body)) {
-      if (!(await pause(failure.raw))) throw failure.error;
+      if (!(await pause(failure))) throw failure.error;
       const parsed = parseLink(path);
       const current = await readBack(path);
       const reduced = parsed === undefined ? undefined : reduceAppendPatch(parsed.kind, parsed.org, body, current.body);
@@ -408,6 +502,6 @@ async function execute<T>(
       continue;
     }
 
-    if (!(await pause(failure.raw))) throw failure.error;
+    if (!(await pause(failure))) throw failure.error;
   }
 }

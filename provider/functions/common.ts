@@ -7,25 +7,15 @@ import { z } from "zod";
 import { issuesFromZod } from "../../api/errors.js";
 import { CplnClient, type RetryOptions } from "../client/index.js";
 import { resolveConfig, type StackConfig } from "../config.js";
+import { FunctionArgsError } from "./errors.js";
+
+export { FunctionArgsError } from "./errors.js";
 
 export interface FunctionEnv {
   /** Stack config by fully qualified key (`cpln:org`); env `CPLN_*` is the fallback. */
   stackConfig?: StackConfig;
   timeoutMs?: number;
   retry?: RetryOptions;
-}
-
-export class FunctionArgsError extends Error {
-  constructor(
-    readonly functionName: string,
-    readonly issues: { path: string; message: string }[],
-  ) {
-    super(
-      `${functionName}: invalid arguments: ` +
-        issues.map((issue) => `${issue.path === "" ? "(args)" : issue.path}: ${issue.message}`).join("; "),
-    );
-    this.name = "FunctionArgsError";
-  }
 }
 
 /** Parses the arguments; every problem is reported with its field path, before anything is sent. */
@@ -47,6 +37,13 @@ export function orgArg() {
 /** A client for the call's org (argument → stack config → env), and that org. */
 export function connect(org: string | undefined, env: FunctionEnv): { client: CplnClient; org: string } {
   const config = resolveConfig({ inputOrg: org, stackConfig: env.stackConfig });
-  const client = new CplnClient({ ...config, timeoutMs: env.timeoutMs, retry: env.retry });
+  const { endpoint, token, timeoutMs } = config;
+  const client = new CplnClient({
+    endpoint,
+    token,
+    org: config.org,
+    timeoutMs: env.timeoutMs ?? timeoutMs,
+    retry: env.retry,
+  });
   return { client, org: config.org };
 }

@@ -6,6 +6,7 @@
  * and `adopt` (take over an existing object on create).
  */
 import { randomBytes } from "node:crypto";
+import { issueMessage } from "../../api/errors.js";
 import { findLink, parseLink, type Link } from "../../api/links.js";
 import { buildPatch, equalUnder, type Json, type JsonObject } from "../../api/patch/index.js";
 import { isCplnApiError } from "../client/errors.js";
@@ -161,7 +162,7 @@ export function checkInputs(
         for (const key of zodIssue.keys) {
           issues.push({ path: [...zodIssue.path, key].map(String).join("."), message: `unknown property "${key}"` });
         }
-      } else issues.push({ path: zodIssue.path.map(String).join("."), message: zodIssue.message });
+      } else issues.push({ path: zodIssue.path.map(String).join("."), message: issueMessage(zodIssue) });
     }
   }
 

@@ -127,7 +127,7 @@ describe("request: retries", () => {
     expect(seen).toHaveLength(3);
     expect(error.status).toBe(504);
     expect(error.retryable).toBe(true);
-    expect(error.message).toBe("GET /org/acme/quota failed (504 GatewayTimeout): upstream slow");
+    expect(error.message).toBe("GET /org/acme/quota failed (504 GatewayTimeout): upstream slow [request id req-504]");
   });
 
   it("honours Retry-After (1 s) on a 429 even when the backoff settings are a few milliseconds", async () => {
@@ -560,7 +560,7 @@ describe("secrets", () => {
     expect(seen).toEqual([
       { method: "GET", url: "/org/acme/policy/p", body: undefined, authorization: `Bearer ${token}` },
     ]);
-    expect(error.message).toBe("GET /org/acme/policy/p failed (403 Forbidden): forbidden");
+    expect(error.message).toBe("GET /org/acme/policy/p failed (403 Forbidden): forbidden [request id req-403]");
     expect(util.inspect(error)).not.toContain(token);
     expect(JSON.stringify(error)).not.toContain(token);
   });
@@ -786,15 +786,65 @@ describe("resolveConfig", () => {
 
   it("input org → stack config → env → default endpoint", () => {
     const env = { CPLN_ORG: "env-org", CPLN_ENDPOINT: "http://env:1", CPLN_TOKEN: "env-token" };
-    expect(resolveConfig({ env })).toEqual({ org: "env-org", endpoint: "http://env:1", token: "env-token" });
+    expect(resolveConfig({ env })).toEqual({
+      org: "env-org",
+      endpoint: "http://env:1",
+      token: "env-token",
+      endpointSource: "CPLN_ENDPOINT",
+      timeoutMs: undefined,
+    });
     expect(
       resolveConfig({
         env,
         stackConfig: stack({ "cpln:org": "s", "cpln:endpoint": "http://s:2", "cpln:token": "st" }),
       }),
-    ).toEqual({ org: "s", endpoint: "http://s:2", token: "st" });
+    ).toEqual({ org: "s", endpoint: "http://s:2", token: "st", endpointSource: "cpln:endpoint", timeoutMs: undefined });
     expect(resolveConfig({ env, inputOrg: "input", stackConfig: stack({ "cpln:org": "s" }) }).org).toBe("input");
-    expect(resolveConfig({ env: { CPLN_ORG: "o", CPLN_TOKEN: "t" } }).endpoint).toBe("https://api.cpln.io");
+    expect(resolveConfig({ env: { CPLN_ORG: "o", CPLN_TOKEN: "t" } })).toMatchObject({
+      endpoint: "https://api.cpln.io",
+      endpointSource: "the default",
+    });
+  });
+
+  it("cpln:timeoutSeconds wins over CPLN_TIMEOUT (seconds → ms); a bad value names its key", () => {
+    const env = { CPLN_ORG: "o", CPLN_TOKEN: "t", CPLN_TIMEOUT: "7" };
+    expect(resolveConfig({ env }).timeoutMs).toBe(7000);
+    expect(resolveConfig({ env, stackConfig: stack({ "cpln:timeoutSeconds": "2.5" }) }).timeoutMs).toBe(2500);
+    expect(() => resolveConfig({ env: { ...env, CPLN_TIMEOUT: "soon" } })).toThrow(
+      'CPLN_TIMEOUT must be a positive number of seconds, got "soon"',
+    );
+    expect(() => resolveConfig({ env, stackConfig: stack({ "cpln:timeoutSeconds": "0" }) })).toThrow(
+      'cpln:timeoutSeconds must be a positive number of seconds, got "0"',
+    );
+  });
+
+  it("an unreachable endpoint fails within 5 s, naming the endpoint and the setting that chose it", async () => {
+    const config = resolveConfig({
+      env: { CPLN_TOKEN: "t" },
+      stackConfig: stack({ "cpln:org": "o", "cpln:endpoint": "http://127.0.0.1:1" }),
+    });
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => {
+      written.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    const started = performance.now();
+    let error: unknown;
+    try {
+      await new CplnClient(config).listPolicies().catch((e: unknown) => (error = e));
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(error).toBeInstanceOf(CplnApiError);
+    expect((error as CplnApiError).message).toBe(
+      "GET /org/o/policy failed (NetworkError): cannot reach http://127.0.0.1:1 (set by cpln:endpoint): connection refused (ECONNREFUSED)",
+    );
+    expect(written.length).toBeGreaterThanOrEqual(1);
+    for (const line of written) {
+      expect(line).toMatch(/^cpln: retry \d+\/10 of GET \/org\/o\/policy in \d+\.\d s: NetworkError ECONNREFUSED\n$/);
+    }
   });
 
   it("a missing org or token names the config key and the env var; a bad endpoint is refused", () => {

@@ -94,7 +94,12 @@ describe("schema.json", () => {
 
   it("declares the config variables with their environment fallbacks, the token as a secret", () => {
     const variables = committed.config.variables;
-    expect(Object.keys(variables).sort()).toEqual(["endpoint", "org", "token"]);
+    expect(Object.keys(variables).sort()).toEqual(["endpoint", "org", "timeoutSeconds", "token"]);
+    expect(variables.timeoutSeconds).toMatchObject({
+      type: "number",
+      default: 60,
+      defaultInfo: { environment: ["CPLN_TIMEOUT"] },
+    });
     expect(variables.org!.defaultInfo).toEqual({ environment: ["CPLN_ORG"] });
     expect(variables.endpoint!.defaultInfo).toEqual({ environment: ["CPLN_ENDPOINT"] });
     expect(variables.token!.defaultInfo).toEqual({ environment: ["CPLN_TOKEN"] });

@@ -4,10 +4,11 @@
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type * as pulumiTypes from "@pulumi/pulumi";
-import { MiniEngine } from "./engine.js";
+import { CheckFailedError, MiniEngine } from "./engine.js";
+import { ProviderHostError } from "./host.js";
 import type { ChildMessage, ChildRunOptions, ChildRunResult, ParentMessage } from "./protocol.js";
 import { readProject } from "./project.js";
-import { compilerOptionsFor, registerTypeScript } from "./tshook.js";
+import { compilerOptionsFor, loadTypeScript, registerTypeScript } from "./tshook.js";
 import { toPropertyMap, type PropertyMap } from "./values.js";
 
 type Pulumi = typeof pulumiTypes;
@@ -30,8 +31,12 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
     config: options.config,
     secretConfigKeys: options.secretConfigKeys,
     preview: options.preview,
-    host: { cwd: options.hostCwd, env: options.env },
+    host: {
+      cwd: options.hostCwd,
+      env: options.requestLog ? { ...options.env, CPLN_REQUEST_LOG: options.requestLog } : options.env,
+    },
     env: process.env,
+    requestLog: options.requestLog,
   });
   // The host starts while the program loads (a start failure surfaces at the first registration).
   engine.warmUp();
@@ -39,11 +44,15 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
     const errors: unknown[] = [];
     process.on("unhandledRejection", (reason) => errors.push(reason));
     let outputs: PropertyMap = {};
-    if (project) {
-      outputs = await runProgram(project.main, options.programDir as string, projectName, engine, errors, options);
+    if (options.refresh) {
+      await engine.refresh();
+    } else {
+      if (project) {
+        outputs = await runProgram(project.main, options.programDir as string, projectName, engine, errors, options);
+      }
+      if (errors.length > 0) throw errors[0];
+      await engine.finish({ destroy: !project });
     }
-    if (errors.length > 0) throw errors[0];
-    await engine.finish({ destroy: !project });
     return {
       project: projectName,
       stack: options.stack,
@@ -74,7 +83,8 @@ async function runProgram(
   // The stack config, as the language host hands it to a program.
   process.env.PULUMI_CONFIG = JSON.stringify(engine.config);
   process.env.PULUMI_CONFIG_SECRET_KEYS = JSON.stringify(engine.secretConfigKeys);
-  registerTypeScript(compilerOptionsFor(programDir));
+  const ts = loadTypeScript(programDir);
+  registerTypeScript(compilerOptionsFor(programDir, ts), ts);
   // The program's own copy of the SDK, as `pulumi up` would load it (the runner's copy if it has none).
   const programRequire = createRequire(path.join(programDir, "package.json"));
   const sdkRequire = resolvable(programRequire, "@pulumi/pulumi") ? programRequire : createRequire(__filename);
@@ -176,15 +186,49 @@ function resolveEntry(programRequire: NodeJS.Require, main: string): string {
 process.once("message", (message: ParentMessage) => {
   void run(message.options).then(
     (result) => send({ kind: "result", result }),
-    (error: Error & { steps?: ChildRunResult["steps"]; requests?: ChildRunResult["requests"] }) =>
+    (error: Error & { steps?: ChildRunResult["steps"]; requests?: ChildRunResult["requests"] }) => {
+      // A failed run leaves Pulumi's outputs pending; a non-zero exit code keeps its promise-leak report quiet.
+      process.exitCode = 1;
       send({
         kind: "error",
-        message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        message: error instanceof Error ? error.message : String(error),
+        problems: problemsOf(error),
+        stack: error instanceof Error ? error.stack : undefined,
         steps: error.steps ?? [],
         requests: error.requests ?? [],
-      }),
+      });
+    },
   );
 });
+
+/** `cpln:VolumeSet "data"` for `urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cpln:VolumeSet::data`. */
+export function resourceLabel(urn: string): string {
+  const [, , type = "", name = ""] = urn.split("::");
+  return `${type.replace(/^pulumi-nodejs:dynamic\/?/, "") || "dynamic resource"} "${name}"`;
+}
+
+/** The message without stack frames, on one line. */
+function oneLine(text: string): string {
+  return text
+    .split(/\r?\n/)
+    .filter((line) => !/^\s+at\s/.test(line) && line.trim() !== "")
+    .map((line) => line.trim())
+    .join(" ");
+}
+
+/** One line per problem a user can act on: the resource, the property path and the rule, or the provider's message. */
+export function problemsOf(error: unknown): string[] {
+  if (error instanceof CheckFailedError) {
+    return error.failures.map((f) => `${resourceLabel(error.urn)}: ${f.property || "(inputs)"}: ${oneLine(f.reason)}`);
+  }
+  if (error instanceof ProviderHostError) {
+    const where = error.urn ? `${resourceLabel(error.urn)}: ` : "";
+    const reasons = error.initFailure?.reasons ?? [];
+    return [`${where}${oneLine(error.details)}`, ...reasons.map((r) => `${where}${oneLine(r)}`)];
+  }
+  if (error instanceof Error) return [oneLine(error.message)];
+  return [oneLine(String(error))];
+}
 
 function send(message: ChildMessage): void {
   process.send?.(message, () => process.disconnect());

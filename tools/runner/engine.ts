@@ -10,6 +10,7 @@ import { SecretCrypter, type SecretsProviderState } from "./secrets.js";
 import {
   annotateSecrets,
   changedKeys,
+  changedPaths,
   deepEqual,
   isPlainObject,
   isSecret,
@@ -21,7 +22,7 @@ import {
   type PropertyValue,
 } from "./values.js";
 
-export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read";
+export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read" | "refresh";
 
 export interface Step {
   urn: string;
@@ -32,8 +33,21 @@ export interface Step {
   replaces?: string[];
   /** Input properties whose values changed (update and replace). */
   changedKeys?: string[];
+  /** Input property paths whose values changed (update and replace): `tags.team`, `bindings[0].permissions`. */
+  changedPaths?: string[];
+  /** The HTTP requests the provider sent for this step (recorded when the engine has a `requestLog`). */
+  requests?: SentRequest[];
   /** One line for humans. */
   detail: string;
+}
+
+/** One request the provider sent to the API, as `CPLN_REQUEST_LOG` records it (no headers, so no token). */
+export interface SentRequest {
+  method: string;
+  path: string;
+  body?: unknown;
+  /** HTTP status, or the client's error code when no response came. */
+  status: number | string;
 }
 
 export interface RegisterResult {
@@ -89,6 +103,8 @@ export interface MiniEngineOptions {
   host: HostStartOptions;
   /** Source of PULUMI_CONFIG_PASSPHRASE. */
   env?: NodeJS.ProcessEnv;
+  /** A file the host's client appends its requests to (`CPLN_REQUEST_LOG`); each step takes the new lines. */
+  requestLog?: string;
 }
 
 const writtenBy = "cpln-pulumi offline runner (a stand-in for the Pulumi engine)";
@@ -103,6 +119,8 @@ export class MiniEngine {
   private finished = false;
   /** The state file's text as last read or written, so an unchanged state is not rewritten. */
   private written: string | undefined;
+  /** Bytes of the request log already attributed to a step. */
+  private requestLogOffset = 0;
 
   private constructor(
     private readonly options: MiniEngineOptions,
@@ -217,6 +235,7 @@ export class MiniEngine {
 
     const diff = await host.diff(old.id, urn, old.outputs, inputs, old.inputs);
     const keys = changedKeys(stripSecretsMap(old.inputs), stripSecretsMap(inputs), [providerKey]);
+    const paths = changedPaths(stripSecretsMap(old.inputs), stripSecretsMap(inputs), "", [providerKey]);
     // DIFF_UNKNOWN: the engine compares old and new inputs itself (including __provider).
     const changes = diff.changes ?? !deepEqual(stripSecretsMap(old.inputs), stripSecretsMap(inputs));
 
@@ -233,7 +252,7 @@ export class MiniEngine {
       const rechecked = await host.check(urn, {}, news);
       if (rechecked.failures.length > 0) throw new CheckFailedError(urn, rechecked.failures);
       const newInputs = annotateSecrets(rechecked.inputs, news);
-      const base = { urn, op: "replace" as const, replaces: diff.replaces, changedKeys: keys };
+      const base = { urn, op: "replace" as const, replaces: diff.replaces, changedKeys: keys, changedPaths: paths };
       const order = diff.deleteBeforeReplace ? "delete-before-replace" : "create-before-delete";
       if (preview) {
         return this.report({ ...base, id: undefined, detail: `replace (planned, ${order}) of ${old.id}` }, newInputs);
@@ -263,7 +282,7 @@ export class MiniEngine {
       return this.report({ ...base, id: created.id, detail }, outputs);
     }
 
-    const base = { urn, op: "update" as const, id: old.id, changedKeys: keys };
+    const base = { urn, op: "update" as const, id: old.id, changedKeys: keys, changedPaths: paths };
     const what = keys.length > 0 ? keys.join(", ") : "provider-reported change";
     if (preview) return this.report({ ...base, detail: `update (planned): ${what}` }, inputs);
     let updated: PropertyMap;
@@ -337,8 +356,60 @@ export class MiniEngine {
   }
 
   private report(step: Step, outputs: PropertyMap): RegisterResult {
-    this.steps.push(step);
+    this.steps.push(this.withRequests(step));
     return { id: step.id, outputs, step };
+  }
+
+  /** Attaches the requests logged since the previous step (steps run one at a time). */
+  private withRequests(step: Step): Step {
+    const file = this.options.requestLog;
+    if (file === undefined || !fs.existsSync(file)) return step;
+    const text = fs.readFileSync(file);
+    const fresh = text.subarray(this.requestLogOffset).toString("utf8");
+    this.requestLogOffset = text.length;
+    const requests = fresh
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as SentRequest);
+    return { ...step, requests };
+  }
+
+  /**
+   * `refresh`: reads every resource in state from the provider and records what it finds; an object the provider
+   * reports gone leaves the state. Outputs that changed are reported as "refresh" steps with their paths.
+   */
+  async refresh(): Promise<Step[]> {
+    await this.queue;
+    this.finished = true;
+    for (const r of [...this.resources]) {
+      const host = await this.getHost();
+      const result = await host.read(r.id, r.urn, r.outputs, r.inputs);
+      if (!result.id) {
+        if (!this.preview) {
+          this.resources = this.resources.filter((p) => p !== r);
+          this.save();
+        }
+        this.steps.push(
+          this.withRequests({ urn: r.urn, op: "delete", id: r.id, detail: `gone: ${r.id} no longer exists` }),
+        );
+        continue;
+      }
+      const outputs = annotateSecrets(result.props, r.inputs);
+      const paths = changedPaths(stripSecretsMap(r.outputs), stripSecretsMap(outputs), "", [providerKey]);
+      if (paths.length === 0) {
+        this.steps.push(this.withRequests({ urn: r.urn, op: "same", id: r.id, detail: "unchanged" }));
+        continue;
+      }
+      if (!this.preview) {
+        r.outputs = outputs;
+        if (result.inputs)
+          r.inputs = annotateSecrets({ ...result.inputs, [providerKey]: r.inputs[providerKey] ?? null }, r.inputs);
+        this.save();
+      }
+      const detail = `refreshed: ${paths.join(", ")} changed outside the program`;
+      this.steps.push(this.withRequests({ urn: r.urn, op: "refresh", id: r.id, changedPaths: paths, detail }));
+    }
+    return [...this.steps];
   }
 
   /**
@@ -365,7 +436,7 @@ export class MiniEngine {
       if (pending) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== r);
       else this.resources = this.resources.filter((p) => p !== r);
       this.save();
-      this.steps.push({ urn: r.urn, op: "delete", id: r.id, detail: `deleted ${r.id}: ${why}` });
+      this.steps.push(this.withRequests({ urn: r.urn, op: "delete", id: r.id, detail: `deleted ${r.id}: ${why}` }));
     }
     if (!this.preview) {
       const position = (urn: string): number => this.registered.indexOf(urn);

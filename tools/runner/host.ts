@@ -142,6 +142,8 @@ export class DynamicProviderHost {
     });
     const output: string[] = [];
     const remember = (line: string): void => {
+      // The client's one-line notices (`cpln: retry ...`) are for the user, as the engine would show them.
+      if (line.startsWith("cpln: ")) process.stderr.write(`${line}\n`);
       output.push(line);
       if (output.length > 200) output.shift();
     };

@@ -26,6 +26,10 @@ export interface RunProgramOptions {
   preview?: boolean;
   /** Run an empty program: every resource in state is deleted. */
   destroy?: boolean;
+  /** Read every resource in state from the provider and record what it finds (no program is run). */
+  refresh?: boolean;
+  /** Record the HTTP requests the provider sends, per step (`Step.requests`; for `--diff`). */
+  recordRequests?: boolean;
   stack?: string;
   /** Project name; defaults to Pulumi.yaml `name` (needed for destroy when the state file does not exist). */
   project?: string;
@@ -44,6 +48,7 @@ export interface RunProgramResult {
   stack: string;
   preview: boolean;
   destroy: boolean;
+  refresh: boolean;
   steps: Step[];
   /** Stack outputs for printing: secret values replaced by `{ secret: true }`, unknowns (preview) by `{ unknown: true }`. */
   outputs: PropertyMap;
@@ -58,16 +63,23 @@ export interface RunProgramResult {
   timings: { totalMs: number; hostStartMs: number | undefined };
 }
 
-/** Raised when the program or a provider call fails; carries the steps completed before the failure. */
+/**
+ * Raised when the program or a provider call fails; carries the steps completed before the failure, and `problems`:
+ * one line per problem a user can act on (resource, property path, rule), without stack frames (`stack` has them).
+ */
 export class ProgramRunError extends Error {
+  readonly problems: string[];
   constructor(
     message: string,
     readonly steps: Step[],
     readonly requests: HostCall[],
     readonly logs: string[],
+    problems?: string[],
+    readonly detail?: string,
   ) {
     super(message);
     this.name = "ProgramRunError";
+    this.problems = problems ?? [message.split("\n")[0] ?? message];
   }
 }
 
@@ -81,17 +93,28 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
   if (givenDir && !fs.existsSync(path.join(givenDir, "Pulumi.yaml"))) {
     throw new Error(`runProgram: ${givenDir} has no Pulumi.yaml`);
   }
-  // Destroy runs an empty program; the program directory only names the project.
-  const programDir = options.destroy ? undefined : givenDir;
+  // Destroy runs an empty program, refresh none; the program directory only names the project.
+  const programDir = options.destroy || options.refresh ? undefined : givenDir;
   const stateFile = path.resolve(options.stateFile);
   const stack = options.stack ?? "dev";
-  let project = options.project ?? (options.destroy && givenDir ? readProject(givenDir).name : undefined);
-  if (options.destroy && !fs.existsSync(stateFile)) {
+  let project =
+    options.project ?? ((options.destroy || options.refresh) && givenDir ? readProject(givenDir).name : undefined);
+  if ((options.destroy || options.refresh) && !fs.existsSync(stateFile)) {
     // Nothing was ever deployed with this state file: nothing to delete, nothing to start.
-    const summary: Record<StepOp, number> = { create: 0, update: 0, replace: 0, same: 0, delete: 0, read: 0 };
+    const summary: Record<StepOp, number> = {
+      create: 0,
+      update: 0,
+      replace: 0,
+      same: 0,
+      delete: 0,
+      read: 0,
+      refresh: 0,
+    };
     const timings = { totalMs: performance.now() - started, hostStartMs: undefined };
     const none = { steps: [], outputs: {}, outputsWithSecrets: {}, requests: [], summary, logs: [], timings };
-    return { project: project ?? "", stack, preview: options.preview ?? false, destroy: true, ...none };
+    const destroy = options.destroy ?? false;
+    const refresh = !destroy && (options.refresh ?? false);
+    return { project: project ?? "", stack, preview: options.preview ?? false, destroy, refresh, ...none };
   }
   if (!project && !programDir) {
     project = (JSON.parse(fs.readFileSync(stateFile, "utf8")) as { project?: string }).project;
@@ -106,6 +129,10 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     project,
     hostCwd: options.hostCwd ?? packageRoot,
     env: options.env ?? {},
+    refresh: (options.refresh ?? false) && !options.destroy,
+    requestLog: options.recordRequests
+      ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cpln-requests-")), "requests.jsonl")
+      : undefined,
   };
 
   const logs: string[] = [];
@@ -148,15 +175,19 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     child.send({ kind: "run", options: childOptions } satisfies ParentMessage);
   });
 
-  if (message.kind === "error") throw new ProgramRunError(message.message, message.steps, message.requests, logs);
+  if (childOptions.requestLog) fs.rmSync(path.dirname(childOptions.requestLog), { recursive: true, force: true });
+  if (message.kind === "error") {
+    throw new ProgramRunError(message.message, message.steps, message.requests, logs, message.problems, message.stack);
+  }
   const { result } = message;
-  const summary: Record<StepOp, number> = { create: 0, update: 0, replace: 0, same: 0, delete: 0, read: 0 };
+  const summary: Record<StepOp, number> = { create: 0, update: 0, replace: 0, same: 0, delete: 0, read: 0, refresh: 0 };
   for (const step of result.steps) summary[step.op] += 1;
   return {
     project: result.project,
     stack: result.stack,
     preview: result.preview,
     destroy: options.destroy ?? false,
+    refresh: childOptions.refresh,
     steps: result.steps,
     outputs: redactSecrets(result.outputs) as PropertyMap,
     outputsWithSecrets: result.outputs,
@@ -183,13 +214,25 @@ export function findPulumiCli(env: NodeJS.ProcessEnv = process.env): string | un
   return undefined;
 }
 
-const symbols: Record<StepOp, string> = { create: "+", update: "~", replace: "+-", same: "=", delete: "-", read: ">" };
+const symbols: Record<StepOp, string> = {
+  create: "+",
+  update: "~",
+  replace: "+-",
+  same: "=",
+  delete: "-",
+  read: ">",
+  refresh: "<",
+};
 
-/** The run as a user would read it: the stand-in label, one line per step, the outputs (secrets hidden), a summary. */
-export function formatRun(result: RunProgramResult, options: { cliPath?: string } = {}): string {
+/**
+ * The run as a user would read it: the stand-in label, one line per step, the outputs (secrets hidden), a summary.
+ * With `diff`, each changed resource also lists the property paths that change and the requests the provider sent.
+ */
+export function formatRun(result: RunProgramResult, options: { cliPath?: string; diff?: boolean } = {}): string {
   const cli = options.cliPath ? `Pulumi CLI found at ${options.cliPath} but not used` : "Pulumi CLI not found";
   const lines = [`${runnerLabel} (${cli})`];
-  const action = `${result.preview ? "Previewing " : ""}${result.destroy ? "destroy" : "update"}`;
+  const verb = result.destroy ? "destroy" : result.refresh ? "refresh" : "update";
+  const action = `${result.preview ? "Previewing " : ""}${verb}`;
   const stack = result.project
     ? `${result.project}/${result.stack}`
     : `${result.stack} (no state file: nothing deployed)`;
@@ -197,6 +240,16 @@ export function formatRun(result: RunProgramResult, options: { cliPath?: string 
   for (const step of result.steps) {
     const [, , type, name] = step.urn.split("::");
     lines.push(`  ${symbols[step.op].padEnd(2)} ${step.op.padEnd(7)} ${type} ${name}  ${step.detail}`);
+    if (!options.diff) continue;
+    if (step.changedPaths && step.changedPaths.length > 0) {
+      lines.push(`       changes: ${step.changedPaths.join(", ")}`);
+    }
+    if (step.replaces && step.replaces.length > 0)
+      lines.push(`       replaces because of: ${step.replaces.join(", ")}`);
+    for (const request of step.requests ?? []) {
+      const body = request.body === undefined ? "" : ` ${JSON.stringify(request.body)}`;
+      lines.push(`       sent: ${request.method} ${request.path}${body} → ${request.status}`);
+    }
   }
   const outputKeys = Object.keys(result.outputs).sort();
   if (outputKeys.length > 0) {
@@ -209,6 +262,7 @@ export function formatRun(result: RunProgramResult, options: { cliPath?: string 
       const n = result.summary[op];
       if (op === "same") return `${n} unchanged`;
       if (op === "read") return `${n} read`;
+      if (op === "refresh") return result.preview ? `${n} to refresh` : `${n} refreshed`;
       return result.preview ? `${n} to ${op}` : `${n} ${op}d`;
     });
   lines.push(`Resources: ${counts.length > 0 ? counts.join(", ") : "none"}`);

@@ -18,6 +18,10 @@ export interface ChildRunOptions {
   hostCwd: string;
   /** Extra environment for the program process and the host. */
   env: Record<string, string>;
+  /** Read the resources in state instead of running a program. */
+  refresh: boolean;
+  /** File the host's client appends its requests to (`CPLN_REQUEST_LOG`), for per-step request reports. */
+  requestLog: string | undefined;
 }
 
 export interface ChildRunResult {
@@ -32,6 +36,16 @@ export interface ChildRunResult {
 }
 
 export type ChildMessage =
-  { kind: "result"; result: ChildRunResult } | { kind: "error"; message: string; steps: Step[]; requests: HostCall[] };
+  | { kind: "result"; result: ChildRunResult }
+  | {
+      kind: "error";
+      message: string;
+      /** One line per problem a user can act on: resource, property path, rule. */
+      problems: string[];
+      /** The stack, for `--verbose`. */
+      stack: string | undefined;
+      steps: Step[];
+      requests: HostCall[];
+    };
 
 export type ParentMessage = { kind: "run"; options: ChildRunOptions };

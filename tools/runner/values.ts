@@ -115,6 +115,29 @@ export function changedKeys(olds: PropertyMap, news: PropertyMap, ignore: readon
 }
 
 /**
+ * The property paths whose values differ (`initialCapacity`, `tags.team`, `bindings[0].permissions`), depth-first and
+ * sorted; arrays of different lengths and values of different shapes are reported at their own path.
+ */
+export function changedPaths(
+  olds: PropertyValue,
+  news: PropertyValue,
+  path = "",
+  ignore: readonly string[] = [],
+): string[] {
+  if (deepEqual(olds, news)) return [];
+  if (Array.isArray(olds) && Array.isArray(news) && olds.length === news.length) {
+    return olds.flatMap((o, i) => changedPaths(o, news[i] as PropertyValue, `${path}[${i}]`));
+  }
+  if (isPlainObject(olds) && isPlainObject(news) && !isSecret(olds) && !isSecret(news)) {
+    const keys = [...new Set([...Object.keys(olds), ...Object.keys(news)])].filter((k) => !ignore.includes(k)).sort();
+    return keys.flatMap((k) =>
+      changedPaths(olds[k] as PropertyValue, news[k] as PropertyValue, path === "" ? k : `${path}.${k}`),
+    );
+  }
+  return [path === "" ? "(value)" : path];
+}
+
+/**
  * Converts a JavaScript value into a property value: drops `undefined` members (the wire has no undefined),
  * turns values `isUnknown` recognises into `unknownValue`, and rejects what the wire cannot carry.
  */

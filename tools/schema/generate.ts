@@ -98,6 +98,13 @@ function configVariables(): Record<string, PropertySpec> {
       secret: true,
       defaultInfo: { environment: ["CPLN_TOKEN"] },
     },
+    timeoutSeconds: {
+      type: "number",
+      description:
+        "Limit in seconds for one API call, retries of a busy server (429, 503) included; default 60. Falls back to CPLN_TIMEOUT. An unreachable endpoint (connection refused, unknown host) fails after about 2 s regardless.",
+      default: 60,
+      defaultInfo: { environment: ["CPLN_TIMEOUT"] },
+    },
   };
 }
 
