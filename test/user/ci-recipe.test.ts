@@ -26,7 +26,7 @@ describe("examples/ci/pulumi-cpln.yml", () => {
 
   it("starts cpln-local in the background, waits for it, runs up, a drift check, destroy, and tears down", () => {
     expect(text).toMatch(/npx cpln-local .*--seed node_modules\/cpln-pulumi\/examples\/seed\.json .*&\n/);
-    expect(text).toContain("curl -fs http://127.0.0.1:8080/about");
+    expect(text).toContain('curl -fs -H "Authorization: Bearer $CPLN_TOKEN" http://127.0.0.1:8080/_cpln-local/health');
     const commands = [...text.matchAll(/uses: pulumi\/actions@v\d+\n\s+with:\n\s+command: (\w+)/g)].map((m) => m[1]);
     expect(commands).toEqual(["up", "preview", "destroy"]);
     expect(text).toMatch(/command: preview\n(?:.*\n)*?\s+expect-no-changes: true/);
