@@ -40,6 +40,9 @@ const allowed = [
   /^package\/examples\/ci\/(README\.md|pulumi-cpln\.yml)$/,
   /^package\/dist\/(api|provider|sdk|server)\/.+\.(js|d\.ts)$/,
   /^package\/dist\/tools\/runner\/[^/]+\.(js|d\.ts)$/,
+  // The native plugin: its launcher for PATH and its source-based plugin folder (`pulumi package add`).
+  /^package\/bin\/pulumi-resource-cpln-native$/,
+  /^package\/plugin\/(PulumiPlugin\.yaml|index\.cjs|package\.json)$/,
 ];
 
 const program = fs.readFileSync(path.join(repoRoot, "test", "fixtures", "user-program", "index.ts"), "utf8");
