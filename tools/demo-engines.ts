@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
-import { runProgram } from "./runner/index.js";
+import { runProgram, type ProviderKind } from "./runner/index.js";
 
 export interface DemoStep {
   op: "create" | "update" | "replace" | "delete" | "same" | "read";
@@ -41,6 +41,8 @@ export interface DemoRunOptions {
   token: string;
   /** Extra stack config set once before the first update (fully qualified keys). */
   config?: Record<string, string>;
+  /** Offline runner only: the program's resource classes (`native`: the native plugin's). Default `dynamic`. */
+  provider?: ProviderKind;
 }
 
 /** `pulumi-nodejs:dynamic/cpln:VolumeSet` → `VolumeSet`. */
@@ -160,7 +162,14 @@ export async function runWithRunner(options: DemoRunOptions): Promise<DemoRun> {
     async up(extraConfig) {
       Object.assign(config, extraConfig);
       return toResult(
-        await runProgram({ programDir: options.programDir, stateFile, config, secretConfigKeys: ["cpln:token"], env }),
+        await runProgram({
+          programDir: options.programDir,
+          stateFile,
+          config,
+          secretConfigKeys: ["cpln:token"],
+          env,
+          provider: options.provider,
+        }),
       );
     },
     async destroy() {

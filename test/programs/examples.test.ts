@@ -3,8 +3,10 @@
  * second up that changes nothing and sends zero mutating requests → the example's one edit, which must send exactly
  * the expected PATCH → destroy, after which the org's records are as they were before the first up.
  *
- * Programs run through the offline runner (tools/runner, compiled in dist/), and also through the Pulumi CLI's
- * Automation API where a CLI is installed. Everything that Pulumi serializes is loaded from dist/ (see vitest.config).
+ * Programs run through the offline runner (tools/runner, compiled in dist/) twice — with the dynamic classes through
+ * Pulumi's dynamic-provider host, and with the native classes through the native plugin (`provider: "native"`: same
+ * program, `cpln-native:index:*` registrations, same assertions) — and also through the Pulumi CLI's Automation API
+ * where a CLI is installed. Everything that Pulumi serializes is loaded from dist/ (see vitest.config).
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -188,6 +190,7 @@ function describeExample(
 }
 
 lifecycle("offline runner", runWithRunner);
+lifecycle("offline runner, native plugin", (options) => runWithRunner({ ...options, provider: "native" }));
 
 /** A `pulumi` binary that answers `pulumi version`, on PATH or in ~/.pulumi/bin (checked synchronously: test collection). */
 function pulumiCliPresent(): boolean {

@@ -1,11 +1,12 @@
 // The program process of the offline runner: a fresh Node process per run (like the Pulumi language host), with
 // TypeScript transpiled on require (like ts-node), the stack config in PULUMI_CONFIG, and `setMocks` routing every
 // dynamic resource registration to the MiniEngine, which drives the real dynamic-provider host.
-import { createRequire } from "node:module";
+import Module, { createRequire } from "node:module";
 import * as path from "node:path";
 import type * as pulumiTypes from "@pulumi/pulumi";
 import { CheckFailedError, MiniEngine } from "./engine.js";
 import { ProviderHostError } from "./host.js";
+import { isNativeType } from "./nativehost.js";
 import type { ChildMessage, ChildRunOptions, ChildRunResult, ParentMessage } from "./protocol.js";
 import { readProject } from "./project.js";
 import { compilerOptionsFor, loadTypeScript, registerTypeScript } from "./tshook.js";
@@ -23,6 +24,7 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
   const projectName = options.project ?? project?.name;
   if (!projectName) throw new Error("a project name is required to run without a program");
   for (const [k, v] of Object.entries(options.env)) process.env[k] = v;
+  const hostEnv = options.requestLog ? { ...options.env, CPLN_REQUEST_LOG: options.requestLog } : options.env;
 
   const engine = MiniEngine.open({
     stateFile: options.stateFile,
@@ -31,10 +33,10 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
     config: options.config,
     secretConfigKeys: options.secretConfigKeys,
     preview: options.preview,
-    host: {
-      cwd: options.hostCwd,
-      env: options.requestLog ? { ...options.env, CPLN_REQUEST_LOG: options.requestLog } : options.env,
-    },
+    host: { cwd: options.hostCwd, env: hostEnv },
+    // The engine runs plugins from the program's directory.
+    native: { cwd: options.programDir ?? options.hostCwd, env: hostEnv },
+    warm: options.provider,
     env: process.env,
     requestLog: options.requestLog,
   });
@@ -59,13 +61,13 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
       preview: options.preview,
       steps: engine.steps,
       outputs,
-      requests: engine.hostProcess?.calls ?? [],
+      requests: engine.hostProcesses.flatMap((host) => host.calls),
       hostStartMs: engine.hostProcess?.startMs,
     };
   } catch (error) {
     throw Object.assign(error instanceof Error ? error : new Error(String(error)), {
       steps: engine.steps,
-      requests: engine.hostProcess?.calls ?? [],
+      requests: engine.hostProcesses.flatMap((host) => host.calls),
     });
   } finally {
     await engine.close();
@@ -89,6 +91,7 @@ async function runProgram(
   const programRequire = createRequire(path.join(programDir, "package.json"));
   const sdkRequire = resolvable(programRequire, "@pulumi/pulumi") ? programRequire : createRequire(__filename);
   const pulumi = sdkRequire("@pulumi/pulumi") as Pulumi;
+  if (options.provider === "native") useNativeClasses(programRequire);
   const settings = sdkRequire("@pulumi/pulumi/runtime/settings") as SettingsInternals;
 
   await pulumi.runtime.setMocks(
@@ -147,10 +150,12 @@ async function newResource(
 ): Promise<{ id: string | undefined; state: Record<string, unknown> }> {
   // Component resources have no provider: nothing to do but acknowledge them.
   if (args.custom === false) return { id: undefined, state: {} };
-  if (!args.type.startsWith(`${dynamicTypePrefix}:`) && !args.type.startsWith(`${dynamicTypePrefix}/`)) {
+  const dynamic = args.type.startsWith(`${dynamicTypePrefix}:`) || args.type.startsWith(`${dynamicTypePrefix}/`);
+  if (!dynamic && !isNativeType(args.type)) {
     throw new Error(
       `offline runner: ${args.type} "${args.name}" is not a dynamic resource; the offline runner only runs ` +
-        `dynamic-provider resources (${dynamicTypePrefix}/*) — use the Pulumi CLI for other providers`,
+        `dynamic-provider resources (${dynamicTypePrefix}/*) and the native plugin's (cpln-native:*) — use the ` +
+        `Pulumi CLI for other providers`,
     );
   }
   const urn = `urn:pulumi:${stack}::${project}::${args.type}::${args.name}`;
@@ -162,6 +167,30 @@ async function newResource(
   }
   const result = await engine.register(urn, args.type, inputs);
   return { id: result.id, state: result.outputs };
+}
+
+const sdkPackage = "cpln-pulumi";
+
+interface LoaderInternals {
+  _load(request: string, parent: Module | undefined, isMain: boolean): unknown;
+}
+
+/**
+ * Makes the program's `cpln-pulumi` the native classes: the program's own dynamic SDK with every export that
+ * `cpln-pulumi/native` also has (the resource classes: same names, same args) replaced by the native one, so an
+ * unchanged program registers `cpln-native:index:<Type>` resources. Everything else (functions, types, helpers) is
+ * the dynamic SDK's.
+ */
+function useNativeClasses(programRequire: NodeJS.Require): void {
+  const dynamicSdk = programRequire(sdkPackage) as Record<string, unknown>;
+  const nativeSdk = programRequire(`${sdkPackage}/native`) as Record<string, unknown>;
+  const merged: Record<string, unknown> = { __esModule: true };
+  for (const key of Object.keys(dynamicSdk)) merged[key] = key in nativeSdk ? nativeSdk[key] : dynamicSdk[key];
+  const loader = Module as unknown as LoaderInternals;
+  const load = loader._load;
+  loader._load = function (request, parent, isMain) {
+    return request === sdkPackage ? merged : load.call(this, request, parent, isMain);
+  };
 }
 
 function resolvable(req: NodeJS.Require, id: string): boolean {

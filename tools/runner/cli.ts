@@ -26,7 +26,10 @@ options:
   --stack <name>          stack name (default: dev)
   --config <ns:key>=<v>   stack config, repeatable (replaces the config recorded in the state file)
   --secret <ns:key>=<v>   secret stack config (encrypted in the state file), repeatable
-  --diff                  per resource, the property paths that change and the requests the provider sent
+  --provider <kind>       dynamic (default) or native: run the program's cpln-pulumi resources as the native
+                          plugin's (cpln-native:index:*), through bin/pulumi-resource-cpln-native
+  --diff                  per resource, the property paths that change (with --provider native, also the
+                          plugin's detailed diff) and the requests the provider sent
   --verbose               on failure, also print stack traces (also: PULUMI_DEBUG=1 or CPLN_DEBUG=1)
   --help                  this text`;
 
@@ -61,6 +64,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         stack: { type: "string" },
         config: { type: "string", multiple: true, default: [] },
         secret: { type: "string", multiple: true, default: [] },
+        provider: { type: "string", default: "dynamic" },
         diff: { type: "boolean", default: false },
         verbose: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
@@ -78,6 +82,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
     if (!programDir) throw new UsageError(`${command} needs the project directory (the one holding Pulumi.yaml)`);
     if (rest.length > 0) throw new UsageError(`unexpected arguments: ${rest.join(" ")}`);
+    const provider = values.provider;
+    if (provider !== "dynamic" && provider !== "native") {
+      throw new UsageError(`--provider ${provider}: expected dynamic or native`);
+    }
     const config: Record<string, string> = {};
     parseConfig(values.config, "--config", config);
     const secretConfigKeys = parseConfig(values.secret, "--secret", config);
@@ -92,6 +100,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       destroy: command === "destroy",
       refresh: command === "refresh",
       recordRequests: diff,
+      provider,
       stack,
       echo: true,
     };

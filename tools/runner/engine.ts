@@ -5,7 +5,14 @@
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { DynamicProviderHost, ProviderHostError, type CheckFailure, type HostStartOptions } from "./host.js";
+import {
+  DynamicProviderHost,
+  ProviderHostError,
+  type CheckFailure,
+  type HostStartOptions,
+  type ProviderHost,
+} from "./host.js";
+import { isNativeType, NativePluginHost, type NativeHostStartOptions } from "./nativehost.js";
 import { SecretCrypter, type SecretsProviderState } from "./secrets.js";
 import {
   annotateSecrets,
@@ -35,6 +42,8 @@ export interface Step {
   changedKeys?: string[];
   /** Input property paths whose values changed (update and replace): `tags.team`, `bindings[0].permissions`. */
   changedPaths?: string[];
+  /** The provider's detailed diff (update and replace, native plugin): property path → ADD | DELETE | UPDATE[_REPLACE]. */
+  detailedDiff?: Record<string, string>;
   /** The HTTP requests the provider sent for this step (recorded when the engine has a `requestLog`). */
   requests?: SentRequest[];
   /** One line for humans. */
@@ -101,6 +110,10 @@ export interface MiniEngineOptions {
   preview?: boolean;
   /** How to start the dynamic-provider host (started lazily, once, and configured with the stack config). */
   host: HostStartOptions;
+  /** How to start the native plugin, which serves the `cpln-native:*` types (started lazily, once, and configured). */
+  native?: NativeHostStartOptions;
+  /** Which provider `warmUp` starts ahead of the first registration (default: the dynamic host). */
+  warm?: "dynamic" | "native";
   /** Source of PULUMI_CONFIG_PASSPHRASE. */
   env?: NodeJS.ProcessEnv;
   /** A file the host's client appends its requests to (`CPLN_REQUEST_LOG`); each step takes the new lines. */
@@ -114,8 +127,9 @@ export class MiniEngine {
   readonly steps: Step[] = [];
   private readonly registered: string[] = [];
   private queue: Promise<unknown> = Promise.resolve();
-  private host: Promise<DynamicProviderHost> | undefined;
-  private startedHost: DynamicProviderHost | undefined;
+  /** The provider processes, by the package they serve (dynamic host, native plugin), started on first use. */
+  private readonly hosts = new Map<"dynamic" | "native", Promise<ProviderHost>>();
+  private readonly startedHosts: ProviderHost[] = [];
   private finished = false;
   /** The state file's text as last read or written, so an unchanged state is not rewritten. */
   private written: string | undefined;
@@ -199,9 +213,14 @@ export class MiniEngine {
     return this.resources.map((r) => ({ ...r }));
   }
 
-  /** The host, if one was started (for call logs and timings). */
-  get hostProcess(): DynamicProviderHost | undefined {
-    return this.startedHost;
+  /** The first provider process started, if any (for call logs and timings). */
+  get hostProcess(): ProviderHost | undefined {
+    return this.startedHosts[0];
+  }
+
+  /** Every provider process started this run, in start order. */
+  get hostProcesses(): ProviderHost[] {
+    return [...this.startedHosts];
   }
 
   /** One engine step for a registration. Registrations are processed one at a time, in arrival order. */
@@ -216,7 +235,7 @@ export class MiniEngine {
     if (this.registered.includes(urn))
       throw new Error(`duplicate resource URN ${urn}: each resource needs a unique name`);
     this.registered.push(urn);
-    const host = await this.getHost();
+    const host = await this.getHost(type);
     const old = this.resources.find((r) => r.urn === urn);
     if (old && old.type !== type) throw new Error(`${urn} is recorded with type ${old.type}, registered as ${type}`);
 
@@ -238,6 +257,7 @@ export class MiniEngine {
     const paths = changedPaths(stripSecretsMap(old.inputs), stripSecretsMap(inputs), "", [providerKey]);
     // DIFF_UNKNOWN: the engine compares old and new inputs itself (including __provider).
     const changes = diff.changes ?? !deepEqual(stripSecretsMap(old.inputs), stripSecretsMap(inputs));
+    const detailed = diff.detailedDiff && changes ? { detailedDiff: diff.detailedDiff } : {};
 
     if (!changes) {
       if (!deepEqual(old.inputs, inputs) && !preview) {
@@ -252,7 +272,14 @@ export class MiniEngine {
       const rechecked = await host.check(urn, {}, news);
       if (rechecked.failures.length > 0) throw new CheckFailedError(urn, rechecked.failures);
       const newInputs = annotateSecrets(rechecked.inputs, news);
-      const base = { urn, op: "replace" as const, replaces: diff.replaces, changedKeys: keys, changedPaths: paths };
+      const base = {
+        urn,
+        op: "replace" as const,
+        replaces: diff.replaces,
+        changedKeys: keys,
+        changedPaths: paths,
+        ...detailed,
+      };
       const order = diff.deleteBeforeReplace ? "delete-before-replace" : "create-before-delete";
       if (preview) {
         return this.report({ ...base, id: undefined, detail: `replace (planned, ${order}) of ${old.id}` }, newInputs);
@@ -282,7 +309,7 @@ export class MiniEngine {
       return this.report({ ...base, id: created.id, detail }, outputs);
     }
 
-    const base = { urn, op: "update" as const, id: old.id, changedKeys: keys, changedPaths: paths };
+    const base = { urn, op: "update" as const, id: old.id, changedKeys: keys, changedPaths: paths, ...detailed };
     const what = keys.length > 0 ? keys.join(", ") : "provider-reported change";
     if (preview) return this.report({ ...base, detail: `update (planned): ${what}` }, inputs);
     let updated: PropertyMap;
@@ -313,7 +340,7 @@ export class MiniEngine {
         throw new Error(`${urn}: a resource read with .get() needs a name not used by a managed resource`);
       }
       this.registered.push(urn);
-      const host = await this.getHost();
+      const host = await this.getHost(type);
       const result = await host.read(id, urn, props, props);
       if (!result.id) throw new Error(`${urn}: the provider found no object with id ${id}`);
       const outputs = annotateSecrets(result.props, props);
@@ -382,7 +409,7 @@ export class MiniEngine {
     await this.queue;
     this.finished = true;
     for (const r of [...this.resources]) {
-      const host = await this.getHost();
+      const host = await this.getHost(r.type);
       const result = await host.read(r.id, r.urn, r.outputs, r.inputs);
       if (!result.id) {
         if (!this.preview) {
@@ -431,7 +458,7 @@ export class MiniEngine {
         this.steps.push({ urn: r.urn, op: "delete", id: r.id, detail: `delete (planned) of ${r.id}: ${why}` });
         continue;
       }
-      const host = await this.getHost();
+      const host = await this.getHost(r.type);
       await host.delete(r.id, r.urn, r.outputs, r.inputs);
       if (pending) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== r);
       else this.resources = this.resources.filter((p) => p !== r);
@@ -448,26 +475,36 @@ export class MiniEngine {
 
   /** Starts and configures the host now (in the background), so it is ready when the first registration comes. */
   warmUp(): void {
-    this.getHost().catch(() => undefined);
+    this.startHost(this.options.warm ?? "dynamic").catch(() => undefined);
   }
 
-  /** Stops the host if one was started. */
+  /** Stops the provider processes that were started. */
   async close(): Promise<void> {
-    const host = this.host;
-    this.host = undefined;
-    if (host) await (await host.catch(() => undefined))?.stop();
+    const hosts = [...this.hosts.values()];
+    this.hosts.clear();
+    for (const host of hosts) await (await host.catch(() => undefined))?.stop();
   }
 
-  private getHost(): Promise<DynamicProviderHost> {
-    if (!this.host) {
-      this.host = (async () => {
-        const host = await DynamicProviderHost.start({ project: this.options.project, ...this.options.host });
-        this.startedHost = host;
-        await host.configure(this.config, this.secretConfigKeys);
-        return host;
+  /** The provider of a type token: the native plugin for its package's types, else the dynamic-provider host. */
+  private getHost(type: string): Promise<ProviderHost> {
+    return this.startHost(isNativeType(type) ? "native" : "dynamic");
+  }
+
+  private startHost(which: "dynamic" | "native"): Promise<ProviderHost> {
+    let host = this.hosts.get(which);
+    if (!host) {
+      host = (async () => {
+        const started: ProviderHost =
+          which === "native"
+            ? await NativePluginHost.start(this.options.native ?? { cwd: this.options.host.cwd, env: this.options.host.env })
+            : await DynamicProviderHost.start({ project: this.options.project, ...this.options.host });
+        this.startedHosts.push(started);
+        await started.configure(this.config, this.secretConfigKeys);
+        return started;
       })();
+      this.hosts.set(which, host);
     }
-    return this.host;
+    return host;
   }
 
   /** Writes the state atomically (temp file + rename); secret values are encrypted. */

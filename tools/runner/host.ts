@@ -66,6 +66,8 @@ export interface DiffResult {
   changes: boolean | undefined;
   replaces: string[];
   deleteBeforeReplace: boolean;
+  /** Property path → ADD | DELETE | UPDATE (`_REPLACE` when it replaces), when the provider reports a detailed diff. */
+  detailedDiff?: Record<string, string>;
 }
 export interface CreateResult {
   id: string;
@@ -86,6 +88,21 @@ export interface HostCall {
   ok: boolean;
 }
 
+/** What the MiniEngine needs of a provider process: the dynamic-provider host or the native plugin. */
+export interface ProviderHost {
+  readonly calls: HostCall[];
+  readonly startMs: number;
+  logs(): string[];
+  configure(config: Record<string, string>, secretKeys?: readonly string[]): Promise<{ acceptSecrets: boolean }>;
+  check(urn: string, olds: PropertyMap, news: PropertyMap): Promise<CheckResult>;
+  diff(id: string, urn: string, oldOutputs: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<DiffResult>;
+  create(urn: string, inputs: PropertyMap): Promise<CreateResult>;
+  read(id: string, urn: string, props: PropertyMap, inputs?: PropertyMap): Promise<ReadResult>;
+  update(id: string, urn: string, oldOutputs: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<PropertyMap>;
+  delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void>;
+  stop(): Promise<void>;
+}
+
 type Unary<Req, Res> = (
   request: Req,
   metadata: grpc.Metadata,
@@ -99,7 +116,7 @@ const fromStruct = (struct: Struct | undefined): PropertyMap => toPropertyMap(st
 /** CRUD payloads reach the host without secret wrappers, exactly as the engine sends them (acceptSecrets=false). */
 const plain = (map: PropertyMap): Struct => toStruct(stripSecretsMap(map));
 
-export class DynamicProviderHost {
+export class DynamicProviderHost implements ProviderHost {
   /** Every call made, in order. */
   readonly calls: HostCall[] = [];
   /** Time from spawn to the port being printed (ms). */

@@ -8,11 +8,12 @@ import * as path from "node:path";
 import type { Step, StepOp } from "./engine.js";
 import type { HostCall } from "./host.js";
 import { readProject } from "./project.js";
-import type { ChildMessage, ChildRunOptions, ParentMessage } from "./protocol.js";
+import type { ChildMessage, ChildRunOptions, ParentMessage, ProviderKind } from "./protocol.js";
 import { redactSecrets, type PropertyMap } from "./values.js";
 
 export type { Step, StepOp } from "./engine.js";
 export type { HostCall } from "./host.js";
+export type { ProviderKind } from "./protocol.js";
 
 export const runnerLabel = "offline runner: stand-in for the Pulumi engine";
 
@@ -41,6 +42,13 @@ export interface RunProgramOptions {
   echo?: boolean;
   /** Give up after this long (ms, default 5 minutes). */
   timeoutMs?: number;
+  /**
+   * `native`: the program's `cpln-pulumi` resource classes are the native ones (`cpln-pulumi/native`, same args) and
+   * their `cpln-native:index:*` registrations go to the native plugin (bin/pulumi-resource-cpln-native), configured
+   * with the stack's `cpln:*` config as `cpln-native:*`. Default `dynamic`. Resources in state are always served by
+   * the provider of their type, so a destroy or refresh needs no option.
+   */
+  provider?: ProviderKind;
 }
 
 export interface RunProgramResult {
@@ -130,6 +138,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     hostCwd: options.hostCwd ?? packageRoot,
     env: options.env ?? {},
     refresh: (options.refresh ?? false) && !options.destroy,
+    provider: options.provider ?? "dynamic",
     requestLog: options.recordRequests
       ? path.join(fs.mkdtempSync(path.join(os.tmpdir(), "cpln-requests-")), "requests.jsonl")
       : undefined,
@@ -243,6 +252,10 @@ export function formatRun(result: RunProgramResult, options: { cliPath?: string;
     if (!options.diff) continue;
     if (step.changedPaths && step.changedPaths.length > 0) {
       lines.push(`       changes: ${step.changedPaths.join(", ")}`);
+    }
+    const detailed = Object.entries(step.detailedDiff ?? {});
+    if (detailed.length > 0) {
+      lines.push(`       detailed diff: ${detailed.map(([p, kind]) => `${p} ${kind}`).join(", ")}`);
     }
     if (step.replaces && step.replaces.length > 0)
       lines.push(`       replaces because of: ${step.replaces.join(", ")}`);

@@ -22,7 +22,14 @@ export interface ChildRunOptions {
   refresh: boolean;
   /** File the host's client appends its requests to (`CPLN_REQUEST_LOG`), for per-step request reports. */
   requestLog: string | undefined;
+  /**
+   * Which classes the program's `cpln-pulumi` resolves to: the dynamic ones, or the native ones (`cpln-pulumi/native`
+   * laid over the dynamic SDK) whose `cpln-native:*` registrations go to the native plugin.
+   */
+  provider: ProviderKind;
 }
+
+export type ProviderKind = "dynamic" | "native";
 
 export interface ChildRunResult {
   project: string;
