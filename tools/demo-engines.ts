@@ -14,6 +14,8 @@ export interface DemoStep {
   op: "create" | "update" | "replace" | "delete" | "same" | "read";
   /** Short type name: VolumeSet, Policy, Location. */
   type: string;
+  /** The full type token: `pulumi-nodejs:dynamic/cpln:VolumeSet`, `cpln-native:index:VolumeSet`. */
+  token: string;
   /** Logical name. */
   name: string;
   /** The object's id (its self link) when known. */
@@ -109,7 +111,8 @@ export async function runWithAutomation(cli: { command: PulumiCommand }, options
     const op = stepOp(metadata.op);
     if (!op) return;
     const state = metadata.new ?? metadata.old;
-    steps.push({ op, type: shortType(metadata.type), name: urnName(metadata.urn), id: state?.id });
+    const token = metadata.type;
+    steps.push({ op, type: shortType(token), token, name: urnName(metadata.urn), id: state?.id });
   };
   const outputsOf = async (): Promise<Record<string, unknown>> =>
     Object.fromEntries(
@@ -154,7 +157,7 @@ export async function runWithRunner(options: DemoRunOptions): Promise<DemoRun> {
       // urn:pulumi:<stack>::<project>::<type>::<name>
       const [, , type = "", name = ""] = step.urn.split("::");
       const op = stepOp(step.op);
-      return op ? [{ op, type: shortType(type), name, id: step.id }] : [];
+      return op ? [{ op, type: shortType(type), token: type, name, id: step.id }] : [];
     }),
     outputs: result.outputs,
   });

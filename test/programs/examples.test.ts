@@ -84,8 +84,13 @@ const stepLabels = (result: DemoResult, op: string): string[] =>
     .map((step) => `${step.type} ${step.name}`)
     .sort();
 
-function lifecycle(engine: string, start: (options: DemoRunOptions) => Promise<DemoRun>): void {
-  for (const example of exampleCases) describeExample(engine, start, example);
+/** Runs every example; `tokenPrefix` is what every resource's type token starts with (which provider served it). */
+function lifecycle(
+  engine: string,
+  start: (options: DemoRunOptions) => Promise<DemoRun>,
+  tokenPrefix = "pulumi-nodejs:dynamic/cpln:",
+): void {
+  for (const example of exampleCases) describeExample(engine, start, example, tokenPrefix);
 }
 
 /** Every file under `dir`, as text. */
@@ -103,6 +108,7 @@ function describeExample(
   engine: string,
   start: (options: DemoRunOptions) => Promise<DemoRun>,
   example: ExampleCase,
+  tokenPrefix: string,
 ): void {
   describe(`examples/${example.name} (${engine})`, () => {
     let server: RunningServer;
@@ -149,6 +155,7 @@ function describeExample(
     it("up creates the program's resources; secrets stay secret and the token is nowhere in the state", async () => {
       const result = await run.up({});
       expect(stepLabels(result, "create")).toEqual([...example.creates].sort());
+      expect(result.steps.filter((step) => !step.token.startsWith(tokenPrefix))).toEqual([]);
       expect(result.steps.filter((step) => step.op !== "create" && step.op !== "read")).toEqual([]);
       for (const name of example.secretOutputs ?? []) expect(result.outputs[name], name).toEqual({ secret: true });
       const state = filesUnder(workDir);
@@ -190,7 +197,11 @@ function describeExample(
 }
 
 lifecycle("offline runner", runWithRunner);
-lifecycle("offline runner, native plugin", (options) => runWithRunner({ ...options, provider: "native" }));
+lifecycle(
+  "offline runner, native plugin",
+  (options) => runWithRunner({ ...options, provider: "native" }),
+  "cpln-native:index:",
+);
 
 /** A `pulumi` binary that answers `pulumi version`, on PATH or in ~/.pulumi/bin (checked synchronously: test collection). */
 function pulumiCliPresent(): boolean {

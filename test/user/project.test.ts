@@ -40,6 +40,8 @@ const allowed = [
   /^package\/examples\/ci\/(README\.md|pulumi-cpln\.yml)$/,
   /^package\/dist\/(api|provider|sdk|server)\/.+\.(js|d\.ts)$/,
   /^package\/dist\/tools\/runner\/[^/]+\.(js|d\.ts)$/,
+  // The plugin client the runner's `--provider native` drives the plugin with.
+  /^package\/dist\/tools\/native\/client\.(js|d\.ts)$/,
   // The native plugin: its launcher for PATH and its source-based plugin folder (`pulumi package add`).
   /^package\/bin\/pulumi-resource-cpln-native$/,
   /^package\/plugin\/(PulumiPlugin\.yaml|index\.cjs|package\.json)$/,

@@ -496,7 +496,9 @@ export class MiniEngine {
       host = (async () => {
         const started: ProviderHost =
           which === "native"
-            ? await NativePluginHost.start(this.options.native ?? { cwd: this.options.host.cwd, env: this.options.host.env })
+            ? await NativePluginHost.start(
+                this.options.native ?? { cwd: this.options.host.cwd, env: this.options.host.env },
+              )
             : await DynamicProviderHost.start({ project: this.options.project, ...this.options.host });
         this.startedHosts.push(started);
         await started.configure(this.config, this.secretConfigKeys);

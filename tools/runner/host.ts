@@ -95,10 +95,22 @@ export interface ProviderHost {
   logs(): string[];
   configure(config: Record<string, string>, secretKeys?: readonly string[]): Promise<{ acceptSecrets: boolean }>;
   check(urn: string, olds: PropertyMap, news: PropertyMap): Promise<CheckResult>;
-  diff(id: string, urn: string, oldOutputs: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<DiffResult>;
+  diff(
+    id: string,
+    urn: string,
+    oldOutputs: PropertyMap,
+    news: PropertyMap,
+    oldInputs?: PropertyMap,
+  ): Promise<DiffResult>;
   create(urn: string, inputs: PropertyMap): Promise<CreateResult>;
   read(id: string, urn: string, props: PropertyMap, inputs?: PropertyMap): Promise<ReadResult>;
-  update(id: string, urn: string, oldOutputs: PropertyMap, news: PropertyMap, oldInputs?: PropertyMap): Promise<PropertyMap>;
+  update(
+    id: string,
+    urn: string,
+    oldOutputs: PropertyMap,
+    news: PropertyMap,
+    oldInputs?: PropertyMap,
+  ): Promise<PropertyMap>;
   delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void>;
   stop(): Promise<void>;
 }

@@ -66,7 +66,8 @@ export class NativePluginHost implements ProviderHost {
   static async start(options: NativeHostStartOptions): Promise<NativePluginHost> {
     const env: Record<string, string | undefined> = { ...options.env };
     // The state passphrase is none of the plugin's business; its config comes through Configure only.
-    for (const key of ["PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE", "PULUMI_CONFIG"]) env[key] = undefined;
+    for (const key of ["PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE", "PULUMI_CONFIG"])
+      env[key] = undefined;
     const executable = options.executable ?? path.join(packageRoot, "bin", `pulumi-resource-${nativePackage}`);
     const client = await NativePluginClient.executable(executable, {
       cwd: options.cwd,
@@ -144,7 +145,9 @@ export class NativePluginHost implements ProviderHost {
     news: PropertyMap,
     oldInputs: PropertyMap = {},
   ): Promise<PropertyMap> {
-    return toPropertyMap(await this.call("update", urn, () => this.client.update(id, urn, oldOutputs, news, oldInputs)));
+    return toPropertyMap(
+      await this.call("update", urn, () => this.client.update(id, urn, oldOutputs, news, oldInputs)),
+    );
   }
 
   async delete(id: string, urn: string, props: PropertyMap, oldInputs: PropertyMap = {}): Promise<void> {
