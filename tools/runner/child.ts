@@ -1,6 +1,7 @@
 // The program process of the offline runner: a fresh Node process per run (like the Pulumi language host), with
 // TypeScript transpiled on require (like ts-node), the stack config in PULUMI_CONFIG, and `setMocks` routing every
-// dynamic resource registration to the MiniEngine, which drives the real dynamic-provider host.
+// dynamic resource registration to the MiniEngine, which drives the real dynamic-provider host. With the `native`
+// provider the program's `cpln-pulumi` is the native classes, whose registrations the MiniEngine sends to the plugin.
 import Module, { createRequire } from "node:module";
 import * as path from "node:path";
 import type * as pulumiTypes from "@pulumi/pulumi";

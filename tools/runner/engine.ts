@@ -1,4 +1,5 @@
-// A small stand-in for the Pulumi engine's step generator and executor, for dynamic resources only. It keeps the
+// A small stand-in for the Pulumi engine's step generator and executor, for dynamic resources and the native plugin's
+// (`cpln-native:*`; each type goes to the provider process of its package, started on first use). It keeps the
 // stack's state in a JSON file and turns each resource registration into the provider calls `pulumi up` makes:
 // check → create, or check → diff → same / update / replace; resources no longer registered are deleted at the end.
 // It approximates the engine (no dependency graph, no refresh/import/protect/ignoreChanges) and says so.

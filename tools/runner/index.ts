@@ -1,6 +1,7 @@
 // The offline program runner: runs a Pulumi TypeScript program without the Pulumi CLI. It is a stand-in for the
 // Pulumi engine, not the engine: each run forks a fresh program process (child.ts) whose `setMocks` routes dynamic
-// resources to the real dynamic-provider host, and a MiniEngine plans and applies the steps against a JSON state file.
+// resources to the real dynamic-provider host (and, with `provider: "native"`, the native classes' registrations to the
+// native plugin), and a MiniEngine plans and applies the steps against a JSON state file.
 import { fork } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
