@@ -18,6 +18,7 @@ import {
 } from "../../api/schemas/location.js";
 import { isCplnApiError } from "../client/errors.js";
 import { jsonObject, patchUpdate, readIgnoringMissing, recordMeta, updatePatch } from "./engine.js";
+import { namedRecordOutputs } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
@@ -98,17 +99,8 @@ function fromApi(record: unknown, prior: Props): LocationOutputs {
   const parsed = locationRecord().parse(record);
   const meta = recordMeta(parsed, "cpln/");
   return {
-    name: parsed.name,
+    ...namedRecordOutputs(parsed, meta),
     enabled: parsed.spec.enabled ?? true,
-    description: parsed.description ?? parsed.name,
-    tags: meta.tags,
-    serverTags: meta.serverTags,
-    org: meta.org,
-    cplnId: parsed.id,
-    selfLink: meta.selfLink,
-    version: parsed.version,
-    created: parsed.created,
-    lastModified: parsed.lastModified,
     origin: parsed.origin,
     provider: parsed.provider,
     region: parsed.region,
