@@ -19,6 +19,15 @@ import {
 } from "./engine.js";
 import type { AnyResourceDefinition, FieldRule, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
+/** The `org` input of every resource: where the object lives; a change replaces the resource. */
+export function orgInput(noun: string) {
+  return z
+    .string()
+    .min(1)
+    .optional()
+    .describe(`Org of the ${noun}; defaults to the \`cpln:org\` stack config or CPLN_ORG. Changing it replaces.`);
+}
+
 /** `name`, `description`, `tags`, `org`, `adopt`. */
 export function namedInputFields(noun: string) {
   return {
@@ -27,11 +36,7 @@ export function namedInputFields(noun: string) {
       .describe(`Name of the ${noun}; defaults to \`<resource name>-<7 hex>\`. Changing it replaces the ${noun}.`),
     description: description().optional(),
     tags: tags().optional(),
-    org: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(`Org of the ${noun}; defaults to the \`cpln:org\` stack config or CPLN_ORG. Changing it replaces.`),
+    org: orgInput(noun),
     adopt: z
       .boolean()
       .optional()

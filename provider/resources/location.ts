@@ -18,7 +18,7 @@ import {
 } from "../../api/schemas/location.js";
 import { isCplnApiError } from "../client/errors.js";
 import { jsonObject, patchUpdate, readIgnoringMissing, recordMeta, updatePatch } from "./engine.js";
-import { namedRecordOutputs } from "./common.js";
+import { namedRecordOutputs, orgInput } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
@@ -31,11 +31,7 @@ export const locationInputs = lazy(() =>
     tags: tags()
       .optional()
       .describe("User tags of the location (server tags under cpln/ are kept); left as they are when omitted."),
-    org: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Org of the location; defaults to the `cpln:org` stack config or CPLN_ORG. Changing it replaces."),
+    org: orgInput("location"),
   }),
 );
 export type LocationInputs = z.infer<ReturnType<typeof locationInputs>>;
