@@ -1,7 +1,7 @@
 /**
  * What every named resource (VolumeSet, Policy, Group, ServiceAccount, AuditContext, CloudAccount) shares, written
  * once: the input and output fields (described with the kind's noun), their field rules, the common part of fromApi
- * and toApi, and the create/read/update/delete of a plain named kind.
+ * and toApi, and the create/read/update/delete of a plain named kind. Also the `org` input every resource has.
  */
 
 import { z } from "zod";
