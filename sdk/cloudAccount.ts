@@ -1,38 +1,20 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
+import { NamedResource, namedArgsProps, recordOutputProps, type NamedResourceArgs } from "./named.js";
 
 /** Arguments of a `CloudAccount`. */
-export interface CloudAccountArgs {
+export interface CloudAccountArgs extends NamedResourceArgs {
   /** `aws`, `azure`, `gcp` or `ngs`. Changing it replaces the cloud account. */
   provider: pulumi.Input<"aws" | "azure" | "gcp" | "ngs">;
   /** Provider-specific data, e.g. `{ roleArn }` for aws, `{ projectId }` for gcp, `{ secretLink }` for azure and ngs. */
   data?: pulumi.Input<Record<string, unknown>>;
-  /** Name of the cloud account; defaults to `<resource name>-<7 hex>`. Changing it replaces the cloud account (deleting the old one first when the name is yours). */
-  name?: pulumi.Input<string>;
-  /** Description, at most 250 characters; defaults to the name. */
-  description?: pulumi.Input<string>;
-  /** Tags, at most 50. Keys under `cpln/` belong to the server and are not accepted here. */
-  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean | null>>>;
-  /** Org; defaults to the `cpln:org` stack config, then `CPLN_ORG`. Changing it replaces the cloud account. */
-  org?: pulumi.Input<string>;
-  /** Take over an existing cloud account of this name (updating it to these args) instead of failing with 409. */
-  adopt?: pulumi.Input<boolean>;
 }
 
 const outputProps = {
   provider: undefined,
   data: undefined,
-  name: undefined,
-  description: undefined,
-  tags: undefined,
-  org: undefined,
-  adopt: undefined,
-  serverTags: undefined,
-  cplnId: undefined,
-  selfLink: undefined,
-  version: undefined,
-  created: undefined,
-  lastModified: undefined,
+  ...namedArgsProps,
+  ...recordOutputProps,
 };
 
 /**
@@ -42,24 +24,9 @@ const outputProps = {
  * tags are updated with one PATCH holding only what changed. The resource id is the self link
  * (`/org/<org>/cloudaccount/<name>`).
  */
-export class CloudAccount extends pulumi.dynamic.Resource {
+export class CloudAccount extends NamedResource {
   declare readonly provider: pulumi.Output<"aws" | "azure" | "gcp" | "ngs">;
   declare readonly data: pulumi.Output<Record<string, unknown> | undefined>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string>;
-  /** User tags (the server's `cpln/` tags are in `serverTags`). */
-  declare readonly tags: pulumi.Output<Record<string, unknown>>;
-  declare readonly org: pulumi.Output<string>;
-  declare readonly adopt: pulumi.Output<boolean | undefined>;
-  /** Tags set by the server (keys under `cpln/`). */
-  declare readonly serverTags: pulumi.Output<Record<string, unknown> | undefined>;
-  /** The API's id (UUID). */
-  declare readonly cplnId: pulumi.Output<string>;
-  /** `/org/<org>/cloudaccount/<name>` (also the resource id). */
-  declare readonly selfLink: pulumi.Output<string>;
-  declare readonly version: pulumi.Output<number>;
-  declare readonly created: pulumi.Output<string>;
-  declare readonly lastModified: pulumi.Output<string>;
 
   /** Reads an existing cloud account by its self link (`/org/<org>/cloudaccount/<name>`) without managing it. */
   static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): CloudAccount {

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
+import { NamedResource, namedArgsProps, recordOutputProps, type NamedResourceArgs } from "./named.js";
 
 /** One condition of a member query: exactly one of `property`, `rel` or `tag`, an `op` and (except for exists) a `value`. */
 export interface GroupQueryTerm {
@@ -32,37 +33,18 @@ export interface GroupMemberQuery {
 }
 
 /** Arguments of a `Group`. */
-export interface GroupArgs {
+export interface GroupArgs extends NamedResourceArgs {
   /** Members: `//user/<email>`, `//serviceaccount/<name>` or full `/org/<org>/...` links. A set: order is ignored. */
   memberLinks?: pulumi.Input<pulumi.Input<string>[]>;
   /** Users added by query. */
   memberQuery?: pulumi.Input<GroupMemberQuery>;
-  /** Name of the group; defaults to `<resource name>-<7 hex>`. Changing it replaces the group (deleting the old one first when the name is yours). */
-  name?: pulumi.Input<string>;
-  /** Description, at most 250 characters; defaults to the name. */
-  description?: pulumi.Input<string>;
-  /** Tags, at most 50. Keys under `cpln/` belong to the server and are not accepted here. */
-  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean | null>>>;
-  /** Org; defaults to the `cpln:org` stack config, then `CPLN_ORG`. Changing it replaces the group. */
-  org?: pulumi.Input<string>;
-  /** Take over an existing group of this name (updating it to these args) instead of failing with 409. */
-  adopt?: pulumi.Input<boolean>;
 }
 
 const outputProps = {
   memberLinks: undefined,
   memberQuery: undefined,
-  name: undefined,
-  description: undefined,
-  tags: undefined,
-  org: undefined,
-  adopt: undefined,
-  serverTags: undefined,
-  cplnId: undefined,
-  selfLink: undefined,
-  version: undefined,
-  created: undefined,
-  lastModified: undefined,
+  ...namedArgsProps,
+  ...recordOutputProps,
   origin: undefined,
 };
 
@@ -73,25 +55,10 @@ const outputProps = {
  * `name` and `org` cannot change in place. An update is one PATCH that appends and drops only the members that
  * changed. The resource id is the self link (`/org/<org>/group/<name>`).
  */
-export class Group extends pulumi.dynamic.Resource {
+export class Group extends NamedResource {
   /** Members, as full links. */
   declare readonly memberLinks: pulumi.Output<string[] | undefined>;
   declare readonly memberQuery: pulumi.Output<Record<string, unknown> | undefined>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string>;
-  /** User tags (the server's `cpln/` tags are in `serverTags`). */
-  declare readonly tags: pulumi.Output<Record<string, unknown>>;
-  declare readonly org: pulumi.Output<string>;
-  declare readonly adopt: pulumi.Output<boolean | undefined>;
-  /** Tags set by the server (keys under `cpln/`). */
-  declare readonly serverTags: pulumi.Output<Record<string, unknown> | undefined>;
-  /** The API's id (UUID). */
-  declare readonly cplnId: pulumi.Output<string>;
-  /** `/org/<org>/group/<name>` (also the resource id). */
-  declare readonly selfLink: pulumi.Output<string>;
-  declare readonly version: pulumi.Output<number>;
-  declare readonly created: pulumi.Output<string>;
-  declare readonly lastModified: pulumi.Output<string>;
   /** `default`; `builtin` groups (superusers, viewers) cannot be deleted. */
   declare readonly origin: pulumi.Output<"default" | "builtin" | "synthetic">;
 

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
+import { NamedResource, namedArgsProps, recordOutputProps, type NamedResourceArgs } from "./named.js";
 import type { PolicyInputs, PolicyOutputs } from "../provider/resources/policy.js";
 import type { PolicyOutputs as PolicyPublicOutputs, PolicyInputs as PolicyPublicInputs } from "./types.js";
 
@@ -56,7 +57,7 @@ export interface PolicyTargetQuery {
 }
 
 /** Arguments of a `Policy`. */
-export interface PolicyArgs {
+export interface PolicyArgs extends NamedResourceArgs {
   /** Kind of the objects the policy applies to (`volumeset`, `gvc`, `secret`, ...). Changing it replaces the policy. */
   targetKind: pulumi.Input<PolicyPublicInputs["targetKind"]>;
   /** Objects of `targetKind` the policy applies to (at most 200): `//<kind>/<name>` (`//gvc/<g>/<kind>/<name>` for gvc-scoped kinds) or full links. */
@@ -67,16 +68,6 @@ export interface PolicyArgs {
   target?: pulumi.Input<"all">;
   /** Who gets which permissions (at most 50). */
   bindings?: pulumi.Input<pulumi.Input<PolicyBinding>[]>;
-  /** Name of the policy; defaults to `<resource name>-<7 hex>`. Changing it replaces the policy (deleting the old one first when the name is yours). */
-  name?: pulumi.Input<string>;
-  /** Description, at most 250 characters; defaults to the name. */
-  description?: pulumi.Input<string>;
-  /** Tags, at most 50. Keys under `cpln/` belong to the server and are not accepted here. */
-  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean | null>>>;
-  /** Org; defaults to the `cpln:org` stack config, then `CPLN_ORG`. Changing it replaces the policy. */
-  org?: pulumi.Input<string>;
-  /** Take over an existing policy of this name (updating it to these args) instead of failing with 409. */
-  adopt?: pulumi.Input<boolean>;
   /**
    * Share the policy's bindings with `PolicyBinding` resources, other stacks and CLI edits: principals (and bindings)
    * that `bindings` does not declare are ignored (never drift, never removed), and an update appends and drops only
@@ -96,18 +87,9 @@ const outputProps: Record<keyof PolicyOutputs, undefined> = {
   targetQuery: undefined,
   target: undefined,
   bindings: undefined,
-  name: undefined,
-  description: undefined,
-  tags: undefined,
-  org: undefined,
-  adopt: undefined,
+  ...namedArgsProps,
   ignoreUndeclaredPrincipals: undefined,
-  serverTags: undefined,
-  cplnId: undefined,
-  selfLink: undefined,
-  version: undefined,
-  created: undefined,
-  lastModified: undefined,
+  ...recordOutputProps,
   origin: undefined,
 };
 
@@ -119,7 +101,7 @@ const outputProps: Record<keyof PolicyOutputs, undefined> = {
  * links that changed, so principals another client adds to other bindings survive. The resource id is the self link
  * (`/org/<org>/policy/<name>`).
  */
-export class Policy extends pulumi.dynamic.Resource {
+export class Policy extends NamedResource {
   declare readonly targetKind: pulumi.Output<string>;
   /** Full links (`/org/<org>/...`). */
   declare readonly targetLinks: pulumi.Output<string[] | undefined>;
@@ -127,22 +109,7 @@ export class Policy extends pulumi.dynamic.Resource {
   declare readonly target: pulumi.Output<"all" | undefined>;
   /** Bindings, with full principal links. */
   declare readonly bindings: pulumi.Output<PolicyPublicOutputs["bindings"]>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string>;
-  /** User tags (the server's `cpln/` tags are in `serverTags`). */
-  declare readonly tags: pulumi.Output<Record<string, unknown>>;
-  declare readonly org: pulumi.Output<string>;
-  declare readonly adopt: pulumi.Output<boolean | undefined>;
   declare readonly ignoreUndeclaredPrincipals: pulumi.Output<boolean | undefined>;
-  /** Tags set by the server (keys under `cpln/`). */
-  declare readonly serverTags: pulumi.Output<Record<string, unknown> | undefined>;
-  /** The API's id (UUID). */
-  declare readonly cplnId: pulumi.Output<string>;
-  /** `/org/<org>/policy/<name>` (also the resource id). */
-  declare readonly selfLink: pulumi.Output<string>;
-  declare readonly version: pulumi.Output<number>;
-  declare readonly created: pulumi.Output<string>;
-  declare readonly lastModified: pulumi.Output<string>;
   /** `default` for policies created through the API; `builtin` ones cannot be changed. */
   declare readonly origin: pulumi.Output<"default" | "builtin">;
 

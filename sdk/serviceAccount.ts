@@ -1,32 +1,13 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
+import { NamedResource, namedArgsProps, recordOutputProps, type NamedResourceArgs } from "./named.js";
 
 /** Arguments of a `ServiceAccount`. */
-export interface ServiceAccountArgs {
-  /** Name of the service account; defaults to `<resource name>-<7 hex>`. Changing it replaces the service account (deleting the old one first when the name is yours). */
-  name?: pulumi.Input<string>;
-  /** Description, at most 250 characters; defaults to the name. */
-  description?: pulumi.Input<string>;
-  /** Tags, at most 50. Keys under `cpln/` belong to the server and are not accepted here. */
-  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean | null>>>;
-  /** Org; defaults to the `cpln:org` stack config, then `CPLN_ORG`. Changing it replaces the service account. */
-  org?: pulumi.Input<string>;
-  /** Take over an existing service account of this name (updating it to these args) instead of failing with 409. */
-  adopt?: pulumi.Input<boolean>;
-}
+export type ServiceAccountArgs = NamedResourceArgs;
 
 const outputProps = {
-  name: undefined,
-  description: undefined,
-  tags: undefined,
-  org: undefined,
-  adopt: undefined,
-  serverTags: undefined,
-  cplnId: undefined,
-  selfLink: undefined,
-  version: undefined,
-  created: undefined,
-  lastModified: undefined,
+  ...namedArgsProps,
+  ...recordOutputProps,
   origin: undefined,
   keyNames: undefined,
 };
@@ -37,22 +18,7 @@ const outputProps = {
  * `name` and `org` cannot change in place; description and tags are updated with one PATCH. The resource id is the
  * self link (`/org/<org>/serviceaccount/<name>`).
  */
-export class ServiceAccount extends pulumi.dynamic.Resource {
-  declare readonly name: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string>;
-  /** User tags (the server's `cpln/` tags are in `serverTags`). */
-  declare readonly tags: pulumi.Output<Record<string, unknown>>;
-  declare readonly org: pulumi.Output<string>;
-  declare readonly adopt: pulumi.Output<boolean | undefined>;
-  /** Tags set by the server (keys under `cpln/`). */
-  declare readonly serverTags: pulumi.Output<Record<string, unknown> | undefined>;
-  /** The API's id (UUID). */
-  declare readonly cplnId: pulumi.Output<string>;
-  /** `/org/<org>/serviceaccount/<name>` (also the resource id). */
-  declare readonly selfLink: pulumi.Output<string>;
-  declare readonly version: pulumi.Output<number>;
-  declare readonly created: pulumi.Output<string>;
-  declare readonly lastModified: pulumi.Output<string>;
+export class ServiceAccount extends NamedResource {
   /** `default`; `builtin` ones cannot be changed or deleted. */
   declare readonly origin: pulumi.Output<"default" | "builtin">;
   /** Names of the account's keys (the text before the first `.` of a key); the keys themselves are never read. */

@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
+import { NamedResource, namedArgsProps, recordOutputProps, type NamedResourceArgs } from "./named.js";
 import type { VolumeSetInputs, VolumeSetOutputs } from "../provider/resources/volumeSet.js";
 import type { VolumeSetOutputs as VolumeSetPublicOutputs } from "./types.js";
 
@@ -72,7 +73,7 @@ export interface VolumeSetMountOptions {
 }
 
 /** Arguments of a `VolumeSet`. */
-export interface VolumeSetArgs {
+export interface VolumeSetArgs extends NamedResourceArgs {
   /** Name of the gvc the volume set lives in. Changing it replaces the volume set. */
   gvc: pulumi.Input<string>;
   /** Capacity in GB of each new volume: 10–65536 (200–65536 for `high-throughput-ssd`); at most `autoscaling.maxCapacity`. */
@@ -91,16 +92,6 @@ export interface VolumeSetArgs {
   autoscaling?: pulumi.Input<VolumeSetAutoscaling>;
   /** Mount options (shared file system). */
   mountOptions?: pulumi.Input<VolumeSetMountOptions>;
-  /** Name of the volume set; defaults to `<resource name>-<7 hex>`. Changing it replaces the volume set (deleting the old one first when the name is yours). */
-  name?: pulumi.Input<string>;
-  /** Description, at most 250 characters; defaults to the name. */
-  description?: pulumi.Input<string>;
-  /** Tags, at most 50. Keys under `cpln/` belong to the server and are not accepted here. */
-  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean | null>>>;
-  /** Org; defaults to the `cpln:org` stack config, then `CPLN_ORG`. Changing it replaces the volume set. */
-  org?: pulumi.Input<string>;
-  /** Take over an existing volume set of this name (updating it to these args) instead of failing with 409. */
-  adopt?: pulumi.Input<boolean>;
 }
 
 // Every arg must be an input the provider accepts (checked by the compiler, not at run time).
@@ -118,17 +109,8 @@ const outputProps: Record<keyof VolumeSetOutputs, undefined> = {
   snapshots: undefined,
   autoscaling: undefined,
   mountOptions: undefined,
-  name: undefined,
-  description: undefined,
-  tags: undefined,
-  org: undefined,
-  adopt: undefined,
-  serverTags: undefined,
-  cplnId: undefined,
-  selfLink: undefined,
-  version: undefined,
-  created: undefined,
-  lastModified: undefined,
+  ...namedArgsProps,
+  ...recordOutputProps,
   status: undefined,
 };
 
@@ -139,7 +121,7 @@ const outputProps: Record<keyof VolumeSetOutputs, undefined> = {
  * set); every other change is one PATCH holding only what changed. The resource id is the self link
  * (`/org/<org>/gvc/<gvc>/volumeset/<name>`).
  */
-export class VolumeSet extends pulumi.dynamic.Resource {
+export class VolumeSet extends NamedResource {
   declare readonly gvc: pulumi.Output<string>;
   declare readonly initialCapacity: pulumi.Output<number>;
   declare readonly performanceClass: pulumi.Output<VolumeSetPublicOutputs["performanceClass"]>;
@@ -149,21 +131,6 @@ export class VolumeSet extends pulumi.dynamic.Resource {
   declare readonly snapshots: pulumi.Output<VolumeSetPublicOutputs["snapshots"]>;
   declare readonly autoscaling: pulumi.Output<VolumeSetPublicOutputs["autoscaling"]>;
   declare readonly mountOptions: pulumi.Output<VolumeSetPublicOutputs["mountOptions"]>;
-  declare readonly name: pulumi.Output<string>;
-  declare readonly description: pulumi.Output<string>;
-  /** User tags (the server's `cpln/` tags are in `serverTags`). */
-  declare readonly tags: pulumi.Output<Record<string, unknown>>;
-  declare readonly org: pulumi.Output<string>;
-  declare readonly adopt: pulumi.Output<boolean | undefined>;
-  /** Tags set by the server (keys under `cpln/`). */
-  declare readonly serverTags: pulumi.Output<Record<string, unknown> | undefined>;
-  /** The API's id (UUID). */
-  declare readonly cplnId: pulumi.Output<string>;
-  /** `/org/<org>/gvc/<gvc>/volumeset/<name>` (also the resource id). */
-  declare readonly selfLink: pulumi.Output<string>;
-  declare readonly version: pulumi.Output<number>;
-  declare readonly created: pulumi.Output<string>;
-  declare readonly lastModified: pulumi.Output<string>;
   /** Server-maintained state: locations, volumes, workloads. */
   declare readonly status: pulumi.Output<VolumeSetPublicOutputs["status"]>;
 

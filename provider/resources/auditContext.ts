@@ -4,19 +4,18 @@
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
-import { collectionPath, selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { auditCtx as auditCtxRecord, auditCtxOrigins } from "../../api/schemas/auditCtx.js";
+import { recordMeta } from "./engine.js";
 import {
-  createOrAdopt,
-  deleteIgnoringMissing,
-  jsonObject,
-  patchUpdate,
-  readIgnoringMissing,
-  recordMeta,
-} from "./engine.js";
-import { namedInputFields, recordOutputFields } from "./common.js";
-import type { FieldRules, InputIssue, Props, ResourceContext, ResourceDefinition } from "./types.js";
+  namedApiBody,
+  namedFieldRules,
+  namedInputFields,
+  namedKindLifecycle,
+  namedRecordOutputs,
+  recordOutputFields,
+} from "./common.js";
+import type { AnyResourceDefinition, FieldRules, InputIssue, Props, ResourceDefinition } from "./types.js";
 
 /** The name of every org's builtin audit context. */
 export const BUILTIN_AUDIT_CONTEXT = "cpln";
@@ -36,34 +35,19 @@ export type AuditContextOutputs = z.infer<ReturnType<typeof auditContextOutputs>
 
 // ---- field rules ----------------------------------------------------------------------------------------------------
 
-const fields: FieldRules<AuditContextInputs> = {
-  name: { replace: true },
-  description: {},
-  tags: { serverKeyPrefix: "cpln/" },
-  org: { replace: true },
-  adopt: { local: true },
-};
+const fields: FieldRules<AuditContextInputs> = { ...namedFieldRules };
 
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
 
 function toApi(inputs: Props) {
-  return jsonObject({ name: inputs.name, description: inputs.description, tags: inputs.tags });
+  return namedApiBody(inputs);
 }
 
 function fromApi(record: unknown): AuditContextOutputs {
   const parsed = auditCtxRecord().parse(record);
   const meta = recordMeta(parsed, "cpln/");
   return {
-    name: parsed.name,
-    description: parsed.description ?? parsed.name,
-    tags: meta.tags,
-    serverTags: meta.serverTags,
-    org: meta.org,
-    cplnId: parsed.id,
-    selfLink: meta.selfLink,
-    version: parsed.version,
-    created: parsed.created,
-    lastModified: parsed.lastModified,
+    ...namedRecordOutputs(parsed, meta),
     origin: parsed.origin,
   } as AuditContextOutputs;
 }
@@ -104,32 +88,11 @@ export const auditContextDefinition = {
   contractIssues: builtinIssues,
   normalize: (inputs) => inputs,
 
-  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
-  async create(ctx: ResourceContext, inputs: AuditContextInputs): Promise<{ id: string; outs: AuditContextOutputs }> {
-    const link = selfLink(ctx.org, "auditctx", String(inputs.name));
-    const record = await createOrAdopt(auditContextDefinition, ctx, inputs, collectionPath(ctx.org, "auditctx"), link);
-    const outs = fromApi(record);
-    return { id: outs.selfLink, outs };
-  },
-
-  // read: one GET; undefined when it is gone.
-  async read(ctx: ResourceContext, id: string): Promise<AuditContextOutputs | undefined> {
-    const record = await readIgnoringMissing(ctx, id);
-    return record === undefined ? undefined : fromApi(record);
-  },
-
-  // update: one PATCH built by buildPatch, none when nothing managed changed.
-  async update(
-    ctx: ResourceContext,
-    id: string,
-    olds: AuditContextOutputs,
-    news: AuditContextInputs,
-  ): Promise<AuditContextOutputs> {
-    return patchUpdate(auditContextDefinition, ctx, id, olds, news);
-  },
-
-  // delete: one DELETE (the server requires `manage` on audit contexts); 404 counts as deleted.
-  async delete(ctx: ResourceContext, id: string): Promise<void> {
-    await deleteIgnoringMissing(ctx, id);
-  },
+  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH. read: one GET. update:
+  // one PATCH built by buildPatch, none when nothing managed changed. delete: one DELETE (the server requires `manage`
+  // on audit contexts); 404 counts as deleted.
+  ...namedKindLifecycle<AuditContextInputs, AuditContextOutputs>(
+    "auditctx",
+    (): AnyResourceDefinition => auditContextDefinition,
+  ),
 } satisfies ResourceDefinition<AuditContextInputs, AuditContextOutputs>;

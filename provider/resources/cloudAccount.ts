@@ -4,19 +4,18 @@
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
-import { collectionPath, selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { cloudAccount as cloudAccountRecord, cloudAccountCreate } from "../../api/schemas/cloudAccount.js";
+import { recordMeta } from "./engine.js";
 import {
-  createOrAdopt,
-  deleteIgnoringMissing,
-  jsonObject,
-  patchUpdate,
-  readIgnoringMissing,
-  recordMeta,
-} from "./engine.js";
-import { namedInputFields, recordOutputFields } from "./common.js";
-import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
+  namedApiBody,
+  namedFieldRules,
+  namedInputFields,
+  namedKindLifecycle,
+  namedRecordOutputs,
+  recordOutputFields,
+} from "./common.js";
+import type { AnyResourceDefinition, FieldRules, Props, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
 
@@ -40,23 +39,13 @@ export type CloudAccountOutputs = z.infer<ReturnType<typeof cloudAccountOutputs>
 const fields: FieldRules<CloudAccountInputs> = {
   provider: { replace: true },
   data: {},
-  name: { replace: true },
-  description: {},
-  tags: { serverKeyPrefix: "cpln/" },
-  org: { replace: true },
-  adopt: { local: true },
+  ...namedFieldRules,
 };
 
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
 
 function toApi(inputs: Props) {
-  return jsonObject({
-    name: inputs.name,
-    description: inputs.description,
-    tags: inputs.tags,
-    provider: inputs.provider,
-    data: inputs.data,
-  });
+  return namedApiBody(inputs, { provider: inputs.provider, data: inputs.data });
 }
 
 function fromApi(record: unknown): CloudAccountOutputs {
@@ -65,16 +54,7 @@ function fromApi(record: unknown): CloudAccountOutputs {
   return {
     provider: parsed.provider,
     data: parsed.data,
-    name: parsed.name,
-    description: parsed.description ?? parsed.name,
-    tags: meta.tags,
-    serverTags: meta.serverTags,
-    org: meta.org,
-    cplnId: parsed.id,
-    selfLink: meta.selfLink,
-    version: parsed.version,
-    created: parsed.created,
-    lastModified: parsed.lastModified,
+    ...namedRecordOutputs(parsed, meta),
   } as CloudAccountOutputs;
 }
 
@@ -102,33 +82,10 @@ export const cloudAccountDefinition = {
   contractIssues: () => [],
   normalize: (inputs) => inputs,
 
-  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
-  async create(ctx: ResourceContext, inputs: CloudAccountInputs): Promise<{ id: string; outs: CloudAccountOutputs }> {
-    const link = selfLink(ctx.org, "cloudaccount", String(inputs.name));
-    const collection = collectionPath(ctx.org, "cloudaccount");
-    const record = await createOrAdopt(cloudAccountDefinition, ctx, inputs, collection, link);
-    const outs = fromApi(record);
-    return { id: outs.selfLink, outs };
-  },
-
-  // read: one GET; undefined when it is gone.
-  async read(ctx: ResourceContext, id: string): Promise<CloudAccountOutputs | undefined> {
-    const record = await readIgnoringMissing(ctx, id);
-    return record === undefined ? undefined : fromApi(record);
-  },
-
-  // update: one PATCH built by buildPatch, none when nothing managed changed.
-  async update(
-    ctx: ResourceContext,
-    id: string,
-    olds: CloudAccountOutputs,
-    news: CloudAccountInputs,
-  ): Promise<CloudAccountOutputs> {
-    return patchUpdate(cloudAccountDefinition, ctx, id, olds, news);
-  },
-
-  // delete: one DELETE; 404 counts as deleted.
-  async delete(ctx: ResourceContext, id: string): Promise<void> {
-    await deleteIgnoringMissing(ctx, id);
-  },
+  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH. read: one GET. update:
+  // one PATCH built by buildPatch, none when nothing managed changed. delete: one DELETE; 404 counts as deleted.
+  ...namedKindLifecycle<CloudAccountInputs, CloudAccountOutputs>(
+    "cloudaccount",
+    (): AnyResourceDefinition => cloudAccountDefinition,
+  ),
 } satisfies ResourceDefinition<CloudAccountInputs, CloudAccountOutputs>;

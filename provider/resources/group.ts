@@ -5,19 +5,19 @@
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
-import { collectionPath, normalizeLink, selfLink } from "../../api/links.js";
+import { normalizeLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { group as groupRecord, groupCreate, groupOrigins } from "../../api/schemas/group.js";
+import { recordMeta } from "./engine.js";
 import {
-  createOrAdopt,
-  deleteIgnoringMissing,
-  jsonObject,
-  patchUpdate,
-  readIgnoringMissing,
-  recordMeta,
-} from "./engine.js";
-import { namedInputFields, recordOutputFields } from "./common.js";
-import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
+  namedApiBody,
+  namedFieldRules,
+  namedInputFields,
+  namedKindLifecycle,
+  namedRecordOutputs,
+  recordOutputFields,
+} from "./common.js";
+import type { AnyResourceDefinition, FieldRules, Props, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
 
@@ -48,23 +48,13 @@ export type GroupOutputs = z.infer<ReturnType<typeof groupOutputs>>;
 const fields: FieldRules<GroupInputs> = {
   memberLinks: {},
   memberQuery: {},
-  name: { replace: true },
-  description: {},
-  tags: { serverKeyPrefix: "cpln/" },
-  org: { replace: true },
-  adopt: { local: true },
+  ...namedFieldRules,
 };
 
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
 
 function toApi(inputs: Props) {
-  return jsonObject({
-    name: inputs.name,
-    description: inputs.description,
-    tags: inputs.tags,
-    memberLinks: inputs.memberLinks,
-    memberQuery: inputs.memberQuery,
-  });
+  return namedApiBody(inputs, { memberLinks: inputs.memberLinks, memberQuery: inputs.memberQuery });
 }
 
 function fromApi(record: unknown): GroupOutputs {
@@ -73,16 +63,7 @@ function fromApi(record: unknown): GroupOutputs {
   return {
     memberLinks: parsed.memberLinks,
     memberQuery: parsed.memberQuery,
-    name: parsed.name,
-    description: parsed.description ?? parsed.name,
-    tags: meta.tags,
-    serverTags: meta.serverTags,
-    org: meta.org,
-    cplnId: parsed.id,
-    selfLink: meta.selfLink,
-    version: parsed.version,
-    created: parsed.created,
-    lastModified: parsed.lastModified,
+    ...namedRecordOutputs(parsed, meta),
     origin: parsed.origin,
   } as GroupOutputs;
 }
@@ -117,27 +98,8 @@ export const groupDefinition = {
   contractIssues: () => [],
   normalize,
 
-  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
-  async create(ctx: ResourceContext, inputs: GroupInputs): Promise<{ id: string; outs: GroupOutputs }> {
-    const link = selfLink(ctx.org, "group", String(inputs.name));
-    const record = await createOrAdopt(groupDefinition, ctx, inputs, collectionPath(ctx.org, "group"), link);
-    const outs = fromApi(record);
-    return { id: outs.selfLink, outs };
-  },
-
-  // read: one GET; undefined when it is gone.
-  async read(ctx: ResourceContext, id: string): Promise<GroupOutputs | undefined> {
-    const record = await readIgnoringMissing(ctx, id);
-    return record === undefined ? undefined : fromApi(record);
-  },
-
-  // update: one PATCH built by buildPatch ($append/ and $drop/ of members), none when nothing managed changed.
-  async update(ctx: ResourceContext, id: string, olds: GroupOutputs, news: GroupInputs): Promise<GroupOutputs> {
-    return patchUpdate(groupDefinition, ctx, id, olds, news);
-  },
-
-  // delete: one DELETE; 404 counts as deleted.
-  async delete(ctx: ResourceContext, id: string): Promise<void> {
-    await deleteIgnoringMissing(ctx, id);
-  },
+  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH. read: one GET. update:
+  // one PATCH built by buildPatch ($append/ and $drop/ of members), none when nothing managed changed. delete: one
+  // DELETE; 404 counts as deleted.
+  ...namedKindLifecycle<GroupInputs, GroupOutputs>("group", (): AnyResourceDefinition => groupDefinition),
 } satisfies ResourceDefinition<GroupInputs, GroupOutputs>;

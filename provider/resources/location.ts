@@ -18,6 +18,7 @@ import {
 } from "../../api/schemas/location.js";
 import { isCplnApiError } from "../client/errors.js";
 import { jsonObject, patchUpdate, readIgnoringMissing, recordMeta, updatePatch } from "./engine.js";
+import { namedRecordOutputs, orgInput } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
@@ -30,11 +31,7 @@ export const locationInputs = lazy(() =>
     tags: tags()
       .optional()
       .describe("User tags of the location (server tags under cpln/ are kept); left as they are when omitted."),
-    org: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Org of the location; defaults to the `cpln:org` stack config or CPLN_ORG. Changing it replaces."),
+    org: orgInput("location"),
   }),
 );
 export type LocationInputs = z.infer<ReturnType<typeof locationInputs>>;
@@ -98,17 +95,8 @@ function fromApi(record: unknown, prior: Props): LocationOutputs {
   const parsed = locationRecord().parse(record);
   const meta = recordMeta(parsed, "cpln/");
   return {
-    name: parsed.name,
+    ...namedRecordOutputs(parsed, meta),
     enabled: parsed.spec.enabled ?? true,
-    description: parsed.description ?? parsed.name,
-    tags: meta.tags,
-    serverTags: meta.serverTags,
-    org: meta.org,
-    cplnId: parsed.id,
-    selfLink: meta.selfLink,
-    version: parsed.version,
-    created: parsed.created,
-    lastModified: parsed.lastModified,
     origin: parsed.origin,
     provider: parsed.provider,
     region: parsed.region,

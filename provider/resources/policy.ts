@@ -24,7 +24,6 @@ import {
   adoptExisting,
   deleteIgnoringMissing,
   isEmptyPatch,
-  jsonObject,
   managedBody,
   patchUpdate,
   readIgnoringMissing,
@@ -32,7 +31,7 @@ import {
   updatePatch,
 } from "./engine.js";
 import { bindingPartial, dropEmptiedBindings, permissionsKey, type BindingChange } from "./policyBinding.js";
-import { namedInputFields, recordOutputFields } from "./common.js";
+import { namedApiBody, namedFieldRules, namedInputFields, namedRecordOutputs, recordOutputFields } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
@@ -75,11 +74,7 @@ const fields: FieldRules<PolicyInputs> = {
   targetQuery: {},
   target: {},
   bindings: {},
-  name: { replace: true },
-  description: {},
-  tags: { serverKeyPrefix: "cpln/" },
-  org: { replace: true },
-  adopt: { local: true },
+  ...namedFieldRules,
   // Never sent, but a change is an update (with no request), so that the outputs hold the option in force.
   ignoreUndeclaredPrincipals: {},
 };
@@ -87,10 +82,7 @@ const fields: FieldRules<PolicyInputs> = {
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
 
 function toApi(inputs: Props) {
-  return jsonObject({
-    name: inputs.name,
-    description: inputs.description,
-    tags: inputs.tags,
+  return namedApiBody(inputs, {
     targetKind: inputs.targetKind,
     targetLinks: inputs.targetLinks,
     targetQuery: inputs.targetQuery,
@@ -129,16 +121,7 @@ function fromApi(record: unknown, prior: Props = {}): PolicyOutputs {
     targetQuery: parsed.targetQuery,
     target: parsed.target,
     bindings,
-    name: parsed.name,
-    description: parsed.description ?? parsed.name,
-    tags: meta.tags,
-    serverTags: meta.serverTags,
-    org: meta.org,
-    cplnId: parsed.id,
-    selfLink: meta.selfLink,
-    version: parsed.version,
-    created: parsed.created,
-    lastModified: parsed.lastModified,
+    ...namedRecordOutputs(parsed, meta),
     origin: parsed.origin,
     ignoreUndeclaredPrincipals: prior.ignoreUndeclaredPrincipals,
   } as PolicyOutputs;

@@ -16,6 +16,7 @@ import { valueSet, type Json, type JsonObject, type PatchRules } from "../../api
 import { binding, bindingKey, policy as policyRecord } from "../../api/schemas/policy.js";
 import { isCplnApiError } from "../client/errors.js";
 import { readIgnoringMissing } from "./engine.js";
+import { orgInput } from "./common.js";
 import type { FieldRules, InputIssue, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
@@ -37,11 +38,7 @@ export const policyBindingInputs = lazy(() => {
       "Principals this resource grants the permissions to (1-200): //group/<g>, //user/<email>, //serviceaccount/<s>, " +
         "//gvc/<g>/identity/<i> or full links. Other principals of the same binding are left alone.",
     ),
-    org: z
-      .string()
-      .min(1)
-      .optional()
-      .describe("Org of the policy; defaults to the `cpln:org` stack config or CPLN_ORG. Changing it replaces."),
+    org: orgInput("policy"),
   });
 });
 export type PolicyBindingInputs = z.infer<ReturnType<typeof policyBindingInputs>>;

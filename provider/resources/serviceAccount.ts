@@ -5,19 +5,18 @@
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
-import { collectionPath, selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { serviceAccount as serviceAccountRecord, serviceAccountOrigins } from "../../api/schemas/serviceAccount.js";
+import { recordMeta } from "./engine.js";
 import {
-  createOrAdopt,
-  deleteIgnoringMissing,
-  jsonObject,
-  patchUpdate,
-  readIgnoringMissing,
-  recordMeta,
-} from "./engine.js";
-import { namedInputFields, recordOutputFields } from "./common.js";
-import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
+  namedApiBody,
+  namedFieldRules,
+  namedInputFields,
+  namedKindLifecycle,
+  namedRecordOutputs,
+  recordOutputFields,
+} from "./common.js";
+import type { AnyResourceDefinition, FieldRules, Props, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
 
@@ -37,34 +36,19 @@ export type ServiceAccountOutputs = z.infer<ReturnType<typeof serviceAccountOutp
 
 // ---- field rules ----------------------------------------------------------------------------------------------------
 
-const fields: FieldRules<ServiceAccountInputs> = {
-  name: { replace: true },
-  description: {},
-  tags: { serverKeyPrefix: "cpln/" },
-  org: { replace: true },
-  adopt: { local: true },
-};
+const fields: FieldRules<ServiceAccountInputs> = { ...namedFieldRules };
 
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
 
 function toApi(inputs: Props) {
-  return jsonObject({ name: inputs.name, description: inputs.description, tags: inputs.tags });
+  return namedApiBody(inputs);
 }
 
 function fromApi(record: unknown): ServiceAccountOutputs {
   const parsed = serviceAccountRecord().parse(record);
   const meta = recordMeta(parsed, "cpln/");
   return {
-    name: parsed.name,
-    description: parsed.description ?? parsed.name,
-    tags: meta.tags,
-    serverTags: meta.serverTags,
-    org: meta.org,
-    cplnId: parsed.id,
-    selfLink: meta.selfLink,
-    version: parsed.version,
-    created: parsed.created,
-    lastModified: parsed.lastModified,
+    ...namedRecordOutputs(parsed, meta),
     origin: parsed.origin,
     keyNames: (parsed.keys ?? []).map((key) => key.name),
   } as ServiceAccountOutputs;
@@ -93,36 +77,11 @@ export const serviceAccountDefinition = {
   contractIssues: () => [],
   normalize: (inputs) => inputs,
 
-  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
-  async create(
-    ctx: ResourceContext,
-    inputs: ServiceAccountInputs,
-  ): Promise<{ id: string; outs: ServiceAccountOutputs }> {
-    const link = selfLink(ctx.org, "serviceaccount", String(inputs.name));
-    const collection = collectionPath(ctx.org, "serviceaccount");
-    const record = await createOrAdopt(serviceAccountDefinition, ctx, inputs, collection, link);
-    const outs = fromApi(record);
-    return { id: outs.selfLink, outs };
-  },
-
-  // read: one GET; undefined when it is gone.
-  async read(ctx: ResourceContext, id: string): Promise<ServiceAccountOutputs | undefined> {
-    const record = await readIgnoringMissing(ctx, id);
-    return record === undefined ? undefined : fromApi(record);
-  },
-
-  // update: one PATCH built by buildPatch, none when nothing managed changed (keys are never part of it).
-  async update(
-    ctx: ResourceContext,
-    id: string,
-    olds: ServiceAccountOutputs,
-    news: ServiceAccountInputs,
-  ): Promise<ServiceAccountOutputs> {
-    return patchUpdate(serviceAccountDefinition, ctx, id, olds, news);
-  },
-
-  // delete: one DELETE (the server revokes its keys with it); 404 counts as deleted.
-  async delete(ctx: ResourceContext, id: string): Promise<void> {
-    await deleteIgnoringMissing(ctx, id);
-  },
+  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH. read: one GET. update:
+  // one PATCH built by buildPatch, none when nothing managed changed (keys are never part of it). delete: one DELETE
+  // (the server revokes its keys with it); 404 counts as deleted.
+  ...namedKindLifecycle<ServiceAccountInputs, ServiceAccountOutputs>(
+    "serviceaccount",
+    (): AnyResourceDefinition => serviceAccountDefinition,
+  ),
 } satisfies ResourceDefinition<ServiceAccountInputs, ServiceAccountOutputs>;

@@ -12,6 +12,7 @@ import { description, name } from "../../api/schemas/common.js";
 import { serviceAccount as serviceAccountRecord, serviceAccountKey } from "../../api/schemas/serviceAccount.js";
 import { isCplnApiError } from "../client/errors.js";
 import { jsonObject, readIgnoringMissing } from "./engine.js";
+import { orgInput } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
@@ -22,13 +23,7 @@ export const serviceAccountKeyInputs = lazy(() =>
     description: description()
       .optional()
       .describe("Description of the key (the server uses the key's name when omitted). Changing it replaces the key."),
-    org: z
-      .string()
-      .min(1)
-      .optional()
-      .describe(
-        "Org of the service account; defaults to the `cpln:org` stack config or CPLN_ORG. Changing it replaces.",
-      ),
+    org: orgInput("service account"),
   }),
 );
 export type ServiceAccountKeyInputs = z.infer<ReturnType<typeof serviceAccountKeyInputs>>;

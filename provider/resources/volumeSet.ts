@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
-import { collectionPath, selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import {
   volumeSet as volumeSetRecord,
@@ -14,18 +13,17 @@ import {
   volumeSetStatus,
   type VolumeSetSpec,
 } from "../../api/schemas/volumeSet.js";
-import {
-  adoptExisting,
-  deleteIgnoringMissing,
-  jsonObject,
-  managedBody,
-  patchUpdate,
-  readIgnoringMissing,
-  recordMeta,
-} from "./engine.js";
+import { recordMeta } from "./engine.js";
 import { name } from "../../api/schemas/common.js";
-import { namedInputFields, recordOutputFields } from "./common.js";
-import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
+import {
+  namedApiBody,
+  namedFieldRules,
+  namedInputFields,
+  namedKindLifecycle,
+  namedRecordOutputs,
+  recordOutputFields,
+} from "./common.js";
+import type { AnyResourceDefinition, FieldRules, Props, ResourceDefinition } from "./types.js";
 
 // ---- input schema ---------------------------------------------------------------------------------------------------
 
@@ -77,11 +75,7 @@ const fields: FieldRules<VolumeSetInputs> = {
   snapshots: { apiPath: "spec.snapshots" },
   autoscaling: { apiPath: "spec.autoscaling" },
   mountOptions: { apiPath: "spec.mountOptions" },
-  name: { replace: true },
-  description: {},
-  tags: { serverKeyPrefix: "cpln/" },
-  org: { replace: true },
-  adopt: { local: true },
+  ...namedFieldRules,
 };
 
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
@@ -93,7 +87,7 @@ function specOf(inputs: Props): Props {
 }
 
 function toApi(inputs: Props) {
-  return jsonObject({ name: inputs.name, description: inputs.description, tags: inputs.tags, spec: specOf(inputs) });
+  return namedApiBody(inputs, { spec: specOf(inputs) });
 }
 
 function fromApi(record: unknown): VolumeSetOutputs {
@@ -103,16 +97,7 @@ function fromApi(record: unknown): VolumeSetOutputs {
   return {
     ...specOf(spec),
     gvc: meta.gvc ?? "",
-    name: parsed.name,
-    description: parsed.description ?? parsed.name,
-    tags: meta.tags,
-    serverTags: meta.serverTags,
-    org: meta.org,
-    cplnId: parsed.id,
-    selfLink: meta.selfLink,
-    version: parsed.version,
-    created: parsed.created,
-    lastModified: parsed.lastModified,
+    ...namedRecordOutputs(parsed, meta),
     status: parsed.status ?? {},
   } as VolumeSetOutputs;
 }
@@ -144,38 +129,14 @@ export const volumeSetDefinition = {
   contractIssues: (inputs) => volumeSetSpecIssues(specOf(inputs) as VolumeSetSpec, ""),
   normalize: (inputs) => inputs,
 
-  // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
-  async create(ctx: ResourceContext, inputs: VolumeSetInputs): Promise<{ id: string; outs: VolumeSetOutputs }> {
-    let record: unknown;
-    try {
-      const collection = collectionPath(ctx.org, "volumeset", inputs.gvc);
-      record = await ctx.client.createIn(collection, managedBody(volumeSetDefinition, inputs));
-    } catch (error) {
-      const link = selfLink(ctx.org, "volumeset", String(inputs.name), inputs.gvc);
-      record = await adoptExisting(volumeSetDefinition, ctx, error, inputs, link);
-    }
-    const outs = fromApi(record);
-    return { id: outs.selfLink, outs };
-  },
-
-  // read: one GET; undefined when it is gone.
-  async read(ctx: ResourceContext, id: string): Promise<VolumeSetOutputs | undefined> {
-    const record = await readIgnoringMissing(ctx, id);
-    return record === undefined ? undefined : fromApi(record);
-  },
-
-  // update: one PATCH built by buildPatch, none when nothing managed changed.
-  async update(
-    ctx: ResourceContext,
-    id: string,
-    olds: VolumeSetOutputs,
-    news: VolumeSetInputs,
-  ): Promise<VolumeSetOutputs> {
-    return patchUpdate(volumeSetDefinition, ctx, id, olds, news);
-  },
-
-  // delete: one DELETE; 404 counts as deleted.
-  async delete(ctx: ResourceContext, id: string): Promise<void> {
-    await deleteIgnoringMissing(ctx, id);
-  },
+  // create: one POST to the gvc's collection; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
+  // read: one GET. update: one PATCH built by buildPatch, none when nothing managed changed. delete: one DELETE; 404
+  // counts as deleted.
+  ...namedKindLifecycle<VolumeSetInputs, VolumeSetOutputs>(
+    "volumeset",
+    (): AnyResourceDefinition => volumeSetDefinition,
+    {
+      gvc: (inputs) => inputs.gvc,
+    },
+  ),
 } satisfies ResourceDefinition<VolumeSetInputs, VolumeSetOutputs>;

@@ -1,16 +1,17 @@
 // AuditContext and CloudAccount through Pulumi's real dynamic-provider host against cpln-local: create (one POST),
 // no-op, update (one PATCH with only the change), read (one GET), delete (one DELETE); the builtin audit context is
 // refused in check; a cloud account's provider change replaces it. Needs `npm run build`.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AuditContextArgs, CloudAccountArgs } from "../../sdk/index.js";
 import {
   harness,
+  inputsOf,
   programInputs,
   ResourceStack,
   sdk,
-  startEnv,
-  stopEnv,
+  serverRecord,
   takeRequests,
+  withEnv,
   type Env,
   type PropertyMap,
 } from "./support.js";
@@ -20,30 +21,21 @@ const CLOUD = "pulumi-nodejs:dynamic/cpln:CloudAccount";
 
 let env: Env;
 let org = "";
-beforeAll(async () => {
-  env = await startEnv();
-  org = env.server.org;
-});
-afterAll(async () => {
-  await stopEnv(env);
+withEnv((started) => {
+  env = started;
+  org = started.server.org;
 });
 
-async function auditInputs(args: AuditContextArgs): Promise<PropertyMap> {
-  const { type, inputs } = await programInputs(() => new sdk.AuditContext("audit", args));
-  expect(type).toBe(AUDIT);
-  return inputs;
+function auditInputs(args: AuditContextArgs): Promise<PropertyMap> {
+  return inputsOf(AUDIT, () => new sdk.AuditContext("audit", args));
 }
 
-async function cloudInputs(args: CloudAccountArgs): Promise<PropertyMap> {
-  const { type, inputs } = await programInputs(() => new sdk.CloudAccount("aws", args));
-  expect(type).toBe(CLOUD);
-  return inputs;
+function cloudInputs(args: CloudAccountArgs): Promise<PropertyMap> {
+  return inputsOf(CLOUD, () => new sdk.CloudAccount("aws", args));
 }
 
 async function exists(link: string): Promise<boolean> {
-  const record = await env.client.getByLink(link);
-  takeRequests(env.server);
-  return record !== undefined;
+  return (await serverRecord(env, link)) !== undefined;
 }
 
 describe("AuditContext lifecycle", () => {

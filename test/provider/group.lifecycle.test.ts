@@ -1,16 +1,17 @@
 // Group through Pulumi's real dynamic-provider host against cpln-local: create (one POST, members in full form),
 // no-op (also with members reordered), member changes as $append/$drop (exact PATCH bodies), a member another client
 // adds survives the provider's update, adopt, .get, delete. Needs `npm run build`.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { GroupArgs } from "../../sdk/index.js";
 import {
   harness,
+  inputsOf,
   programInputs,
   ResourceStack,
   sdk,
-  startEnv,
-  stopEnv,
+  serverRecord,
   takeRequests,
+  withEnv,
   type Env,
   type PropertyMap,
 } from "./support.js";
@@ -19,30 +20,22 @@ const TYPE = "pulumi-nodejs:dynamic/cpln:Group";
 
 let env: Env;
 let org = "";
-beforeAll(async () => {
-  env = await startEnv({
+withEnv(
+  {
     records: [
       { kind: "serviceaccount", name: "ci" },
       { kind: "serviceaccount", name: "deployer" },
       { kind: "serviceaccount", name: "auditor" },
     ],
-  });
-  org = env.server.org;
-});
-afterAll(async () => {
-  await stopEnv(env);
-});
+  },
+  (started) => {
+    env = started;
+    org = started.server.org;
+  },
+);
 
-async function groupInputs(args: GroupArgs, name = "team"): Promise<PropertyMap> {
-  const { type, inputs } = await programInputs(() => new sdk.Group(name, args));
-  expect(type).toBe(TYPE);
-  return inputs;
-}
-
-async function serverRecord(link: string): Promise<Record<string, unknown> | undefined> {
-  const record = await env.client.getByLink(link);
-  takeRequests(env.server);
-  return record as Record<string, unknown> | undefined;
+function groupInputs(args: GroupArgs, name = "team"): Promise<PropertyMap> {
+  return inputsOf(TYPE, () => new sdk.Group(name, args));
 }
 
 const sa = (name: string) => `/org/${org}/serviceaccount/${name}`;
@@ -73,7 +66,7 @@ describe("Group lifecycle", () => {
       org,
       version: 1,
     });
-    expect(await serverRecord(link)).toMatchObject({ memberLinks: [sa("ci"), sa("deployer")] });
+    expect(await serverRecord(env, link)).toMatchObject({ memberLinks: [sa("ci"), sa("deployer")] });
   });
 
   it("the same program, and one with members reordered: no changes, no request", async () => {
@@ -106,7 +99,7 @@ describe("Group lifecycle", () => {
     expect(step.requests).toEqual([
       { method: "PATCH", path: link, status: 200, body: { description: "CI identities" } },
     ]);
-    expect((await serverRecord(link))?.memberLinks).toEqual([sa("ci"), sa("auditor"), sa("deployer")]);
+    expect((await serverRecord(env, link))?.memberLinks).toEqual([sa("ci"), sa("auditor"), sa("deployer")]);
   });
 
   it("read: one GET; the other client's member is drift, and the next update drops only it", async () => {
@@ -121,7 +114,7 @@ describe("Group lifecycle", () => {
 
   it("delete: one DELETE; the group is gone", async () => {
     expect(await group.destroy()).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
-    expect(await serverRecord(link)).toBeUndefined();
+    expect(await serverRecord(env, link)).toBeUndefined();
   });
 });
 

@@ -1,17 +1,18 @@
 // Location through Pulumi's real dynamic-provider host against cpln-local: adopt (GET + PATCH), no-op, updates,
 // drift, a missing location, replace (restore the old one, adopt the new one), delete (restore the originals).
 // Needs `npm run build`.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LocationArgs } from "../../sdk/index.js";
 import {
   harness,
+  inputsOf,
   programInputs,
   ResourceStack,
   sdk,
+  serverRecord,
   stable,
-  startEnv,
-  stopEnv,
   takeRequests,
+  withEnv,
   type Env,
   type PropertyMap,
 } from "./support.js";
@@ -20,24 +21,13 @@ const TYPE = "pulumi-nodejs:dynamic/cpln:Location";
 
 let env: Env;
 let org = "";
-beforeAll(async () => {
-  env = await startEnv();
-  org = env.server.org;
-});
-afterAll(async () => {
-  await stopEnv(env);
+withEnv((started) => {
+  env = started;
+  org = started.server.org;
 });
 
-async function locationInputs(args: LocationArgs): Promise<PropertyMap> {
-  const { type, inputs } = await programInputs(() => new sdk.Location("frankfurt", args));
-  expect(type).toBe(TYPE);
-  return inputs;
-}
-
-async function serverRecord(link: string): Promise<Record<string, unknown> | undefined> {
-  const record = await env.client.getByLink(link);
-  takeRequests(env.server);
-  return record as Record<string, unknown> | undefined;
+function locationInputs(args: LocationArgs): Promise<PropertyMap> {
+  return inputsOf(TYPE, () => new sdk.Location("frankfurt", args));
 }
 
 describe("Location lifecycle", () => {
@@ -48,7 +38,7 @@ describe("Location lifecycle", () => {
 
   it("create adopts the existing location: one GET, one PATCH with what the args set; originals kept", async () => {
     link = `/org/${org}/location/aws-eu-central-1`;
-    seeded = await serverRecord(link);
+    seeded = await serverRecord(env, link);
     expect(seeded).toMatchObject({ spec: { enabled: true }, description: "AWS, Europe (Frankfurt)" });
 
     location = new ResourceStack(env, TYPE, "frankfurt");
@@ -78,7 +68,7 @@ describe("Location lifecycle", () => {
       selfLink: link,
       original: { enabled: true, description: "AWS, Europe (Frankfurt)", tags: {} },
     });
-    const record = await serverRecord(link);
+    const record = await serverRecord(env, link);
     expect(record).toMatchObject({ spec: { enabled: false } });
     expect(record?.tags).toEqual({ ...(seeded?.tags as object), team: "edge" });
   });
@@ -88,7 +78,7 @@ describe("Location lifecycle", () => {
   });
 
   it("update: enabled and description in one PATCH; server tags untouched", async () => {
-    const before = await serverRecord(link);
+    const before = await serverRecord(env, link);
     args = { ...args, enabled: true, description: "Frankfurt, managed" };
     const step = await location.up(await locationInputs(args));
     expect(step.requests).toEqual([
@@ -99,7 +89,7 @@ describe("Location lifecycle", () => {
         body: { description: "Frankfurt, managed", spec: { enabled: true } },
       },
     ]);
-    const after = await serverRecord(link);
+    const after = await serverRecord(env, link);
     for (const field of Object.keys(stable(before))) {
       if (!["description", "spec"].includes(field)) expect(after?.[field], field).toEqual(before?.[field]);
     }
@@ -110,7 +100,7 @@ describe("Location lifecycle", () => {
     args = { ...args, tags: {} };
     const step = await location.up(await locationInputs(args));
     expect(step.requests).toEqual([{ method: "PATCH", path: link, status: 200, body: { tags: { team: null } } }]);
-    expect((await serverRecord(link))?.tags).toEqual(seeded?.tags);
+    expect((await serverRecord(env, link))?.tags).toEqual(seeded?.tags);
   });
 
   it("an arg left out is not managed: dropping `description` from the program changes nothing", async () => {
@@ -139,8 +129,8 @@ describe("Location lifecycle", () => {
       `GET ${link}`,
       `PATCH ${link}`,
     ]);
-    expect(stable(await serverRecord(oldLink))).toEqual(stable(seeded));
-    expect(await serverRecord(link)).toMatchObject({ description: "Frankfurt, managed", spec: { enabled: true } });
+    expect(stable(await serverRecord(env, oldLink))).toEqual(stable(seeded));
+    expect(await serverRecord(env, link)).toMatchObject({ description: "Frankfurt, managed", spec: { enabled: true } });
   });
 
   it("delete: one PATCH restoring the original enabled, description and tags; the location stays", async () => {
@@ -155,7 +145,7 @@ describe("Location lifecycle", () => {
         body: { description: "AWS, Europe (Ireland)", spec: { enabled: true } },
       },
     ]);
-    const record = await serverRecord(link);
+    const record = await serverRecord(env, link);
     expect(record).toMatchObject({ description: "AWS, Europe (Ireland)", spec: { enabled: true } });
     expect(Object.keys(record?.tags as object).every((key) => key.startsWith("cpln/"))).toBe(true);
   });
@@ -164,7 +154,7 @@ describe("Location lifecycle", () => {
     const stack = new ResourceStack(env, TYPE, "tokyo");
     const tokyo = `/org/${org}/location/aws-ap-northeast-1`;
     await env.client.patchByLink(tokyo, { tags: { owner: "network" } });
-    const before = await serverRecord(tokyo);
+    const before = await serverRecord(env, tokyo);
     const { inputs } = await programInputs(
       () => new sdk.Location("tokyo", { name: "aws-ap-northeast-1", tags: { owner: "platform", tier: "gold" } }),
     );
@@ -178,7 +168,7 @@ describe("Location lifecycle", () => {
         body: { tags: { owner: "network", tier: null }, description: before?.description, spec: { enabled: true } },
       },
     ]);
-    expect(stable(await serverRecord(tokyo))).toEqual(stable(before));
+    expect(stable(await serverRecord(env, tokyo))).toEqual(stable(before));
   });
 });
 

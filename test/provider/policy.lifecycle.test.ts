@@ -1,17 +1,18 @@
 // Policy through Pulumi's real dynamic-provider host against cpln-local: create, no-op (also with bindings and
 // permissions reordered), binding and link updates as item directives (exact PATCH bodies), concurrency safety
 // against another client, drift, replace, delete. Needs `npm run build`.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PolicyArgs } from "../../sdk/index.js";
 import {
   harness,
+  inputsOf,
   programInputs,
   ResourceStack,
   sdk,
+  serverRecord,
   stable,
-  startEnv,
-  stopEnv,
   takeRequests,
+  withEnv,
   type Env,
   type PropertyMap,
 } from "./support.js";
@@ -20,8 +21,8 @@ const TYPE = "pulumi-nodejs:dynamic/cpln:Policy";
 
 let env: Env;
 let org = "";
-beforeAll(async () => {
-  env = await startEnv({
+withEnv(
+  {
     records: [
       { kind: "gvc", name: "other" },
       { kind: "group", name: "devs" },
@@ -29,23 +30,15 @@ beforeAll(async () => {
       { kind: "group", name: "auditors" },
       { kind: "group", name: "extra" },
     ],
-  });
-  org = env.server.org;
-});
-afterAll(async () => {
-  await stopEnv(env);
-});
+  },
+  (started) => {
+    env = started;
+    org = started.server.org;
+  },
+);
 
-async function policyInputs(args: PolicyArgs): Promise<PropertyMap> {
-  const { type, inputs } = await programInputs(() => new sdk.Policy("access", args));
-  expect(type).toBe(TYPE);
-  return inputs;
-}
-
-async function serverRecord(link: string): Promise<Record<string, unknown> | undefined> {
-  const record = await env.client.getByLink(link);
-  takeRequests(env.server);
-  return record as Record<string, unknown> | undefined;
+function policyInputs(args: PolicyArgs): Promise<PropertyMap> {
+  return inputsOf(TYPE, () => new sdk.Policy("access", args));
 }
 
 const group = (name: string) => `/org/${org}/group/${name}`;
@@ -96,7 +89,7 @@ describe("Policy lifecycle", () => {
       selfLink: link,
       version: 1,
     });
-    expect(await serverRecord(link)).toMatchObject({
+    expect(await serverRecord(env, link)).toMatchObject({
       targetKind: "gvc",
       targetLinks: [`/org/${org}/gvc/default`],
       bindings: [
@@ -166,13 +159,13 @@ describe("Policy lifecycle", () => {
 
   for (const update of updates) {
     it(`update with ${update.what}: exactly one PATCH with that change only`, async () => {
-      const before = await serverRecord(link);
+      const before = await serverRecord(env, link);
       args = update.change(args);
       const step = await policy.up(await policyInputs(args));
       expect(step.op).toBe("update");
       expect(step.diff).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
       expect(step.requests).toEqual([{ method: "PATCH", path: link, status: 200, body: update.patch() }]);
-      const after = await serverRecord(link);
+      const after = await serverRecord(env, link);
       expect(after?.version).toBe((before?.version as number) + 1);
       const touched = Object.keys(update.patch()).map((key) => key.replace(/^\$\w+\//, ""));
       for (const field of Object.keys(stable(before))) {
@@ -209,7 +202,7 @@ describe("Policy lifecycle", () => {
         body: { "$patch/bindings": [{ permissions: ["view"], "$drop/principalLinks": [group("auditors")] }] },
       },
     ]);
-    const bindings = (await serverRecord(link))?.bindings as { permissions: string[]; principalLinks: string[] }[];
+    const bindings = (await serverRecord(env, link))?.bindings as { permissions: string[]; principalLinks: string[] }[];
     expect(bindings).toHaveLength(2);
     expect(bindings).toContainEqual({ permissions: ["view"], principalLinks: [group("devs")] });
     expect(bindings).toContainEqual({ permissions: ["manage"], principalLinks: [group("ops"), group("extra")] });
@@ -249,14 +242,14 @@ describe("Policy lifecycle", () => {
       `POST /org/${org}/policy 201`,
       `DELETE ${oldLink} 204`,
     ]);
-    expect(await serverRecord(oldLink)).toBeUndefined();
-    expect(await serverRecord(link)).toMatchObject({ targetKind: "location", target: "all" });
+    expect(await serverRecord(env, oldLink)).toBeUndefined();
+    expect(await serverRecord(env, link)).toMatchObject({ targetKind: "location", target: "all" });
   });
 
   it("delete: one DELETE; the policy is gone", async () => {
     const requests = await policy.destroy();
     expect(requests).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
-    expect(await serverRecord(link)).toBeUndefined();
+    expect(await serverRecord(env, link)).toBeUndefined();
   });
 });
 
@@ -294,9 +287,9 @@ describe("Policy with a user-chosen name", () => {
       `DELETE ${link} 204`,
       `POST /org/${org}/policy 201`,
     ]);
-    expect(await serverRecord(link)).toMatchObject({ targetKind: "location" });
+    expect(await serverRecord(env, link)).toMatchObject({ targetKind: "location" });
     await policy.destroy();
-    expect(await serverRecord(link)).toBeUndefined();
+    expect(await serverRecord(env, link)).toBeUndefined();
   });
 });
 

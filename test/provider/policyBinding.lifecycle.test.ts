@@ -2,16 +2,16 @@
 // policy with a Policy resource (ignoreUndeclaredPrincipals), a second "stack" and a concurrent client edit. After
 // every step each party's principals are exactly as it declared; deleting one leaves the others untouched. Exact
 // request bodies and counts from the server's request log. Needs `npm run build`.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { PolicyArgs, PolicyBindingArgs } from "../../sdk/index.js";
 import {
   harness,
+  inputsOf,
   programInputs,
   ResourceStack,
   sdk,
-  startEnv,
-  stopEnv,
   takeRequests,
+  withEnv,
   type Env,
   type PropertyMap,
 } from "./support.js";
@@ -22,21 +22,16 @@ const POLICY = "pulumi-nodejs:dynamic/cpln:Policy";
 let env: Env;
 let org = "";
 const groups = ["owner", "owner2", "a1", "a2", "a3", "b1", "cli"];
-beforeAll(async () => {
-  env = await startEnv({ records: groups.map((name) => ({ kind: "group", name })) });
-  org = env.server.org;
-});
-afterAll(async () => {
-  await stopEnv(env);
+withEnv({ records: groups.map((name) => ({ kind: "group", name })) }, (started) => {
+  env = started;
+  org = started.server.org;
 });
 
 const g = (name: string) => `/org/${org}/group/${name}`;
 const rel = (name: string) => `//group/${name}`;
 
-async function bindingInputs(name: string, args: PolicyBindingArgs): Promise<PropertyMap> {
-  const { type, inputs } = await programInputs(() => new sdk.PolicyBinding(name, args));
-  expect(type).toBe(BINDING);
-  return inputs;
+function bindingInputs(name: string, args: PolicyBindingArgs): Promise<PropertyMap> {
+  return inputsOf(BINDING, () => new sdk.PolicyBinding(name, args));
 }
 
 async function policyInputs(args: PolicyArgs): Promise<PropertyMap> {

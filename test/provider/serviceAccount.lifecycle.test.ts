@@ -4,16 +4,16 @@
 // $drop/keys); read; delete = one PATCH revoking it. The key appears in no __provider, no input, no other output, no
 // host log line and no error. Needs `npm run build`.
 import { createRequire } from "node:module";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type * as PulumiModule from "@pulumi/pulumi";
 import type { ServiceAccountArgs, ServiceAccountKeyArgs } from "../../sdk/index.js";
 import {
   harness,
+  inputsOf,
   programInputs,
   ResourceStack,
   sdk,
-  startEnv,
-  stopEnv,
+  withEnv,
   type Env,
   type PropertyMap,
 } from "./support.js";
@@ -28,24 +28,17 @@ const KEY = "pulumi-nodejs:dynamic/cpln:ServiceAccountKey";
 
 let env: Env;
 let org = "";
-beforeAll(async () => {
-  env = await startEnv();
-  org = env.server.org;
-});
-afterAll(async () => {
-  await stopEnv(env);
+withEnv((started) => {
+  env = started;
+  org = started.server.org;
 });
 
-async function accountInputs(args: ServiceAccountArgs): Promise<PropertyMap> {
-  const { type, inputs } = await programInputs(() => new sdk.ServiceAccount("ci", args));
-  expect(type).toBe(SA);
-  return inputs;
+function accountInputs(args: ServiceAccountArgs): Promise<PropertyMap> {
+  return inputsOf(SA, () => new sdk.ServiceAccount("ci", args));
 }
 
-async function keyInputs(args: ServiceAccountKeyArgs): Promise<PropertyMap> {
-  const { type, inputs } = await programInputs(() => new sdk.ServiceAccountKey("ci-key", args));
-  expect(type).toBe(KEY);
-  return inputs;
+function keyInputs(args: ServiceAccountKeyArgs): Promise<PropertyMap> {
+  return inputsOf(KEY, () => new sdk.ServiceAccountKey("ci-key", args));
 }
 
 /** True when `key` authenticates against the server. */

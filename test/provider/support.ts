@@ -2,6 +2,7 @@
 // serialization), starts cpln-local and the real dynamic-provider host, and plays the engine for one resource at a
 // time, recording the HTTP requests each step made. Run `npm run build` first.
 import { createRequire } from "node:module";
+import { afterAll, beforeAll, expect } from "vitest";
 import type * as ClientModule from "../../provider/client/index.js";
 import type * as SdkModule from "../../sdk/index.js";
 import type * as ServerModule from "../../server/index.js";
@@ -43,10 +44,42 @@ export async function stopEnv(env: Env | undefined): Promise<void> {
   await env.server.close();
 }
 
+/**
+ * The environment of a test file: started (cpln-local seeded with `seed`) before its tests and handed to `use`, and
+ * stopped after them.
+ */
+export function withEnv(use: (env: Env) => void): void;
+export function withEnv(seed: ServerModule.SeedDocument, use: (env: Env) => void): void;
+export function withEnv(...args: [(env: Env) => void] | [ServerModule.SeedDocument, (env: Env) => void]): void {
+  const [seed, use] = args.length === 1 ? [undefined, args[0]] : args;
+  let env: Env | undefined;
+  beforeAll(async () => {
+    env = await startEnv(seed);
+    use(env);
+  });
+  afterAll(async () => {
+    await stopEnv(env);
+  });
+}
+
 /** The inputs a program sends for one SDK resource (real `__provider` serialization, under `setMocks`). */
 export async function programInputs(construct: () => void): Promise<{ type: string; inputs: PropertyMap }> {
   const registration = await harness.captureDynamicRegistration(construct);
   return { type: registration.type, inputs: registration.inputs };
+}
+
+/** The inputs a program sends for one SDK resource, which must register as `expectedType`. */
+export async function inputsOf(expectedType: string, construct: () => void): Promise<PropertyMap> {
+  const { type, inputs } = await programInputs(construct);
+  expect(type).toBe(expectedType);
+  return inputs;
+}
+
+/** The record at `link` as another client sees it (undefined when it is gone); its GET leaves no request behind. */
+export async function serverRecord(env: Env, link: string): Promise<Record<string, unknown> | undefined> {
+  const record = await env.client.getByLink(link);
+  takeRequests(env.server);
+  return record as Record<string, unknown> | undefined;
 }
 
 /** The server's requests since the last call, then forgets them. */

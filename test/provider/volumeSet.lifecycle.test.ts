@@ -1,15 +1,16 @@
 // VolumeSet through Pulumi's real dynamic-provider host against cpln-local: create, no-op, every kind of update
 // (exact PATCH bodies), drift, adopt, get, replace (auto-named and user-named), delete. Needs `npm run build`.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { VolumeSetArgs } from "../../sdk/index.js";
 import {
+  inputsOf,
   programInputs,
   ResourceStack,
   sdk,
+  serverRecord,
   stable,
-  startEnv,
-  stopEnv,
   takeRequests,
+  withEnv,
   type Env,
   type PropertyMap,
 } from "./support.js";
@@ -17,23 +18,12 @@ import {
 const TYPE = "pulumi-nodejs:dynamic/cpln:VolumeSet";
 
 let env: Env;
-beforeAll(async () => {
-  env = await startEnv({ records: [{ kind: "gvc", name: "other" }] });
-});
-afterAll(async () => {
-  await stopEnv(env);
+withEnv({ records: [{ kind: "gvc", name: "other" }] }, (started) => {
+  env = started;
 });
 
-async function volumeSetInputs(args: VolumeSetArgs, logicalName = "data"): Promise<PropertyMap> {
-  const { type, inputs } = await programInputs(() => new sdk.VolumeSet(logicalName, args));
-  expect(type).toBe(TYPE);
-  return inputs;
-}
-
-async function serverRecord(link: string): Promise<Record<string, unknown> | undefined> {
-  const record = await env.client.getByLink(link);
-  takeRequests(env.server);
-  return record as Record<string, unknown> | undefined;
+function volumeSetInputs(args: VolumeSetArgs, logicalName = "data"): Promise<PropertyMap> {
+  return inputsOf(TYPE, () => new sdk.VolumeSet(logicalName, args));
 }
 
 const base: VolumeSetArgs = {
@@ -90,7 +80,7 @@ describe("VolumeSet lifecycle (auto-named)", () => {
     expect(vs.outputs.cplnId).toMatch(/^[0-9a-f-]{36}$/);
     expect(typeof vs.outputs.created).toBe("string");
     expect(vs.outputs.status).toEqual({ parentId: expect.any(String) });
-    const record = await serverRecord(link);
+    const record = await serverRecord(env, link);
     expect(record?.spec).toEqual({
       initialCapacity: 20,
       performanceClass: "general-purpose-ssd",
@@ -177,12 +167,12 @@ describe("VolumeSet lifecycle (auto-named)", () => {
 
   for (const update of updates) {
     it(`update of ${update.what}: exactly one PATCH with only that change; nothing else on the server moves`, async () => {
-      const before = await serverRecord(link);
+      const before = await serverRecord(env, link);
       const step = await vs.up(await volumeSetInputs(update.args));
       expect(step.op).toBe("update");
       expect(step.diff).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
       expect(step.requests).toEqual([{ method: "PATCH", path: link, status: 200, body: update.patch }]);
-      const after = await serverRecord(link);
+      const after = await serverRecord(env, link);
       expect(after?.version).toBe((before?.version as number) + 1);
       for (const field of Object.keys(stable(before))) {
         if (!update.changed.includes(field)) expect(after?.[field], field).toEqual(before?.[field]);
@@ -220,7 +210,7 @@ describe("VolumeSet lifecycle (auto-named)", () => {
         body: { description: "volumes for the database", spec: { initialCapacity: 30 } },
       },
     ]);
-    const record = await serverRecord(link);
+    const record = await serverRecord(env, link);
     expect(record).toMatchObject({ description: "volumes for the database", spec: { initialCapacity: 30 } });
   });
 
@@ -248,15 +238,15 @@ describe("VolumeSet lifecycle (auto-named)", () => {
       performanceClass: "high-throughput-ssd",
       initialCapacity: 200,
     });
-    expect(await serverRecord(oldLink)).toBeUndefined();
-    expect((await serverRecord(link))?.spec).toMatchObject({ performanceClass: "high-throughput-ssd" });
+    expect(await serverRecord(env, oldLink)).toBeUndefined();
+    expect((await serverRecord(env, link))?.spec).toMatchObject({ performanceClass: "high-throughput-ssd" });
   });
 
   it("delete: one DELETE, the set is gone, and a later read reports it gone", async () => {
     const outputs = vs.outputs;
     const requests = await vs.destroy();
     expect(requests).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
-    expect(await serverRecord(link)).toBeUndefined();
+    expect(await serverRecord(env, link)).toBeUndefined();
 
     const read = await env.host.read(link, vs.urn, outputs, {});
     expect(read.id).toBe("");
@@ -283,7 +273,7 @@ describe("VolumeSet lifecycle (user-named)", () => {
       `POST /org/${env.server.org}/gvc/default/volumeset 201`,
     ]);
     expect(vs.id).toBe(link);
-    expect((await serverRecord(link))?.spec).toMatchObject({ performanceClass: "high-throughput-ssd" });
+    expect((await serverRecord(env, link))?.spec).toMatchObject({ performanceClass: "high-throughput-ssd" });
   });
 
   it("replace on a gvc change moves the set to the other gvc", async () => {
@@ -299,8 +289,8 @@ describe("VolumeSet lifecycle (user-named)", () => {
       `POST /org/${env.server.org}/gvc/other/volumeset 201`,
     ]);
     expect(vs.id).toBe(`/org/${env.server.org}/gvc/other/volumeset/fixed`);
-    expect(await serverRecord(`/org/${env.server.org}/gvc/default/volumeset/fixed`)).toBeUndefined();
-    expect(await serverRecord(vs.id)).toMatchObject({ name: "fixed", description: "pinned" });
+    expect(await serverRecord(env, `/org/${env.server.org}/gvc/default/volumeset/fixed`)).toBeUndefined();
+    expect(await serverRecord(env, vs.id)).toMatchObject({ name: "fixed", description: "pinned" });
   });
 
   it("a set deleted out of band: refresh drops it (one GET, 404), and delete of a gone set succeeds", async () => {
@@ -359,7 +349,7 @@ describe("VolumeSet adopt and get", () => {
     ]);
     expect(vs.id).toBe(link);
     expect(vs.outputs).toMatchObject({ adopt: true, initialCapacity: 60, description: "existing", tags: {} });
-    expect(await serverRecord(link)).toMatchObject({ description: "existing", spec: { initialCapacity: 60 } });
+    expect(await serverRecord(env, link)).toMatchObject({ description: "existing", spec: { initialCapacity: 60 } });
     await vs.destroy();
   });
 
