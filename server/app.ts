@@ -29,6 +29,8 @@ declare module "fastify" {
     auth?: AuthMode;
     /** Fault injection never applies to this route. */
     noFaults?: boolean;
+    /** The route only answers 405 (a method its path does not serve). */
+    methodNotAllowed?: boolean;
   }
 }
 

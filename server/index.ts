@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, RouteOptions } from "fastify";
 import { buildApp, type RecordedRequest } from "./app.js";
 import { Authenticator, type JwtOptions } from "./auth/authn.js";
 import { Authorizer } from "./auth/authz.js";
@@ -6,8 +6,8 @@ import { kindRules } from "./domain/index.js";
 import { RecordService } from "./domain/records.js";
 import { newServiceAccountKey } from "./domain/serviceAccount.js";
 import { FaultInjector, type FaultOptions } from "./faults.js";
-import { registerMetaRoutes } from "./routes/meta.js";
-import { registerRecordRoutes } from "./routes/records.js";
+import { serverRoutes } from "./routes/index.js";
+import { registerRoutes } from "./routes/register.js";
 import { installAdminKey, seedOrg } from "./seed/builtins.js";
 import { checkSeed, loadSeed, readSeedFile, type SeedDocument } from "./seed/file.js";
 import { SqliteStore } from "./store/sqlite.js";
@@ -42,6 +42,8 @@ export interface ServerOptions {
   recordRequests?: boolean;
   /** Fault injection at start (off by default); see `RunningServer.setFaults`. */
   faults?: FaultOptions;
+  /** Called for every route fastify registers (tools that list what is served, such as the routes/OpenAPI test). */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 export interface RunningServer {
@@ -83,8 +85,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       logStream: options.logStream,
       requestLog,
     });
-    registerMetaRoutes(app, org);
-    registerRecordRoutes(app, records);
+    const { onRoute } = options;
+    if (onRoute) app.addHook("onRoute", (route) => onRoute(route));
+    registerRoutes(app, serverRoutes(records, org));
     await app.listen({ host, port: options.port ?? 0 });
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : (options.port ?? 0);

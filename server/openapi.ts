@@ -1,163 +1,120 @@
-import { z } from "zod";
-import { apiError } from "../api/errors.js";
-import { kindNames, kinds, type Kind } from "../api/kinds.js";
-import { accessReport } from "../api/schemas/accessReport.js";
-import { kindSchemas } from "../api/schemas/byKind.js";
-import { listResponse } from "../api/schemas/common.js";
-import { mk8sJoinRequest, mk8sJoinResponse } from "../api/schemas/mk8s.js";
-import { permissionSchema } from "../api/schemas/permissions.js";
-import { queryDocument, queryResult } from "../api/schemas/query.js";
-import { serviceAccountKey, serviceAccountKeyCreate } from "../api/schemas/serviceAccount.js";
-
-type JsonSchema = Record<string, unknown>;
-
-function toSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
-  delete json["$schema"];
-  return json;
-}
+import { kindNames } from "../api/kinds.js";
+import { errorSchema, type JsonSchema, type NamedSchema, type Route } from "./routes/table.js";
 
 function ref(name: string) {
   return { $ref: `#/components/schemas/${name}` };
 }
 
-function jsonBody(name: string) {
-  return { required: true, content: { "application/json": { schema: ref(name) } } };
+const errorDescriptions: Readonly<Record<number, string>> = {
+  400: "Bad request: invalid body, path segment or query (details.issues names each field and rule)",
+  401: "Missing or invalid credentials",
+  403: "Not allowed",
+  404: "Not found (also: exists, but the caller may not view it)",
+  409: "Conflict: already exists, stale version, or in use",
+  413: "The request body is larger than 1 MiB",
+  415: "Unsupported content type: send application/json",
+  429: "A quota would be exceeded",
+};
+
+const apiKeyOrBearer = [{ apiKey: [] }, { bearer: [] }];
+
+/** The `security` of an operation: omitted when it is the document's default (credentials required). */
+function securityOf(route: Route): Record<string, unknown> {
+  switch (route.auth) {
+    case "required":
+      return {};
+    case "optional":
+      // The API document's "empty" alternative: anonymous callers may try (and have no grants).
+      return { security: [{}, ...apiKeyOrBearer] };
+    case "none":
+      return { security: [] };
+  }
 }
 
-function response(description: string, name?: string, headers?: Record<string, unknown>) {
-  const out: Record<string, unknown> = { description };
-  if (name !== undefined) out["content"] = { "application/json": { schema: ref(name) } };
-  if (headers) out["headers"] = headers;
-  return out;
-}
-
-const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [String(s), response(`Error (${s})`, "ApiError")]));
-
-const pascal = (kind: Kind) => kind.charAt(0).toUpperCase() + kind.slice(1);
-
-/** The OpenAPI 3.1 document of the service, generated from the contract's zod schemas. */
-export function buildOpenApi(version: string): JsonSchema {
-  const schemas: Record<string, JsonSchema> = {
-    ApiError: toSchema(apiError(), "output"),
-    QueryDocument: toSchema(queryDocument(), "input"),
-    PermissionSchema: toSchema(permissionSchema(), "output"),
-    AccessReport: toSchema(accessReport(), "output"),
-    JoinRequest: toSchema(mk8sJoinRequest(), "input"),
-    JoinResponse: toSchema(mk8sJoinResponse(), "output"),
-    ServiceAccountKeyCreate: toSchema(serviceAccountKeyCreate(), "input"),
-    ServiceAccountKey: toSchema(serviceAccountKey(), "output"),
+/**
+ * The OpenAPI 3.1 document of the served routes: one operation per route, with its path parameters, request body,
+ * responses and security, and the schemas the routes name (generated from the contract's zod schemas).
+ */
+export function buildOpenApi(routes: readonly Route[], version: string, serverUrl: string): JsonSchema {
+  const named = new Map<string, NamedSchema>();
+  const use = (schema: NamedSchema) => {
+    const known = named.get(schema.name);
+    if (known !== undefined && known.io !== schema.io) {
+      throw new Error(`Schema ${schema.name} is used both as input and as output`);
+    }
+    named.set(schema.name, schema);
+    return ref(schema.name);
   };
   const paths: Record<string, Record<string, unknown>> = {};
-  const add = (path: string, method: string, operation: Record<string, unknown>) => {
-    paths[path] = { ...(paths[path] ?? {}), [method]: { ...operation, security: [{ apiKey: [] }, { bearer: [] }] } };
-  };
-  for (const kind of kindNames) {
-    const name = pascal(kind);
-    const s = kindSchemas[kind];
-    schemas[name] = toSchema(s.record(), "output");
-    schemas[`${name}List`] = toSchema(listResponse(s.record()), "output");
-    schemas[`${name}QueryResult`] = toSchema(queryResult(s.record()), "output");
-    schemas[`${name}Patch`] = toSchema(s.patch(), "input");
-    if (s.create) schemas[`${name}Create`] = toSchema(s.create(), "input");
-    const tags = [kind];
-    if (kind === "org") {
-      add("/org", "get", {
-        tags,
-        summary: "List orgs",
-        responses: { "200": response("Orgs", `${name}List`), ...errorResponses(401) },
-      });
-      add("/org/{org}", "get", {
-        tags,
-        summary: "Get the org",
-        responses: { "200": response("The org", name), ...errorResponses(401, 404) },
-      });
-      add("/org/{org}", "patch", {
-        tags,
-        summary: "Patch the org",
-        requestBody: jsonBody(`${name}Patch`),
-        responses: { "200": response("The org", name), ...errorResponses(400, 401, 403, 404, 409) },
-      });
-      continue;
+  const tags = new Set<string>();
+  for (const route of routes) {
+    for (const tag of route.tags) tags.add(tag);
+    const responses: Record<string, unknown> = {};
+    for (const response of route.responses) {
+      responses[String(response.status)] = {
+        description: response.description,
+        ...(response.headers ? { headers: response.headers } : {}),
+        ...(response.body ? { content: { "application/json": { schema: use(response.body) } } } : {}),
+      };
     }
-    const base = kinds[kind].scope === "gvc" ? `/org/{org}/gvc/{gvc}/${kind}` : `/org/{org}/${kind}`;
-    const item = `${base}/{${kind === "quota" ? "id" : "name"}}`;
-    add(base, "get", {
-      tags,
-      summary: `List ${kind} objects`,
-      responses: { "200": response("List", `${name}List`), ...errorResponses(401, 404) },
-    });
-    if (s.create) {
-      add(base, "post", {
-        tags,
-        summary: `Create a ${kind}`,
-        requestBody: jsonBody(`${name}Create`),
-        responses: {
-          "201": response("Created", name, {
-            Location: { description: "Path of the new object", schema: { type: "string" } },
-          }),
-          ...errorResponses(400, 401, 403, 404, 409, 429),
-        },
-      });
+    for (const status of route.errors) {
+      responses[String(status)] = {
+        description: errorDescriptions[status] ?? `Error ${status}`,
+        content: { "application/json": { schema: use(errorSchema()) } },
+      };
     }
-    add(`${base}/-query`, "post", {
-      tags,
-      summary: `Query ${kind} objects`,
-      requestBody: jsonBody("QueryDocument"),
-      responses: { "200": response("Matches", `${name}QueryResult`), ...errorResponses(400, 401, 404) },
-    });
-    add(`${base}/-schema/permissions`, "get", {
-      tags,
-      summary: `Permissions of ${kind}`,
-      responses: { "200": response("Catalog", "PermissionSchema"), ...errorResponses(401, 404) },
-    });
-    add(item, "get", {
-      tags,
-      summary: `Get a ${kind}`,
-      responses: { "200": response("The object", name), ...errorResponses(401, 404) },
-    });
-    add(item, "patch", {
-      tags,
-      summary: `Patch a ${kind}`,
-      requestBody: jsonBody(`${name}Patch`),
-      responses: { "200": response("The object", name), ...errorResponses(400, 401, 403, 404, 409) },
-    });
-    add(item, "put", {
-      tags,
-      summary: `Replace a ${kind} (fields left out are removed; read-only fields may be echoed)`,
-      requestBody: jsonBody(name),
-      responses: { "200": response("The object", name), ...errorResponses(400, 401, 403, 404, 409) },
-    });
-    add(item, "delete", {
-      tags,
-      summary: `Delete a ${kind}`,
-      responses: { "204": response("Deleted"), ...errorResponses(401, 403, 404, 409) },
-    });
-    add(`${item}/-accessreport`, "get", {
-      tags,
-      summary: `Who may act on a ${kind}`,
-      responses: { "200": response("Access report", "AccessReport"), ...errorResponses(401, 404) },
-    });
+    const operation: Record<string, unknown> = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description !== undefined ? { description: route.description } : {}),
+      tags: [...route.tags],
+      ...(route.params.length > 0
+        ? {
+            parameters: route.params.map((p) => ({
+              name: p.name,
+              in: "path",
+              required: true,
+              description: p.description,
+              schema: p.schema(),
+            })),
+          }
+        : {}),
+      ...(route.body
+        ? {
+            requestBody: {
+              required: route.bodyOptional !== true,
+              content: { "application/json": { schema: use(route.body) } },
+            },
+          }
+        : {}),
+      responses,
+      ...securityOf(route),
+    };
+    paths[route.path] = { ...(paths[route.path] ?? {}), [route.method.toLowerCase()]: operation };
   }
-  add("/org/{org}/mk8s/{name}/-join", "post", {
-    tags: ["mk8s"],
-    summary: "Get a node join script (generic and hetzner clusters)",
-    requestBody: jsonBody("JoinRequest"),
-    responses: { "200": response("Join script (secret)", "JoinResponse"), ...errorResponses(400, 401, 403, 404) },
-  });
-  add("/org/{org}/serviceaccount/{name}/-addKey", "post", {
-    tags: ["serviceaccount"],
-    summary: "Add a key (returned once)",
-    requestBody: jsonBody("ServiceAccountKeyCreate"),
-    responses: { "200": response("The new key", "ServiceAccountKey"), ...errorResponses(400, 401, 403, 404) },
-  });
-  paths["/about"] = {
-    get: { summary: "About this server", security: [], responses: { "200": { description: "Name and version" } } },
-  };
+  const schemas: Record<string, JsonSchema> = {};
+  for (const [name, schema] of [...named].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    schemas[name] = schema.build();
+  }
+  const kindTags = new Set<string>(kindNames);
   return {
     openapi: "3.1.0",
-    info: { title: "cpln-local: Control Plane organization API", version },
+    info: {
+      title: "cpln-local: Control Plane organization API",
+      version,
+      description:
+        "The organization API of Control Plane as served by cpln-local. Errors always have the shape " +
+        "`{status, message, code, details?, id}`. A request to a known path with a method the path does not serve " +
+        "answers 405 MethodNotAllowed with an `Allow` header; an unknown path answers 404. Bodies are JSON " +
+        "(415 otherwise), at most 1 MiB (413 otherwise).",
+      license: { name: "Apache-2.0", identifier: "Apache-2.0" },
+    },
+    servers: [{ url: serverUrl, description: "This server" }],
+    security: apiKeyOrBearer,
+    tags: [...tags].map((tag) => ({
+      name: tag,
+      description: kindTags.has(tag) ? `Objects of kind ${tag}` : "About this server and its API document",
+    })),
     paths,
     components: {
       schemas,

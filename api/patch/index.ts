@@ -1,7 +1,7 @@
 /**
  * PATCH directives (DESIGN §3), one implementation for both sides: the server applies bodies with `applyPatch`,
  * the provider builds them with `buildPatch`, and both compare records with `equalUnder`. Per-kind facts (how
- * each array is keyed, which arrays are sets) live only in `patchRules`.
+ * each array is keyed, which arrays are sets) live in each kind's descriptor (`api/kinds/<kind>.ts`, `patchRules`).
  *
  * Choices where the design is silent:
  * - A field holding `null` counts as absent (merge-patch semantics), in `equalUnder` and in `buildPatch`.
@@ -25,7 +25,6 @@ export {
   defaultArrayRule,
   namedSet,
   nameKey,
-  patchRules,
   permissionSetKey,
   queryTerms,
   termKey,

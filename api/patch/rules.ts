@@ -11,7 +11,7 @@ export interface ArrayRule {
   ordered: boolean;
 }
 
-/** Array rules of one kind, by field path without indexes (`bindings`, `bindings.principalLinks`,
+/** Array rules of one kind (its descriptor's `patchRules`), by field path without indexes (`bindings`, `bindings.principalLinks`,
  * `targetQuery.spec.terms`). Arrays not listed use `defaultArrayRule`. */
 export interface PatchRules {
   arrays: Readonly<Record<string, ArrayRule>>;
@@ -67,34 +67,3 @@ export const queryTerms: ArrayRule = { key: termKey, keyFields: ["property", "re
 export function arrayRule(rules: PatchRules, path: string): ArrayRule {
   return (Object.hasOwn(rules.arrays, path) ? rules.arrays[path] : undefined) ?? defaultArrayRule;
 }
-
-const defaults: PatchRules = { arrays: {} };
-
-/** The one table of per-kind array rules, used by the server (applyPatch) and the provider (buildPatch). */
-export const patchRules: Readonly<Record<string, PatchRules>> = {
-  policy: {
-    arrays: {
-      targetLinks: valueSet,
-      bindings: bindingSet,
-      "bindings.permissions": valueSet,
-      "bindings.principalLinks": valueSet,
-      "targetQuery.spec.terms": queryTerms,
-    },
-  },
-  group: {
-    arrays: {
-      memberLinks: valueSet,
-      "memberQuery.spec.terms": queryTerms,
-    },
-  },
-  serviceaccount: { arrays: { keys: namedSet } },
-  location: defaults,
-  volumeset: defaults,
-  cloudaccount: defaults,
-  mk8s: defaults,
-  auditctx: defaults,
-  gvc: defaults,
-  quota: defaults,
-  org: defaults,
-  user: defaults,
-};

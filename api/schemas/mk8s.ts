@@ -70,6 +70,7 @@ function providerObject(strict: boolean) {
         }
       }
     })
+    .meta({ minProperties: 1, maxProperties: 1 })
     .describe(`Exactly one key naming the provider (${mk8sProviders.join(", ")}), holding its configuration.`);
 }
 

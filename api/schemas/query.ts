@@ -64,6 +64,12 @@ function checkTerm(
 function buildTerm(mode: ObjectMode) {
   return object(mode, termShape())
     .superRefine(checkTerm)
+    .meta({
+      // The cross-field rules of checkTerm that JSON Schema can say (the regex guard cannot be).
+      oneOf: termSelectors.map((selector) => ({ required: [selector] })),
+      if: { properties: { op: { enum: ["exists", "!exists"] } }, required: ["op"] },
+      else: { properties: { value: {} }, required: ["value"] },
+    })
     .describe("One condition: exactly one of property, rel or tag, an op and (except for exists) a value.");
 }
 

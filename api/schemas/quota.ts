@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
-import { description, name, patchObject, readOnlyPatchShape, recordShape } from "./common.js";
+import { description, patchObject, readOnlyPatchShape, recordShape } from "./common.js";
 
 export const quotaOrigins = ["default", "builtin"] as const;
 
@@ -20,18 +20,6 @@ export const quota = lazy(() =>
     .describe("A limit on how many objects (or how much of a resource) the org may use."),
 );
 export type Quota = z.infer<ReturnType<typeof quota>>;
-
-export const quotaCreate = lazy(() =>
-  z
-    .strictObject({
-      name: name(),
-      description: description().optional(),
-      unit: z.string().min(1).describe("Unit of max and current."),
-      dimensions: z.record(z.string(), z.unknown()).optional().describe("What the quota is scoped to."),
-      max: z.number().min(0).describe("Limit."),
-    })
-    .describe("Body of POST /org/{org}/quota."),
-);
 
 /** Body of PATCH /org/{org}/quota/{id}: the limit and the description change. */
 export const quotaPatch = lazy(() =>

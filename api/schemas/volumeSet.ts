@@ -260,8 +260,26 @@ function buildSpec(mode: ObjectMode) {
     snapshots: snapshots(mode).optional(),
     autoscaling: autoscaling(mode).optional(),
     mountOptions: mountOptions(mode).optional(),
-  }).describe("Volume set specification.");
+  })
+    .meta(mode === "strict" ? specRulesJsonSchema : {})
+    .describe("Volume set specification.");
 }
+
+/**
+ * The cross-field rules of `volumeSetSpecIssues` that JSON Schema can say: performanceClass is required unless
+ * fileSystemType is 'shared', and 'shared' pairs only with 'shared'. Capacity minimums per class and the features a
+ * shared file system lacks are in the field descriptions.
+ */
+const specRulesJsonSchema = {
+  if: { properties: { fileSystemType: { const: "shared" } }, required: ["fileSystemType"] },
+  then: { properties: { performanceClass: { const: "shared" } } },
+  else: {
+    properties: { performanceClass: {} },
+    required: ["performanceClass"],
+    if: { properties: { fileSystemType: {} }, required: ["fileSystemType"] },
+    then: { properties: { performanceClass: { not: { const: "shared" } } } },
+  },
+};
 
 /** Spec of a volume set in a create body or a `$replace/spec` (unknown fields rejected). */
 export const volumeSetSpec = lazy(() => buildSpec("strict"));

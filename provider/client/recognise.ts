@@ -1,18 +1,18 @@
 /**
  * Recognising writes whose outcome is unknown (the connection was cut, or a gateway answered 502/503/504 after the
  * request may have reached the service). Generic: nothing here names a kind or a field; per-kind array key rules
- * come from `api/patch`'s `patchRules`.
+ * come from the kind descriptors' `patchRules`.
  */
 import { normalizeLink } from "../../api/links.js";
 import {
   applyPatch,
   arrayRule,
   equalUnder,
-  patchRules,
   type Json,
   type JsonObject,
   type PatchRules,
 } from "../../api/patch/index.js";
+import { patchRules } from "../../api/kinds.js";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -7,7 +7,8 @@
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
 import { selfLink } from "../../api/links.js";
-import { patchRules as allPatchRules, type JsonObject } from "../../api/patch/index.js";
+import { patchRules as allPatchRules } from "../../api/kinds.js";
+import type { JsonObject } from "../../api/patch/index.js";
 import { description, name, tags } from "../../api/schemas/common.js";
 import {
   location as locationRecord,

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
 import { normalizeLink, selfLink } from "../../api/links.js";
-import { patchRules as allPatchRules } from "../../api/patch/index.js";
+import { patchRules as allPatchRules } from "../../api/kinds.js";
 import {
   policy as policyRecord,
   policyCreate,

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
 import { selfLink } from "../../api/links.js";
-import { patchRules as allPatchRules } from "../../api/patch/index.js";
+import { patchRules as allPatchRules } from "../../api/kinds.js";
 import {
   volumeSet as volumeSetRecord,
   volumeSetSpec,

@@ -1,16 +1,12 @@
-import { auditCtx, auditCtxCreate, auditCtxPatch } from "../../api/schemas/auditCtx.js";
 import { builtinMessage, isBuiltin } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 /**
  * Audit contexts: custom ones can be deleted; the catalog has no `delete` permission, so DELETE needs `manage`
  * (which grants every permission of the kind). The builtin `cpln` context can be neither edited nor deleted.
  */
-export const auditCtxRules: KindRules = {
+export const auditCtxRules: KindServerRules = {
   kind: "auditctx",
-  createBody: auditCtxCreate,
-  patchBody: auditCtxPatch,
-  record: auditCtx,
   readOnly: ["origin"],
   immutable: [],
   preserved: ["status"],

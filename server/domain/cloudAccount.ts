@@ -1,13 +1,9 @@
-import { cloudAccount, cloudAccountCreate, cloudAccountPatch } from "../../api/schemas/cloudAccount.js";
 import { pick } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 /** Cloud accounts: the provider is fixed at create (read-only afterwards); `data` is free-form. */
-export const cloudAccountRules: KindRules = {
+export const cloudAccountRules: KindServerRules = {
   kind: "cloudaccount",
-  createBody: cloudAccountCreate,
-  patchBody: cloudAccountPatch,
-  record: cloudAccount,
   readOnly: ["provider"],
   immutable: [],
   preserved: [],

@@ -1,14 +1,10 @@
-import { group, groupCreate, groupPatch } from "../../api/schemas/group.js";
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { builtinMessage, fullLinks, isBuiltin, pick } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 /** Groups: members are stored as full links; builtin groups keep editable membership but cannot be deleted. */
-export const groupRules: KindRules = {
+export const groupRules: KindServerRules = {
   kind: "group",
-  createBody: groupCreate,
-  patchBody: groupPatch,
-  record: group,
   readOnly: ["origin"],
   immutable: [],
   preserved: [],

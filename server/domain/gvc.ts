@@ -1,18 +1,14 @@
-import { gvc, gvcCreate, gvcPatch } from "../../api/schemas/gvc.js";
 import { conflict } from "../errors.js";
 import { pick } from "./common.js";
 import { createQuota, quotaDefinitions } from "./quota.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 /** The kinds that live inside a gvc: a gvc holding any of them cannot be deleted (409 InUse). */
 const GVC_CHILDREN = ["volumeset"] as const;
 
 /** GVCs: creating one adds its per-gvc quotas; deleting one removes them, and needs the gvc to be empty. */
-export const gvcRules: KindRules = {
+export const gvcRules: KindServerRules = {
   kind: "gvc",
-  createBody: gvcCreate,
-  patchBody: gvcPatch,
-  record: gvc,
   readOnly: ["alias"],
   immutable: [],
   preserved: ["status"],

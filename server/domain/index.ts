@@ -1,4 +1,4 @@
-import type { Kind } from "../../api/kinds.js";
+import { kindNames, kinds, type Kind } from "../../api/kinds.js";
 import { auditCtxRules } from "./auditCtx.js";
 import { cloudAccountRules } from "./cloudAccount.js";
 import { groupRules } from "./group.js";
@@ -8,13 +8,13 @@ import { mk8sRules } from "./mk8s.js";
 import { orgRules } from "./org.js";
 import { policyRules } from "./policy.js";
 import { quotaRules } from "./quota.js";
-import type { KindRules } from "./rules.js";
+import type { KindRules, KindServerRules } from "./rules.js";
 import { serviceAccountRules } from "./serviceAccount.js";
 import { userRules } from "./user.js";
 import { volumeSetRules } from "./volumeSet.js";
 
-/** The rules table of every kind. */
-export const kindRules: Readonly<Record<Kind, KindRules>> = {
+/** The server's rules of every kind (`server/domain/<kind>.ts`). */
+const serverRules: Readonly<Record<Kind, KindServerRules>> = {
   org: orgRules,
   gvc: gvcRules,
   volumeset: volumeSetRules,
@@ -28,3 +28,27 @@ export const kindRules: Readonly<Record<Kind, KindRules>> = {
   auditctx: auditCtxRules,
   quota: quotaRules,
 };
+
+/** One kind's full rules: its contract descriptor (schemas, addressing) with the server's rules. */
+export function rulesOf(kind: Kind, server: KindServerRules): KindRules {
+  const contract = kinds[kind];
+  const contractActions = Object.keys(contract.actions ?? {}).sort();
+  const serverActions = Object.keys(server.actions ?? {}).sort();
+  if (contractActions.join() !== serverActions.join()) {
+    throw new Error(
+      `The actions of ${kind} differ: the contract has [${contractActions.join(", ")}], the server [${serverActions.join(", ")}]`,
+    );
+  }
+  return {
+    ...server,
+    record: contract.schemas.record,
+    patchBody: contract.schemas.patch,
+    ...(contract.schemas.create ? { createBody: contract.schemas.create } : {}),
+    ...(contract.addressing.by === "id" ? { addressBy: "id" as const } : { nameField: contract.addressing.field }),
+  };
+}
+
+/** The rules table of every kind. */
+export const kindRules: Readonly<Record<Kind, KindRules>> = Object.fromEntries(
+  kindNames.map((kind) => [kind, rulesOf(kind, serverRules[kind])]),
+) as Record<Kind, KindRules>;

@@ -1,7 +1,6 @@
-import { location, locationCreate, locationPatch } from "../../api/schemas/location.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 /** Tags the server sets on builtin locations; they survive `$replace/tags` and `tag: null`. */
 export const SERVER_LOCATION_TAGS = ["cpln/city", "cpln/country", "cpln/continent", "cpln/state"] as const;
@@ -10,11 +9,8 @@ export const SERVER_LOCATION_TAGS = ["cpln/city", "cpln/country", "cpln/continen
  * Locations: builtin ones (cloud regions) are seeded and can be neither created nor deleted; BYOK ones are created
  * with provider `byok` (origin `custom`, region = name). provider, region and origin are read-only.
  */
-export const locationRules: KindRules = {
+export const locationRules: KindServerRules = {
   kind: "location",
-  createBody: locationCreate,
-  patchBody: locationPatch,
-  record: location,
   readOnly: ["origin", "provider", "region"],
   immutable: [],
   preserved: ["status"],

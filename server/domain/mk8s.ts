@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { ErrorCode, issuesFromZod } from "../../api/errors.js";
-import { mk8s, mk8sCreate, mk8sJoinRequest, mk8sPatch, mk8sProviderName } from "../../api/schemas/mk8s.js";
+import { mk8sJoinRequest, mk8sProviderName } from "../../api/schemas/mk8s.js";
 import { ApiFailure, badRequest } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject, pick } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 /** Providers whose nodes the customer joins, and the provider fields holding their joinable node pools. */
 const JOINABLE_POOLS: Readonly<Record<string, readonly string[]>> = {
@@ -49,11 +49,8 @@ function joinScript(org: string, cluster: string, provider: string, pool: string
  * providers whose nodes the customer brings (generic, hetzner); other providers' nodes are provisioned by the
  * platform (400 Unsupported). The script holds a fresh random bootstrap token and is never stored or logged.
  */
-export const mk8sRules: KindRules = {
+export const mk8sRules: KindServerRules = {
   kind: "mk8s",
-  createBody: mk8sCreate,
-  patchBody: mk8sPatch,
-  record: mk8s,
   readOnly: [],
   immutable: [],
   preserved: ["status"],

@@ -1,7 +1,7 @@
-import { policy, policyCreate, policyIssues, policyPatch, type PolicyRules } from "../../api/schemas/policy.js";
+import { policyIssues, type PolicyRules } from "../../api/schemas/policy.js";
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { builtinMessage, fullLinks, isBuiltin, isObject, pick } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 /** Stored policies hold full links (`/org/o/group/g`) in targetLinks and principalLinks. */
 function normalize(org: string, doc: JsonObject): JsonObject {
@@ -21,11 +21,8 @@ function normalize(org: string, doc: JsonObject): JsonObject {
  * Policies: targetKind is fixed at create; permissions must exist in the target kind's catalog; no two bindings
  * may share a permission set; builtin policies (superusers-<kind>, viewers-<kind>) cannot be edited or deleted.
  */
-export const policyRules: KindRules = {
+export const policyRules: KindServerRules = {
   kind: "policy",
-  createBody: policyCreate,
-  patchBody: policyPatch,
-  record: policy,
   readOnly: ["origin"],
   immutable: ["targetKind"],
   preserved: [],

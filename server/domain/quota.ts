@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { selfLink } from "../../api/links.js";
-import { quota, quotaPatch } from "../../api/schemas/quota.js";
 import type { JsonObject, StoreOps } from "../store/store.js";
 import { isObject } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 export interface QuotaDefinition {
   name: string;
@@ -103,11 +102,8 @@ function gvcNameOf(doc: JsonObject): string {
  * gvc is created), never through POST; `max` and `description` can be patched; `current` is maintained by the
  * creates and deletes that consume them.
  */
-export const quotaRules: KindRules = {
+export const quotaRules: KindServerRules = {
   kind: "quota",
-  patchBody: quotaPatch,
-  record: quota,
-  addressBy: "id",
   readOnly: ["unit", "dimensions", "current", "origin"],
   immutable: [],
   preserved: [],

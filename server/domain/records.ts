@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ErrorCode, issuesFromZod, type Issue } from "../../api/errors.js";
-import { impliedMap, kinds, type Kind } from "../../api/kinds.js";
+import { impliedMap, kinds, patchRules, type Kind } from "../../api/kinds.js";
 import { collectionPath, selfLink } from "../../api/links.js";
-import { applyPatch, equalUnder, patchRules, PatchError, type PatchRules } from "../../api/patch/index.js";
+import { applyPatch, equalUnder, PatchError, type PatchRules } from "../../api/patch/index.js";
 import type { Principal } from "../auth/authn.js";
 import type { Authorizer, OrgAuthz } from "../auth/authz.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound } from "../errors.js";

@@ -44,7 +44,8 @@ export interface QuotaUse {
 }
 
 /**
- * Everything the generic record service needs to know about one kind. Generic code reads these tables and never
+ * Everything the generic record service needs to know about one kind: the contract's facts (schemas, addressing,
+ * read from the kind's descriptor in `api/kinds/`) merged with the server's rules (`server/domain/<kind>.ts`). Generic code reads these tables and never
  * names a kind or a field itself.
  */
 export interface KindRules {
@@ -93,3 +94,9 @@ export interface KindRules {
   storageScope?(record: JsonObject): string;
   actions?: Readonly<Record<string, KindAction>>;
 }
+
+/** Fields of `KindRules` that come from the kind's contract descriptor (`api/kinds/<kind>.ts`). */
+type ContractFields = "createBody" | "patchBody" | "record" | "nameField" | "addressBy";
+
+/** What `server/domain/<kind>.ts` states: only the server's rules; the contract comes from the descriptor. */
+export type KindServerRules = Omit<KindRules, ContractFields>;

@@ -1,16 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { issuesFromZod } from "../../api/errors.js";
-import {
-  serviceAccount,
-  serviceAccountCreate,
-  serviceAccountKeyCreate,
-  serviceAccountPatch,
-} from "../../api/schemas/serviceAccount.js";
+import { serviceAccountKeyCreate } from "../../api/schemas/serviceAccount.js";
 import { sha256Hex } from "../auth/authn.js";
 import { badRequest, forbidden } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { builtinMessage, isBuiltin, isObject } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 function keysOf(record: JsonObject): JsonObject[] {
   const keys = record["keys"];
@@ -28,11 +23,8 @@ export function newServiceAccountKey(): { keyName: string; key: string } {
  * revoked with `PATCH {"$drop/keys": [name]}`; a PATCH can never add a key. The builtin `controlplane` account
  * cannot be edited or deleted.
  */
-export const serviceAccountRules: KindRules = {
+export const serviceAccountRules: KindServerRules = {
   kind: "serviceaccount",
-  createBody: serviceAccountCreate,
-  patchBody: serviceAccountPatch,
-  record: serviceAccount,
   readOnly: ["origin"],
   immutable: [],
   preserved: [],

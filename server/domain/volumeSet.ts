@@ -1,15 +1,8 @@
 import { issuesFromZod, type Issue } from "../../api/errors.js";
-import {
-  volumeSet,
-  volumeSetCreate,
-  volumeSetPatch,
-  volumeSetSpec,
-  volumeSetSpecDefaults,
-  volumeSetSpecIssues,
-} from "../../api/schemas/volumeSet.js";
+import { volumeSetSpec, volumeSetSpecDefaults, volumeSetSpecIssues } from "../../api/schemas/volumeSet.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { KindServerRules } from "./rules.js";
 
 function withDefaults(spec: JsonObject): JsonObject {
   return volumeSetSpecDefaults(spec as { performanceClass?: string; fileSystemType?: string }) as JsonObject;
@@ -20,11 +13,8 @@ function withDefaults(spec: JsonObject): JsonObject {
  * file system implies the shared class; no other spec default is materialized (snapshots, autoscaling and
  * mountOptions stay absent unless sent).
  */
-export const volumeSetRules: KindRules = {
+export const volumeSetRules: KindServerRules = {
   kind: "volumeset",
-  createBody: volumeSetCreate,
-  patchBody: volumeSetPatch,
-  record: volumeSet,
   readOnly: [],
   immutable: ["spec.performanceClass", "spec.fileSystemType"],
   preserved: ["status", "gvc"],

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { FastifyInstance } from "fastify";
+import { z } from "zod";
 import { buildOpenApi } from "../openapi.js";
+import { named, type Route } from "./table.js";
 
 /** The package version, from the nearest package.json named cpln-pulumi (works from sources and from dist/). */
 export function packageVersion(): string {
@@ -17,18 +18,63 @@ export function packageVersion(): string {
   return "0.0.0";
 }
 
-/** `GET /about` and `GET /openapi.json`: public, never subject to fault injection. */
-export function registerMetaRoutes(app: FastifyInstance, org: string): void {
+const aboutSchema = () =>
+  z
+    .strictObject({
+      name: z.literal("cpln-local").describe("Always 'cpln-local'."),
+      version: z.string().describe("Version of the package serving the API."),
+      org: z.string().describe("The org seeded at start."),
+      api: z.string().describe("Which API this server implements."),
+    })
+    .describe("What this server is.");
+
+/** An OpenAPI document is any JSON object; its own schema is the OpenAPI 3.1 specification's. */
+const openApiSchema = () =>
+  z.looseObject({ openapi: z.string().describe("OpenAPI version (3.1.x).") }).describe("The OpenAPI 3.1 document.");
+
+/**
+ * `GET /about` and `GET /openapi.json`: public, never subject to fault injection. `routes` is every served route,
+ * this pair included: the document is generated from it.
+ */
+export function metaRoutes(org: string, routes: () => readonly Route[]): Route[] {
   const version = packageVersion();
-  let openapi: string | undefined;
-  app.get("/about", { config: { auth: "none", noFaults: true } }, async () => ({
-    name: "cpln-local",
-    version,
-    org,
-    api: "Control Plane organization API",
-  }));
-  app.get("/openapi.json", { config: { auth: "none" } }, async (_request, reply) => {
-    openapi ??= JSON.stringify(buildOpenApi(version));
-    return reply.type("application/json").send(openapi);
-  });
+  const documents = new Map<string, string>();
+  return [
+    {
+      method: "GET",
+      path: "/about",
+      operationId: "getAbout",
+      summary: "About this server",
+      tags: ["meta"],
+      params: [],
+      responses: [{ status: 200, description: "Name and version", body: named("About", "output", aboutSchema) }],
+      errors: [],
+      auth: "none",
+      noFaults: true,
+      handler: async () => ({ name: "cpln-local", version, org, api: "Control Plane organization API" }),
+    },
+    {
+      method: "GET",
+      path: "/openapi.json",
+      operationId: "getOpenApi",
+      summary: "This OpenAPI document",
+      tags: ["meta"],
+      params: [],
+      responses: [
+        { status: 200, description: "The document", body: named("OpenApiDocument", "output", openApiSchema) },
+      ],
+      errors: [],
+      auth: "none",
+      handler: async (request, reply) => {
+        // `servers` names the address the caller used, so a tool that fetched the document can drive it as is.
+        const origin = `${request.protocol}://${request.host}`;
+        let text = documents.get(origin);
+        if (text === undefined) {
+          text = JSON.stringify(buildOpenApi(routes(), version, origin));
+          if (documents.size < 16) documents.set(origin, text);
+        }
+        return reply.type("application/json").send(text);
+      },
+    },
+  ];
 }

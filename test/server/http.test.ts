@@ -117,9 +117,9 @@ describe("routes", () => {
     );
   });
 
-  it("deleting the org is 405", async () => {
+  it("deleting the org is 405 with the methods the org path serves", async () => {
     expect((await send("DELETE", `/org/${ORG}`)).body).toEqual(
-      apiError(405, "MethodNotAllowed", "An org cannot be deleted"),
+      apiError(405, "MethodNotAllowed", "DELETE is not allowed on /org/{org} (allowed: GET, PATCH, HEAD)"),
     );
   });
 

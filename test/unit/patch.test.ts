@@ -5,13 +5,13 @@ import {
   buildPatch,
   equalUnder,
   isObject,
-  patchRules,
   PatchError,
   termKey,
   type Json,
   type JsonObject,
   type PatchRules,
 } from "../../api/patch/index.js";
+import { patchRules } from "../../api/kinds.js";
 
 const policyRules = patchRules.policy as PatchRules;
 const groupRules = patchRules.group as PatchRules;

@@ -1,0 +1,25 @@
+import { perm, withManage } from "./catalog.js";
+import { queryTerms, valueSet } from "../patch/rules.js";
+import { group, groupCreate, groupPatch } from "../schemas/group.js";
+import type { KindDescriptor } from "./types.js";
+
+/** The contract of kind `group`. */
+export const groupKind: KindDescriptor = {
+  kind: "group",
+  scope: "org",
+  permissions: withManage([
+    perm("create", "Create new groups"),
+    perm("delete", "Delete a group"),
+    perm("edit", "Modify existing groups", ["view"]),
+    perm("view", "Read-only view"),
+  ]),
+  queryProperties: ["origin"],
+  rels: [],
+  schemas: {
+    record: () => group(),
+    create: () => groupCreate(),
+    patch: () => groupPatch(),
+  },
+  patchRules: { arrays: { memberLinks: valueSet, "memberQuery.spec.terms": queryTerms } },
+  addressing: { field: "name", by: "name" },
+};

@@ -1,0 +1,19 @@
+import { standardCatalog } from "./catalog.js";
+import { gvc, gvcCreate, gvcPatch } from "../schemas/gvc.js";
+import type { KindDescriptor } from "./types.js";
+
+/** The contract of kind `gvc`. */
+export const gvcKind: KindDescriptor = {
+  kind: "gvc",
+  scope: "org",
+  permissions: standardCatalog("gvcs"),
+  queryProperties: [],
+  rels: [],
+  schemas: {
+    record: () => gvc(),
+    create: () => gvcCreate(),
+    patch: () => gvcPatch(),
+  },
+  patchRules: { arrays: {} },
+  addressing: { field: "name", by: "name" },
+};

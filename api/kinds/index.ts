@@ -1,0 +1,63 @@
+/**
+ * The registry of kinds: one descriptor per kind (`api/kinds/<kind>.ts`). A new kind is a new descriptor file plus
+ * its line here; everything generic (routes, OpenAPI, authorization, the patch engine's rules, the client) reads it.
+ *
+ * Catalogs come from reference/control-plane-api.md §3.3. Kinds without a documented table (gvc, mk8s, user) follow
+ * the common pattern create/delete/edit(view)/manage/view; mk8s adds `join` (the `-join` endpoint needs a permission
+ * of its own; implied by `manage` only). Org implications other than `manage` are not documented: `edit` implies
+ * `view` and `exec` implies `exec.echo` as on every other kind.
+ */
+import type { PatchRules } from "../patch/rules.js";
+import { auditCtxKind } from "./auditCtx.js";
+import { cloudAccountKind } from "./cloudAccount.js";
+import { groupKind } from "./group.js";
+import { gvcKind } from "./gvc.js";
+import { locationKind } from "./location.js";
+import { mk8sKind } from "./mk8s.js";
+import { orgKind } from "./org.js";
+import { policyKind } from "./policy.js";
+import { quotaKind } from "./quota.js";
+import { serviceAccountKind } from "./serviceAccount.js";
+import type { KindDescriptor } from "./types.js";
+import { userKind } from "./user.js";
+import { volumeSetKind } from "./volumeSet.js";
+
+export type { Permission } from "./catalog.js";
+export type { ActionContract, KindDescriptor, NamedBody } from "./types.js";
+
+export const kindNames = [
+  "org",
+  "gvc",
+  "volumeset",
+  "location",
+  "policy",
+  "group",
+  "serviceaccount",
+  "user",
+  "cloudaccount",
+  "mk8s",
+  "auditctx",
+  "quota",
+] as const;
+export type Kind = (typeof kindNames)[number];
+
+/** Every kind's descriptor. */
+export const kinds: Readonly<Record<Kind, KindDescriptor>> = {
+  org: orgKind,
+  gvc: gvcKind,
+  volumeset: volumeSetKind,
+  location: locationKind,
+  policy: policyKind,
+  group: groupKind,
+  serviceaccount: serviceAccountKind,
+  user: userKind,
+  cloudaccount: cloudAccountKind,
+  mk8s: mk8sKind,
+  auditctx: auditCtxKind,
+  quota: quotaKind,
+};
+
+/** The patch rules of every kind by kind name (read from the descriptors), for `applyPatch` and `buildPatch`. */
+export const patchRules: Readonly<Record<string, PatchRules>> = Object.fromEntries(
+  kindNames.map((kind) => [kind, kinds[kind].patchRules]),
+);

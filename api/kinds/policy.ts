@@ -1,0 +1,33 @@
+import { perm, withManage } from "./catalog.js";
+import { bindingSet, queryTerms, valueSet } from "../patch/rules.js";
+import { policy, policyCreate, policyPatch } from "../schemas/policy.js";
+import type { KindDescriptor } from "./types.js";
+
+/** The contract of kind `policy`. */
+export const policyKind: KindDescriptor = {
+  kind: "policy",
+  scope: "org",
+  permissions: withManage([
+    perm("create", "Create new policies"),
+    perm("delete", "Delete existing policies"),
+    perm("edit", "Modify existing policies", ["view"]),
+    perm("view", "Read-only access"),
+  ]),
+  queryProperties: ["origin", "targetKind"],
+  rels: [],
+  schemas: {
+    record: () => policy(),
+    create: () => policyCreate(),
+    patch: () => policyPatch(),
+  },
+  patchRules: {
+    arrays: {
+      targetLinks: valueSet,
+      bindings: bindingSet,
+      "bindings.permissions": valueSet,
+      "bindings.principalLinks": valueSet,
+      "targetQuery.spec.terms": queryTerms,
+    },
+  },
+  addressing: { field: "name", by: "name" },
+};

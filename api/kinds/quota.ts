@@ -1,0 +1,22 @@
+import { perm, withManage } from "./catalog.js";
+import { quota, quotaPatch } from "../schemas/quota.js";
+import type { KindDescriptor } from "./types.js";
+
+/** The contract of kind `quota`. */
+export const quotaKind: KindDescriptor = {
+  kind: "quota",
+  scope: "org",
+  permissions: withManage([
+    perm("create", "Create new quotas"),
+    perm("edit", "Modify existing quotas", ["view"]),
+    perm("view", "Read-only access"),
+  ]),
+  queryProperties: ["origin", "max", "current", "unit"],
+  rels: [],
+  schemas: {
+    record: () => quota(),
+    patch: () => quotaPatch(),
+  },
+  patchRules: { arrays: {} },
+  addressing: { field: "id", by: "id" },
+};

@@ -1,0 +1,39 @@
+import { perm, withManage } from "./catalog.js";
+import { namedSet } from "../patch/rules.js";
+import {
+  serviceAccount,
+  serviceAccountCreate,
+  serviceAccountKey,
+  serviceAccountKeyCreate,
+  serviceAccountPatch,
+} from "../schemas/serviceAccount.js";
+import type { KindDescriptor } from "./types.js";
+
+/** The contract of kind `serviceaccount`. */
+export const serviceAccountKind: KindDescriptor = {
+  kind: "serviceaccount",
+  scope: "org",
+  permissions: withManage([
+    perm("addKey", "Add a key"),
+    perm("create", "Create new service accounts"),
+    perm("delete", "Delete existing service accounts"),
+    perm("edit", "Modify existing service accounts", ["view"]),
+    perm("view", "Read-only access"),
+  ]),
+  queryProperties: ["origin"],
+  rels: [],
+  actions: {
+    addKey: {
+      summary: "Add a key (its value is returned once)",
+      request: { name: "ServiceAccountKeyCreate", schema: () => serviceAccountKeyCreate() },
+      response: { name: "ServiceAccountKey", description: "The new key (secret)", schema: () => serviceAccountKey() },
+    },
+  },
+  schemas: {
+    record: () => serviceAccount(),
+    create: () => serviceAccountCreate(),
+    patch: () => serviceAccountPatch(),
+  },
+  patchRules: { arrays: { keys: namedSet } },
+  addressing: { field: "name", by: "name" },
+};

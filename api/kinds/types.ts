@@ -1,0 +1,56 @@
+import type { z } from "zod";
+import type { PatchRules } from "../patch/rules.js";
+import type { Permission } from "./catalog.js";
+import type { Kind } from "./index.js";
+
+/** A named body schema of an action (a component of the OpenAPI document). */
+export interface NamedBody {
+  readonly name: string;
+  readonly schema: () => z.ZodType;
+}
+
+/** The contract of an action `POST .../{name}/-<action>` (the server's kind rules implement it). */
+export interface ActionContract {
+  readonly summary: string;
+  readonly description?: string;
+  readonly request: NamedBody;
+  readonly response: NamedBody & { readonly description: string };
+}
+
+/**
+ * Everything the contract says about one kind, in one place: routes, the OpenAPI document, the client's tables, the
+ * patch engine and authorization read these descriptors and never name a kind themselves. Schemas are getters
+ * (`() => volumeSet()`): no zod object is built at module load, and a descriptor may be loaded before its schema
+ * module has finished loading.
+ */
+export interface KindDescriptor {
+  readonly kind: Kind;
+  /** `gvc`: the object lives under `/org/{org}/gvc/{gvc}/`. */
+  readonly scope: "org" | "gvc";
+  /** The permission catalog in API order, with implied permissions. */
+  readonly permissions: readonly Permission[];
+  /** Properties a query term may name beyond the common ones (`commonQueryProperties`). */
+  readonly queryProperties: readonly string[];
+  /** Relations a query term may name (`rel`), read from the item's links. */
+  readonly rels: readonly string[];
+  readonly schemas: {
+    /** The record as the server returns it. */
+    readonly record: () => z.ZodType;
+    /** Body of POST to the collection; absent: the kind is not created through the API (POST is not served). */
+    readonly create?: () => z.ZodType;
+    /** Body of PATCH to an object (the PUT body is derived from it). */
+    readonly patch: () => z.ZodType;
+  };
+  /** How each array of the record is keyed in patches (arrays not listed: `defaultArrayRule`). */
+  readonly patchRules: PatchRules;
+  /**
+   * How an object is named in paths: `field` is the body field that names a new object (`name`; a user's `email`) or
+   * `id` when objects are addressed by their UUID (`by: "id"`, quotas, whose names repeat per gvc).
+   */
+  readonly addressing: { readonly field: string; readonly by: "name" | "id" };
+  /** The kind has one object per org, addressed as `/org/{org}` (the org itself). */
+  readonly singleton?: boolean;
+  /** Creating one may be attempted without credentials (the API document's empty security alternative). */
+  readonly anonymousCreate?: boolean;
+  readonly actions?: Readonly<Record<string, ActionContract>>;
+}

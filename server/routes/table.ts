@@ -1,0 +1,434 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
+import { apiError } from "../../api/errors.js";
+import { kindNames, kinds, type Kind } from "../../api/kinds.js";
+import { accessReport } from "../../api/schemas/accessReport.js";
+import { name as nameSchema } from "../../api/schemas/common.js";
+import { listResponse } from "../../api/schemas/common.js";
+import { permissionSchema } from "../../api/schemas/permissions.js";
+import { queryDocument, queryResult } from "../../api/schemas/query.js";
+import type { AuthMode } from "../app.js";
+import type { Call, RecordService } from "../domain/records.js";
+
+/** HTTP methods the API serves (HEAD is fastify's automatic twin of GET). */
+export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type HttpMethod = (typeof httpMethods)[number];
+
+/** A JSON Schema object (as `z.toJSONSchema` produces it). */
+export type JsonSchema = Record<string, unknown>;
+
+/** A named schema: becomes `#/components/schemas/<name>` in the OpenAPI document. */
+export interface NamedSchema {
+  readonly name: string;
+  /** `input` for request bodies (defaults applied by the server are optional), `output` for responses. */
+  readonly io: "input" | "output";
+  /** The JSON Schema; built on demand (the zod schemas are lazy). */
+  readonly build: () => JsonSchema;
+}
+
+export interface RouteParam {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: () => JsonSchema;
+}
+
+export interface RouteResponse {
+  readonly status: number;
+  readonly description: string;
+  /** Absent: no body (204). */
+  readonly body?: NamedSchema;
+  readonly headers?: Readonly<Record<string, { description: string; schema: JsonSchema }>>;
+}
+
+/**
+ * One served operation. The fastify registration and `GET /openapi.json` are both generated from a list of these, so
+ * the document cannot list what is not served or miss what is.
+ */
+export interface Route {
+  readonly method: HttpMethod;
+  /** OpenAPI path template (`/org/{org}/policy/{name}`); fastify gets the same path with `:param`. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  readonly params: readonly RouteParam[];
+  readonly body?: NamedSchema;
+  /** Whether the body may be left out (actions whose fields are all optional). */
+  readonly bodyOptional?: boolean;
+  readonly responses: readonly RouteResponse[];
+  /** Error statuses this operation can answer (each with the error shape). */
+  readonly errors: readonly number[];
+  readonly auth: AuthMode;
+  /** Fault injection never applies to this route. */
+  readonly noFaults?: boolean;
+  readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}
+
+/** `z.toJSONSchema` for the document: draft 2020-12 (OpenAPI 3.1), without `$schema`. */
+export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
+  delete json["$schema"];
+  return json;
+}
+
+/** A named schema built from a (lazy) zod schema. */
+export function named(name: string, io: "input" | "output", schema: () => z.ZodType): NamedSchema {
+  return { name, io, build: () => jsonSchemaOf(schema(), io) };
+}
+
+export const errorSchema = (): NamedSchema => named("ApiError", "output", apiError);
+
+const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+function paramsOf(request: FastifyRequest): Record<string, string> {
+  return request.params as Record<string, string>;
+}
+
+function callOf(request: FastifyRequest): Call {
+  const params = paramsOf(request);
+  return { org: params["org"] ?? "", gvc: params["gvc"], principal: request.principal };
+}
+
+const orgParam: RouteParam = {
+  name: "org",
+  description: "Name of the org.",
+  schema: () => jsonSchemaOf(nameSchema(), "input"),
+};
+
+const gvcParam: RouteParam = {
+  name: "gvc",
+  description: "Name of the gvc holding the object.",
+  schema: () => jsonSchemaOf(nameSchema(), "input"),
+};
+
+/** The path parameter naming one object of `kind`: its name (or name field, e.g. a user's email) or its id. */
+function itemParam(kind: Kind): RouteParam {
+  const { addressing, schemas } = kinds[kind];
+  if (addressing.by === "id") {
+    return {
+      name: "id",
+      description: `Id of the ${kind} (UUID).`,
+      schema: () => ({ type: "string", format: "uuid" }),
+    };
+  }
+  const field = addressing.field;
+  const createBody = schemas.create;
+  return {
+    name: field,
+    description: `The ${kind}'s ${field}.`,
+    schema: () => {
+      const properties = createBody ? jsonSchemaOf(createBody(), "input")["properties"] : undefined;
+      const fromBody = (properties as Record<string, JsonSchema> | undefined)?.[field];
+      const schema = { ...(fromBody ?? jsonSchemaOf(nameSchema(), "input")) };
+      delete schema["description"];
+      return schema;
+    },
+  };
+}
+
+/**
+ * The PUT body of a kind, derived from its PATCH schema the way the server applies a PUT: each `$replace/<f>` field
+ * becomes `<f>` (the whole value), the read-only fields a client may echo stay, the other directives go.
+ */
+function putBodyOf(patch: JsonSchema): JsonSchema {
+  const properties = (patch["properties"] ?? {}) as Record<string, JsonSchema>;
+  const out: Record<string, JsonSchema> = {};
+  for (const [key, schema] of Object.entries(properties)) {
+    if (!key.startsWith("$")) out[key] = schema;
+  }
+  // A `$replace/` value replaces the merge form of the same plain field.
+  for (const key of Object.keys(properties)) {
+    if (key.startsWith("$replace/")) {
+      const field = key.slice("$replace/".length);
+      out[field] = { ...(properties[key] as JsonSchema) };
+      (out[field] as JsonSchema)["description"] =
+        `${String((properties[field] as JsonSchema | undefined)?.["description"] ?? field).split(" Objects merge")[0]} ` +
+        "Left out: removed (description and tags get their create defaults).";
+    }
+  }
+  const { $defs } = patch as { $defs?: unknown };
+  return {
+    type: "object",
+    properties: out,
+    additionalProperties: false,
+    ...($defs !== undefined ? { $defs } : {}),
+    description:
+      "The whole writable object: fields left out are removed; read-only fields (version, id, kind, links, ...) may " +
+      "be echoed and are ignored when they match (a stale version is a 409).",
+  };
+}
+
+const created = (body: NamedSchema): RouteResponse => ({
+  status: 201,
+  description: "Created",
+  body,
+  headers: { Location: { description: "Path of the new object", schema: { type: "string" } } },
+});
+
+/** Every operation served for the kinds of the contract, from the kind descriptors (`api/kinds/`). */
+export function recordRoutes(records: RecordService): Route[] {
+  const routes: Route[] = [];
+  for (const kind of kindNames) {
+    const info = kinds[kind];
+    const Name = pascal(kind);
+    const recordSchema = info.schemas.record;
+    const record = named(Name, "output", recordSchema);
+    const tags = [kind];
+    const patch = info.schemas.patch;
+    const patchBody = named(`${Name}Patch`, "input", patch);
+    const putBody: NamedSchema = {
+      name: `${Name}Put`,
+      io: "input",
+      build: () => putBodyOf(jsonSchemaOf(patch(), "input")),
+    };
+    const patchDescription =
+      "Patch directives at every object level: `$drop`, `$replace/<field>`, `$append/<array>`, `$drop/<array>`, " +
+      "`$retain/<array>`, `$patch/<array>`; plain fields merge (null removes).";
+
+    if (info.singleton) {
+      // The org itself: `/org/{org}` and its permission catalog.
+      const key = (request: FastifyRequest) => paramsOf(request)["org"] ?? "";
+      routes.push({
+        method: "GET",
+        path: "/org",
+        operationId: `list${Name}s`,
+        summary: `List the ${kind}s the caller may view`,
+        tags,
+        params: [],
+        responses: [
+          {
+            status: 200,
+            description: "List",
+            body: named(`${Name}List`, "output", () => listResponse(recordSchema())),
+          },
+        ],
+        errors: [401],
+        auth: "required",
+        handler: async (request) => records.listOrgs(request.principal),
+      });
+      routes.push({
+        method: "GET",
+        path: "/org/{org}",
+        operationId: `get${Name}`,
+        summary: `Get the ${kind}`,
+        tags,
+        params: [orgParam],
+        responses: [{ status: 200, description: `The ${kind}`, body: record }],
+        errors: [400, 401, 404],
+        auth: "required",
+        handler: async (request) => records.get(callOf(request), kind, key(request)),
+      });
+      routes.push({
+        method: "PATCH",
+        path: "/org/{org}",
+        operationId: `patch${Name}`,
+        summary: `Patch the ${kind}`,
+        description: patchDescription,
+        tags,
+        params: [orgParam],
+        body: patchBody,
+        responses: [{ status: 200, description: `The ${kind}`, body: record }],
+        errors: [400, 401, 403, 404, 409, 413, 415],
+        auth: "required",
+        handler: async (request) => records.patch(callOf(request), kind, key(request), request.body),
+      });
+      routes.push({
+        method: "GET",
+        path: "/org/{org}/-accessreport",
+        operationId: `get${Name}AccessReport`,
+        summary: `Who may act on the ${kind}`,
+        tags,
+        params: [orgParam],
+        responses: [{ status: 200, description: "Access report", body: named("AccessReport", "output", accessReport) }],
+        errors: [400, 401, 404],
+        auth: "required",
+        handler: async (request) => records.accessReport(callOf(request), kind, key(request)),
+      });
+      routes.push({
+        method: "GET",
+        path: `/org/{org}/${kind}/-schema/permissions`,
+        operationId: `get${Name}Permissions`,
+        summary: `Permissions of ${kind}`,
+        tags,
+        params: [orgParam],
+        responses: [
+          { status: 200, description: "Catalog", body: named("PermissionSchema", "output", permissionSchema) },
+        ],
+        errors: [400, 401, 404],
+        auth: "required",
+        handler: async (request) => records.permissions(callOf(request), kind),
+      });
+      continue;
+    }
+
+    const scopeParams = info.scope === "gvc" ? [orgParam, gvcParam] : [orgParam];
+    const base = info.scope === "gvc" ? `/org/{org}/gvc/{gvc}/${kind}` : `/org/{org}/${kind}`;
+    const itemP = itemParam(kind);
+    const item = `${base}/{${itemP.name}}`;
+    const itemParams = [...scopeParams, itemP];
+    const key = (request: FastifyRequest) => paramsOf(request)[itemP.name] ?? "";
+
+    routes.push({
+      method: "GET",
+      path: base,
+      operationId: `list${Name}`,
+      summary: `List ${kind} objects the caller may view`,
+      tags,
+      params: scopeParams,
+      responses: [
+        { status: 200, description: "List", body: named(`${Name}List`, "output", () => listResponse(recordSchema())) },
+      ],
+      errors: [400, 401, 404],
+      auth: "required",
+      handler: async (request) => records.list(callOf(request), kind),
+    });
+    const createBody = info.schemas.create;
+    if (createBody) {
+      routes.push({
+        method: "POST",
+        path: base,
+        operationId: `create${Name}`,
+        summary: `Create a ${kind}`,
+        ...(info.anonymousCreate
+          ? { description: "Credentials are optional: an anonymous caller has no grants and gets 403." }
+          : {}),
+        tags,
+        params: scopeParams,
+        body: named(`${Name}Create`, "input", createBody),
+        responses: [created(record)],
+        errors: [400, 401, 403, 404, 409, 413, 415, 429],
+        auth: info.anonymousCreate ? "optional" : "required",
+        handler: async (request, reply) => {
+          const { record: doc, location } = await records.create(callOf(request), kind, request.body);
+          return reply.code(201).header("location", location).send(doc);
+        },
+      });
+    }
+    routes.push({
+      method: "POST",
+      path: `${base}/-query`,
+      operationId: `query${Name}`,
+      summary: `Query ${kind} objects`,
+      tags,
+      params: scopeParams,
+      body: named("QueryDocument", "input", queryDocument),
+      responses: [
+        {
+          status: 200,
+          description: "Matches",
+          body: named(`${Name}QueryResult`, "output", () => queryResult(recordSchema())),
+        },
+      ],
+      errors: [400, 401, 404, 413, 415],
+      auth: "required",
+      handler: async (request) => records.query(callOf(request), kind, request.body),
+    });
+    routes.push({
+      method: "GET",
+      path: `${base}/-schema/permissions`,
+      operationId: `get${Name}Permissions`,
+      summary: `Permissions of ${kind}`,
+      tags,
+      params: scopeParams,
+      responses: [{ status: 200, description: "Catalog", body: named("PermissionSchema", "output", permissionSchema) }],
+      errors: [400, 401, 404],
+      auth: "required",
+      handler: async (request) => records.permissions(callOf(request), kind),
+    });
+    routes.push({
+      method: "GET",
+      path: item,
+      operationId: `get${Name}`,
+      summary: `Get a ${kind}`,
+      tags,
+      params: itemParams,
+      responses: [{ status: 200, description: "The object", body: record }],
+      errors: [400, 401, 404],
+      auth: "required",
+      handler: async (request) => records.get(callOf(request), kind, key(request)),
+    });
+    routes.push({
+      method: "PATCH",
+      path: item,
+      operationId: `patch${Name}`,
+      summary: `Patch a ${kind}`,
+      description: patchDescription,
+      tags,
+      params: itemParams,
+      body: patchBody,
+      responses: [{ status: 200, description: "The object", body: record }],
+      errors: [400, 401, 403, 404, 409, 413, 415],
+      auth: "required",
+      handler: async (request) => records.patch(callOf(request), kind, key(request), request.body),
+    });
+    routes.push({
+      method: "PUT",
+      path: item,
+      operationId: `replace${Name}`,
+      summary: `Replace a ${kind} (fields left out are removed)`,
+      tags,
+      params: itemParams,
+      body: putBody,
+      responses: [{ status: 200, description: "The object", body: record }],
+      errors: [400, 401, 403, 404, 409, 413, 415],
+      auth: "required",
+      handler: async (request) => records.put(callOf(request), kind, key(request), request.body),
+    });
+    routes.push({
+      method: "DELETE",
+      path: item,
+      operationId: `delete${Name}`,
+      summary: `Delete a ${kind}`,
+      tags,
+      params: itemParams,
+      responses: [{ status: 204, description: "Deleted" }],
+      errors: [400, 401, 403, 404, 409],
+      auth: "required",
+      handler: async (request, reply) => {
+        await records.delete(callOf(request), kind, key(request));
+        return reply.code(204).send();
+      },
+    });
+    routes.push({
+      method: "GET",
+      path: `${item}/-accessreport`,
+      operationId: `get${Name}AccessReport`,
+      summary: `Who may act on a ${kind}`,
+      tags,
+      params: itemParams,
+      responses: [{ status: 200, description: "Access report", body: named("AccessReport", "output", accessReport) }],
+      errors: [400, 401, 404],
+      auth: "required",
+      handler: async (request) => records.accessReport(callOf(request), kind, key(request)),
+    });
+    // The server implements each action of the contract (checked when its rules are assembled).
+    for (const [action, spec] of Object.entries(info.actions ?? {})) {
+      routes.push({
+        method: "POST",
+        path: `${item}/-${action}`,
+        operationId: `${action}${Name}`,
+        summary: spec.summary,
+        ...(spec.description !== undefined ? { description: spec.description } : {}),
+        tags,
+        params: itemParams,
+        body: named(spec.request.name, "input", spec.request.schema),
+        bodyOptional: true,
+        responses: [
+          {
+            status: 200,
+            description: spec.response.description,
+            body: named(spec.response.name, "output", spec.response.schema),
+          },
+        ],
+        errors: [400, 401, 403, 404, 413, 415],
+        auth: "required",
+        handler: async (request, reply) => {
+          const result = await records.action(callOf(request), kind, key(request), action, request.body);
+          return reply.code(result.status).send(result.body);
+        },
+      });
+    }
+  }
+  return routes;
+}
