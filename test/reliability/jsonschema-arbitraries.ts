@@ -27,6 +27,11 @@ export interface GenOptions {
   maxItems?: number;
   /** Longest string generated when the schema sets no maxLength (default 24). */
   maxLength?: number;
+  /**
+   * Leave out properties marked `readOnly: true` (what a client sends in a request body, per OpenAPI) — and
+   * `writeOnly: true` ones with "writeOnly" (what a server answers). Default: keep both.
+   */
+  omit?: "readOnly" | "writeOnly";
 }
 
 /** A value that breaks one rule of a schema. */
@@ -43,6 +48,7 @@ interface Ctx {
   maxDepth: number;
   maxItems: number;
   maxLength: number;
+  omit: "readOnly" | "writeOnly" | undefined;
   depth: number;
   /** $refs being expanded (recursion guard). */
   refs: readonly string[];
@@ -61,6 +67,7 @@ function context(options: GenOptions): Ctx {
     maxDepth: options.maxDepth ?? 4,
     maxItems: options.maxItems ?? 3,
     maxLength: options.maxLength ?? 24,
+    omit: options.omit,
     depth: 0,
     refs: [],
   };
@@ -132,6 +139,7 @@ export function merge(a: Schema, b: Schema): Schema {
       out[key] = value;
       continue;
     }
+    if (JSON.stringify(mine) === JSON.stringify(value)) continue;
     switch (key) {
       case "properties": {
         const props: Record<string, Schema> = { ...(mine as Record<string, Schema>) };
@@ -186,9 +194,12 @@ export function merge(a: Schema, b: Schema): Schema {
         break;
       case "description":
         break;
+      case "const":
+        return false;
       default:
-        // Two different constraints under one keyword (pattern, const, anyOf, ...): keep both via allOf.
-        out["allOf"] = [...schemaList(out["allOf"]), { [key]: value }];
+        // Two different constraints under one keyword (pattern, not, anyOf, ...): the generator follows the first;
+        // the second is kept for the record only (callers that need certainty validate the result).
+        out["x-also"] = [...schemaList(out["x-also"]), { [key]: value }];
     }
   }
   return out;
@@ -254,8 +265,12 @@ function valid(input: Schema, outer: Ctx): fc.Arbitrary<unknown> {
     return fc.constantFrom(...options);
   }
   const types = typesOf(schema);
-  if (types.length === 0) return anyJson(ctx);
-  return fc.oneof(...types.map((type) => validOfType(type, schema, ctx)));
+  const values = types.length === 0 ? anyJson(ctx) : fc.oneof(...types.map((type) => validOfType(type, schema, ctx)));
+  // `not` is honoured where it names values (const / enum); other forms are left to the caller's validator.
+  const not = schema["not"];
+  if (!isObject(not)) return values;
+  const excluded = new Set([...("const" in not ? [not["const"]] : []), ...(Array.isArray(not["enum"]) ? not["enum"] : [])].map((v) => JSON.stringify(v)));
+  return excluded.size === 0 ? values : values.filter((v) => !excluded.has(JSON.stringify(v)));
 }
 
 function anyJson(ctx: Ctx): fc.Arbitrary<unknown> {
@@ -425,7 +440,13 @@ function objects(schema: SchemaObject, ctx: Ctx): fc.Arbitrary<Record<string, un
   const deep = ctx.depth >= ctx.maxDepth;
   const properties = isObject(schema["properties"]) ? (schema["properties"] as Record<string, Schema>) : {};
   const required = new Set(Array.isArray(schema["required"]) ? (schema["required"] as string[]) : []);
-  const known = Object.entries(properties).filter(([name, sub]) => sub !== false && (!deep || required.has(name)));
+  const omitted = (sub: Schema) => {
+    const target = deref(sub, ctx).schema;
+    return ctx.omit !== undefined && isObject(target) && target[ctx.omit] === true;
+  };
+  const known = Object.entries(properties).filter(
+    ([name, sub]) => sub !== false && (!deep || required.has(name)) && !(omitted(sub) && !required.has(name)),
+  );
   const entry = ([name, sub]: [string, Schema]): fc.Arbitrary<[string, unknown][]> => {
     if (required.has(name)) return valid(sub, inner).map((v): [string, unknown][] => [[name, v]]);
     const value = safeValid(sub, inner);

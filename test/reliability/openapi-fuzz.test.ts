@@ -1,0 +1,522 @@
+/**
+ * An outside, document-driven fuzzer. It knows nothing of the server's code: it reads the OpenAPI document a running
+ * cpln-local serves at GET /openapi.json and drives every documented operation over real HTTP with values fast-check
+ * derives from the document's JSON Schemas (test/reliability/jsonschema-arbitraries.ts).
+ *
+ * - Positive cases (admin key, path parameters naming existing objects found through the documented list operations,
+ *   bodies valid per the request schema as ajv judges) must be accepted: 2xx, or a documented and explained 4xx —
+ *   404 when a path parameter names nothing, 409 (duplicate name, version conflict, in use), 403 (a builtin object),
+ *   429 (quota). Anything else is a failure: a 400 on a body the document says is valid means the document and the
+ *   server disagree.
+ * - Negative cases must be refused with a 4xx: bodies breaking one rule of the schema (wrong type, missing required,
+ *   extra property where additionalProperties is false, out of range, bad pattern, too long, ...), path parameters
+ *   breaking their schema, malformed JSON, a wrong content type, a missing required body, and no or bad credentials
+ *   where the operation requires them.
+ * - EVERY answer is validated with ajv (2020-12, ajv-formats) against the response the document gives for its status;
+ *   an undocumented status is a failure, and a 5xx always is.
+ * - The document must declare each `{param}` of a path as a path parameter; an operation lacking one fails.
+ *
+ * Order: list operations first (they find the existing names), then creates, then the other reads and actions,
+ * PATCH, PUT, and DELETE last (deeper paths first). Deletes target objects the fuzzer created, or names that do not
+ * exist.
+ *
+ * CI: 12 positive + 12 negative + 4 protocol cases per operation (about 3,000 requests, under a minute).
+ * CPLN_LONG_TESTS=1: 10× as many. CPLN_FUZZ_SEED=<n> changes the seed (default 20261122); every failure names it.
+ * CPLN_FUZZ_REPORT=<file> writes the failures there as JSON.
+ */
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { writeFileSync } from "node:fs";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "../../server/index.js";
+import { ADMIN_KEY, start } from "../server/helpers.js";
+import { invalidValues, validValues, type Schema, type SchemaObject } from "./jsonschema-arbitraries.js";
+import { http, sized, type HttpAnswer } from "./support.js";
+
+const SEED = Number(process.env.CPLN_FUZZ_SEED ?? 20261122);
+const POSITIVE = sized(12, 120);
+const NEGATIVE = sized(12, 120);
+const DOC_ID = "https://cpln-local.invalid/openapi.json";
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+type Method = (typeof METHODS)[number];
+
+interface Parameter {
+  name: string;
+  in: string;
+  required?: boolean;
+  schema?: Schema;
+}
+interface Operation {
+  method: Method;
+  path: string;
+  id: string;
+  parameters: Parameter[];
+  body?: { schema: Schema; required: boolean; contentType: string };
+  responses: Record<string, { content?: Record<string, { schema?: Schema }> }>;
+  /** Whether a request without credentials may be accepted (`{}` among the security requirements). */
+  anonymous: boolean;
+  /** No credentials needed at all (`security: []`). */
+  open: boolean;
+}
+
+interface Case {
+  op: Operation;
+  kind: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Why the case is expected to be accepted or refused. */
+  expect: "accept" | "refuse";
+  /** A path parameter value not known to exist (a 404 is then explained). */
+  unknownTarget: boolean;
+  note: string;
+}
+
+interface Failure {
+  operation: string;
+  case: string;
+  request: { method: string; url: string; body?: string; headers: Record<string, string> };
+  status: number;
+  problem: string;
+  response: string;
+}
+
+type Doc = {
+  paths: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, Schema> };
+  security?: unknown[];
+};
+
+let server: RunningServer;
+let doc: Doc;
+let ajv: Ajv2020;
+const failures: Failure[] = [];
+let requests = 0;
+const statusCounts = new Map<string, number>();
+
+function pointer(ref: string): unknown {
+  if (!ref.startsWith("#/")) throw new Error(`only local $refs are supported, got ${ref}`);
+  let current: unknown = doc;
+  for (const raw of ref.slice(2).split("/")) {
+    const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+    current = (current as Record<string, unknown>)[key];
+    if (current === undefined) throw new Error(`dangling $ref ${ref}`);
+  }
+  return current;
+}
+const resolve = (ref: string) => pointer(ref) as Schema;
+
+/** Compiles a schema of the document (its local $refs resolve against the document). */
+const validators = new Map<string, ValidateFunction>();
+function validatorFor(where: string): ValidateFunction {
+  let v = validators.get(where);
+  if (!v) {
+    v = ajv.compile({ $ref: `${DOC_ID}${where}` });
+    validators.set(where, v);
+  }
+  return v;
+}
+/** A JSON pointer fragment for a URI: each token escaped (RFC 6901) and percent-encoded. */
+const fragment = (...tokens: string[]) =>
+  "#/" + tokens.map((t) => encodeURIComponent(t.replace(/~/g, "~0").replace(/\//g, "~1"))).join("/");
+
+function operations(): { ops: Operation[]; problems: string[] } {
+  const ops: Operation[] = [];
+  const problems: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const shared = (item["parameters"] as Parameter[] | undefined) ?? [];
+    for (const method of METHODS) {
+      const raw = item[method] as Record<string, unknown> | undefined;
+      if (!raw) continue;
+      const id = (raw["operationId"] as string | undefined) ?? `${method.toUpperCase()} ${path}`;
+      const parameters = [...shared, ...((raw["parameters"] as Parameter[] | undefined) ?? [])].map((p) =>
+        "$ref" in p ? (pointer((p as { $ref: string }).$ref) as Parameter) : p,
+      );
+      for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+        if (!parameters.some((p) => p.in === "path" && p.name === name))
+          problems.push(`${id} (${method.toUpperCase()} ${path}) does not declare its path parameter "${name}"`);
+      }
+      const requestBody = raw["requestBody"] as
+        | { required?: boolean; content?: Record<string, { schema?: Schema }>; $ref?: string }
+        | undefined;
+      let body: Operation["body"];
+      if (requestBody) {
+        const rb = requestBody.$ref ? (pointer(requestBody.$ref) as typeof requestBody) : requestBody;
+        const [contentType, media] = Object.entries(rb.content ?? {})[0] ?? [];
+        if (contentType && media?.schema !== undefined)
+          body = { schema: media.schema, required: rb.required === true, contentType };
+      }
+      const security = (raw["security"] as unknown[] | undefined) ?? doc.security ?? [];
+      ops.push({
+        method,
+        path,
+        id,
+        parameters,
+        body,
+        responses: raw["responses"] as Operation["responses"],
+        open: security.length === 0,
+        anonymous: security.some((s) => typeof s === "object" && s !== null && Object.keys(s).length === 0),
+      });
+    }
+  }
+  return { ops, problems };
+}
+
+/** Phase of an operation: lists, creates, other reads/actions, PATCH, PUT, DELETE (deeper first). */
+function phase(op: Operation): number {
+  const last = op.path.split("/").pop() ?? "";
+  const isItem = last.startsWith("{");
+  if (op.method === "get" && !isItem && !last.startsWith("-")) return 0;
+  if (op.method === "post" && !isItem && !last.startsWith("-") && "201" in op.responses) return 1;
+  if (op.method === "get" || op.method === "post") return 2;
+  if (op.method === "patch") return 3;
+  if (op.method === "put") return 4;
+  return 10 - op.path.split("/").length / 100;
+}
+
+/** A small seeded generator (mulberry32) for choices between cases; fast-check generates the values. */
+class Rng {
+  private state: number;
+  constructor(seed: number) {
+    this.state = seed >>> 0;
+  }
+  nextDouble(): number {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+  /** An integer in [min, max]; with no arguments, any 31-bit integer. */
+  nextInt(min = 0, max = 0x7fffffff): number {
+    return min + Math.floor(this.nextDouble() * (max - min + 1));
+  }
+}
+
+// ---- HTTP -----------------------------------------------------------------------------------------------------------
+
+const ADMIN = { authorization: `Bearer ${ADMIN_KEY}` };
+
+async function send(c: Pick<Case, "op" | "url" | "headers" | "body">): Promise<HttpAnswer> {
+  requests += 1;
+  const answer = await http(server.url, {
+    method: c.op.method.toUpperCase(),
+    path: c.url,
+    headers: c.headers,
+    body: c.body,
+  });
+  const key = `${c.op.method.toUpperCase()} ${answer.status}`;
+  statusCounts.set(key, (statusCounts.get(key) ?? 0) + 1);
+  return answer;
+}
+
+/** Why an answer contradicts the document (undocumented status, body not matching the schema), or undefined. */
+function documentProblem(op: Operation, answer: HttpAnswer): string | undefined {
+  if (answer.status >= 500) return `server error ${answer.status}`;
+  const status = String(answer.status);
+  const declared = op.responses[status] ?? op.responses[`${status[0]}XX`] ?? op.responses["default"];
+  if (!declared) return `status ${status} is not documented for ${op.id} (documented: ${Object.keys(op.responses).join(", ")})`;
+  const key = op.responses[status] ? status : op.responses[`${status[0]}XX`] ? `${status[0]}XX` : "default";
+  const media = declared.content?.["application/json"];
+  if (!media?.schema) return undefined;
+  const contentType = String(answer.headers["content-type"] ?? "");
+  if (!contentType.startsWith("application/json")) return `status ${status} answered ${contentType || "no content type"}, documented application/json`;
+  if (answer.json === undefined) return `status ${status} body is not JSON`;
+  const where = fragment("paths", op.path, op.method, "responses", key, "content", "application/json", "schema");
+  const validate = validatorFor(where);
+  if (!validate(answer.json)) return `body does not match the documented ${status} schema: ${ajv.errorsText(validate.errors)}`;
+  return undefined;
+}
+
+function record(c: Case, answer: HttpAnswer, problem: string): void {
+  failures.push({
+    operation: c.op.id,
+    case: `${c.kind}: ${c.note}`,
+    request: { method: c.op.method.toUpperCase(), url: c.url, body: c.body?.slice(0, 4000), headers: redact(c.headers) },
+    status: answer.status,
+    problem,
+    response: answer.text.slice(0, 600),
+  });
+}
+
+function redact(headers: Record<string, string>): Record<string, string> {
+  const out = { ...headers };
+  if (out["authorization"] === ADMIN.authorization) out["authorization"] = "Bearer <admin key>";
+  return out;
+}
+
+/** Codes a positive case may be refused with, each explained by the document's response descriptions. */
+function explainedRefusal(c: Case, answer: HttpAnswer): boolean {
+  if (answer.status === 404) return c.unknownTarget;
+  if (answer.status === 409) return true; // duplicate name, version conflict, object in use
+  if (answer.status === 403) return c.op.method !== "get"; // a builtin object cannot be edited or deleted
+  if (answer.status === 429) return true; // quota reached
+  return false;
+}
+
+async function run(c: Case): Promise<HttpAnswer> {
+  const answer = await send(c);
+  const docProblem = documentProblem(c.op, answer);
+  if (docProblem) record(c, answer, docProblem);
+  else if (c.expect === "accept" && answer.status >= 400 && !explainedRefusal(c, answer))
+    record(c, answer, `a valid request was refused with ${answer.status}`);
+  else if (c.expect === "refuse" && (answer.status < 400 || answer.status >= 500))
+    record(c, answer, `an invalid request was accepted with ${answer.status}`);
+  return answer;
+}
+
+// ---- existing objects -----------------------------------------------------------------------------------------------
+
+/** Names found through the documented list operations, by concrete collection path; cleared after every change. */
+const listed = new Map<string, string[]>();
+/** Objects this fuzzer created (concrete item paths). */
+const created = new Set<string>();
+
+function listOperation(collection: string): Operation | undefined {
+  return allOps.find((o) => o.method === "get" && o.path === collection);
+}
+
+/** The identifier of list items a path parameter holds: the property named like it, else `name`. */
+function itemKey(list: Operation, param: string): string {
+  const media = list.responses["200"]?.content?.["application/json"]?.schema;
+  let schema = media as SchemaObject | undefined;
+  while (schema && typeof schema["$ref"] === "string") schema = resolve(schema["$ref"]) as SchemaObject;
+  const items = (schema?.["properties"] as Record<string, SchemaObject> | undefined)?.["items"];
+  let item = items?.["items"] as SchemaObject | undefined;
+  while (item && typeof item["$ref"] === "string") item = resolve(item["$ref"]) as SchemaObject;
+  const props = (item?.["properties"] as Record<string, unknown> | undefined) ?? {};
+  return param in props ? param : "name";
+}
+
+async function existing(collectionTemplate: string, concrete: string, param: string): Promise<string[]> {
+  const cached = listed.get(concrete);
+  if (cached) return cached;
+  const list = listOperation(collectionTemplate);
+  if (!list) return [];
+  const c: Case = {
+    op: list,
+    kind: "list",
+    url: concrete,
+    headers: { ...ADMIN },
+    expect: "accept",
+    unknownTarget: true,
+    note: "listing names for path parameters",
+  };
+  const answer = await run(c);
+  const items = (answer.json as { items?: Record<string, unknown>[] } | undefined)?.items ?? [];
+  const key = itemKey(list, param);
+  const names = items.map((i) => i[key]).filter((n): n is string => typeof n === "string");
+  listed.set(concrete, names);
+  return names;
+}
+
+const segmentValue = (v: string) => encodeURIComponent(v);
+
+/**
+ * Fills the path parameters left to right: each from the names the list operation of its collection returns (or,
+ * with probability `fresh` or when none exist, a value generated from the parameter's schema).
+ */
+async function fillPath(
+  op: Operation,
+  rng: Rng,
+  fresh: number,
+  prefer?: string[],
+): Promise<{ url: string; unknownTarget: boolean } | undefined> {
+  const segments = op.path.split("/");
+  const out: string[] = [];
+  let unknownTarget = false;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i] ?? "";
+    const match = /^\{(.+)\}$/.exec(segment);
+    if (!match) {
+      out.push(segment);
+      continue;
+    }
+    const name = match[1] ?? "";
+    const param = op.parameters.find((p) => p.in === "path" && p.name === name);
+    if (!param) return undefined;
+    const collection = segments.slice(0, i).join("/");
+    const names = await existing(collection, out.join("/"), name);
+    const last = i === segments.length - 1;
+    const preferred = last && prefer ? prefer.filter((p) => p.startsWith(`${out.join("/")}/`)) : [];
+    let value: string;
+    if (preferred.length > 0 && rng.nextInt(0, 3) > 0) {
+      value = decodeURIComponent(preferred[rng.nextInt(0, preferred.length - 1)]!.split("/").pop()!);
+      unknownTarget = unknownTarget || !names.includes(value);
+    } else if (names.length > 0 && rng.nextDouble() >= fresh) {
+      value = names[rng.nextInt(0, names.length - 1)]!;
+    } else {
+      value = String(
+        fc.sample(validValues(param.schema ?? { type: "string", minLength: 1 }, { resolve }), {
+          seed: rng.nextInt(),
+          numRuns: 1,
+        })[0],
+      );
+      unknownTarget = unknownTarget || !names.includes(value);
+    }
+    out.push(segmentValue(value));
+  }
+  return { url: out.join("/"), unknownTarget };
+}
+
+// ---- the cases of one operation -------------------------------------------------------------------------------------
+
+function bodyValidator(op: Operation): ValidateFunction | undefined {
+  if (!op.body) return undefined;
+  return validatorFor(fragment("paths", op.path, op.method, "requestBody", "content", op.body.contentType, "schema"));
+}
+
+async function fuzzOperation(op: Operation, seed: number): Promise<void> {
+  const rng = new Rng(seed);
+  const check = bodyValidator(op);
+  const bodies = op.body
+    ? fc.sample(validValues(op.body.schema, { resolve, omit: "readOnly" }).filter((v) => check!(v)), {
+        seed,
+        numRuns: POSITIVE,
+      })
+    : [];
+  const contentType = op.body?.contentType ?? "application/json";
+  const preferCreated = () => (op.method === "delete" ? [...created] : undefined);
+
+  // Positive cases.
+  for (let i = 0; i < POSITIVE; i++) {
+    const filled = await fillPath(op, rng, op.method === "delete" ? 0.3 : 0.1, preferCreated());
+    if (!filled) return;
+    const body = op.body ? JSON.stringify(bodies[i % bodies.length]) : undefined;
+    const c: Case = {
+      op,
+      kind: "positive",
+      url: filled.url,
+      headers: body !== undefined ? { ...ADMIN, "content-type": contentType } : { ...ADMIN },
+      body,
+      expect: "accept",
+      unknownTarget: filled.unknownTarget,
+      note: "valid body and path",
+    };
+    const answer = await run(c);
+    if (answer.status >= 200 && answer.status < 300 && op.method !== "get") {
+      listed.clear();
+      if (answer.status === 201) {
+        const location = answer.headers["location"];
+        if (typeof location === "string") created.add(location);
+      }
+      if (op.method === "delete") created.delete(filled.url);
+    }
+  }
+
+  // Negative bodies: one schema rule broken, as ajv confirms.
+  if (op.body) {
+    const broken = invalidValues(op.body.schema, { resolve, omit: "readOnly" });
+    const violations = broken ? fc.sample(broken.filter((v) => !check!(v.value)), { seed, numRuns: NEGATIVE }) : [];
+    for (const v of violations) {
+      const filled = await fillPath(op, rng, 0, preferCreated());
+      if (!filled) return;
+      await run({
+        op,
+        kind: "negative body",
+        url: filled.url,
+        headers: { ...ADMIN, "content-type": contentType },
+        body: JSON.stringify(v.value),
+        expect: "refuse",
+        unknownTarget: filled.unknownTarget,
+        note: `breaks ${v.rule} at ${v.path || "(root)"}`,
+      });
+    }
+  }
+
+  // Negative path parameters: a value breaking the parameter's schema.
+  const pathParams = op.parameters.filter((p) => p.in === "path" && p.schema !== undefined);
+  if (pathParams.length > 0) {
+    for (let i = 0; i < Math.max(2, Math.floor(NEGATIVE / 3)); i++) {
+      const param = pathParams[rng.nextInt(0, pathParams.length - 1)]!;
+      const broken = invalidValues(param.schema!, { resolve });
+      if (!broken) continue;
+      const [violation] = fc.sample(
+        broken.filter((v) => typeof v.value === "string" || typeof v.value === "number"),
+        { seed: rng.nextInt(), numRuns: 1 },
+      );
+      if (!violation) continue;
+      const filled = await fillPath(op, rng, 0);
+      if (!filled) return;
+      const segments = op.path.split("/");
+      const index = segments.indexOf(`{${param.name}}`);
+      const url = filled.url.split("/");
+      url[index] = encodeURIComponent(String(violation.value));
+      const body = op.body ? JSON.stringify(bodies[i % Math.max(1, bodies.length)]) : undefined;
+      await run({
+        op,
+        kind: "negative path",
+        url: url.join("/"),
+        headers: body !== undefined ? { ...ADMIN, "content-type": contentType } : { ...ADMIN },
+        body,
+        expect: "refuse",
+        unknownTarget: true,
+        note: `path parameter ${param.name} breaks ${violation.rule}`,
+      });
+    }
+  }
+
+  // Protocol: malformed JSON, wrong content type, missing required body; no and bad credentials.
+  const filled = await fillPath(op, rng, 0, preferCreated());
+  if (!filled) return;
+  const base = { op, url: filled.url, unknownTarget: filled.unknownTarget, expect: "refuse" as const };
+  if (op.body) {
+    const good = bodies.length > 0 ? JSON.stringify(bodies[0]) : "{}";
+    await run({ ...base, kind: "protocol", headers: { ...ADMIN, "content-type": contentType }, body: `${good.slice(0, -1)}`, note: "malformed JSON" });
+    await run({ ...base, kind: "protocol", headers: { ...ADMIN, "content-type": "text/plain" }, body: good, note: "wrong content type text/plain" });
+    if (op.body.required) await run({ ...base, kind: "protocol", headers: { ...ADMIN }, note: "required body missing" });
+  }
+  if (!op.open) {
+    const body = op.body && bodies.length > 0 ? JSON.stringify(bodies[0]) : undefined;
+    const headers = (auth?: string): Record<string, string> => ({
+      ...(auth ? { authorization: auth } : {}),
+      ...(body !== undefined ? { "content-type": contentType } : {}),
+    });
+    await run({ ...base, kind: "auth", headers: headers("Bearer not-a-key.0123456789abcdef"), body, note: "bad credentials" });
+    if (!op.anonymous) await run({ ...base, kind: "auth", headers: headers(), body, note: "no credentials" });
+  }
+}
+
+// ---- the test -------------------------------------------------------------------------------------------------------
+
+let allOps: Operation[] = [];
+let declarationProblems: string[] = [];
+
+beforeAll(async () => {
+  server = await start();
+  const answer = await http(server.url, { method: "GET", path: "/openapi.json" });
+  expect(answer.status).toBe(200);
+  doc = answer.json as Doc;
+  ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...(doc as object), $id: DOC_ID });
+  ({ ops: allOps, problems: declarationProblems } = operations());
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("OpenAPI-driven fuzzer (outside view: only GET /openapi.json)", () => {
+  it("every operation declares each of its path parameters", () => {
+    expect(allOps.length).toBeGreaterThan(0);
+    expect(declarationProblems).toEqual([]);
+  });
+
+  it(`drives every documented operation: positive cases accepted, negative ones refused, every answer as documented (seed ${SEED})`, { timeout: sized(120_000, 1_800_000) }, async () => {
+    const started = Date.now();
+    const ordered = allOps.map((op, index) => ({ op, index })).sort((a, b) => phase(a.op) - phase(b.op) || a.index - b.index);
+    for (const { op, index } of ordered) {
+      if (declarationProblems.some((p) => p.startsWith(`${op.id} `))) continue;
+      await fuzzOperation(op, SEED + index);
+    }
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    console.log(
+      `openapi-fuzz: seed ${SEED}, ${allOps.length} operations, ${requests} requests, ${failures.length} failures, ${seconds} s\n` +
+        [...statusCounts].sort().map(([k, n]) => `  ${k}: ${n}`).join("\n"),
+    );
+    if (process.env.CPLN_FUZZ_REPORT) writeFileSync(process.env.CPLN_FUZZ_REPORT, JSON.stringify(failures, null, 2));
+    expect(failures, `seed ${SEED}: replay with CPLN_FUZZ_SEED=${SEED}`).toEqual([]);
+  });
+});
