@@ -269,7 +269,11 @@ function valid(input: Schema, outer: Ctx): fc.Arbitrary<unknown> {
   // `not` is honoured where it names values (const / enum); other forms are left to the caller's validator.
   const not = schema["not"];
   if (!isObject(not)) return values;
-  const excluded = new Set([...("const" in not ? [not["const"]] : []), ...(Array.isArray(not["enum"]) ? not["enum"] : [])].map((v) => JSON.stringify(v)));
+  const excluded = new Set(
+    [...("const" in not ? [not["const"]] : []), ...(Array.isArray(not["enum"]) ? not["enum"] : [])].map((v) =>
+      JSON.stringify(v),
+    ),
+  );
   return excluded.size === 0 ? values : values.filter((v) => !excluded.has(JSON.stringify(v)));
 }
 

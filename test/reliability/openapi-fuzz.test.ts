@@ -20,7 +20,8 @@
  * PATCH, PUT, and DELETE last (deeper paths first). Deletes target objects the fuzzer created, or names that do not
  * exist.
  *
- * CI: 12 positive + 12 negative + 4 protocol cases per operation (about 3,000 requests, under a minute).
+ * CI: 10 positive + 8 negative body + 2 negative path + up to 5 protocol/auth cases per operation, plus the list
+ * requests that find names (about 2,600 requests).
  * CPLN_LONG_TESTS=1: 10× as many. CPLN_FUZZ_SEED=<n> changes the seed (default 20261122); every failure names it.
  * CPLN_FUZZ_REPORT=<file> writes the failures there as JSON.
  */
@@ -35,8 +36,8 @@ import { invalidValues, validValues, type Schema, type SchemaObject } from "./js
 import { http, sized, type HttpAnswer } from "./support.js";
 
 const SEED = Number(process.env.CPLN_FUZZ_SEED ?? 20261122);
-const POSITIVE = sized(12, 120);
-const NEGATIVE = sized(12, 120);
+const POSITIVE = sized(10, 100);
+const NEGATIVE = sized(8, 80);
 const DOC_ID = "https://cpln-local.invalid/openapi.json";
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 type Method = (typeof METHODS)[number];
@@ -138,8 +139,7 @@ function operations(): { ops: Operation[]; problems: string[] } {
           problems.push(`${id} (${method.toUpperCase()} ${path}) does not declare its path parameter "${name}"`);
       }
       const requestBody = raw["requestBody"] as
-        | { required?: boolean; content?: Record<string, { schema?: Schema }>; $ref?: string }
-        | undefined;
+        { required?: boolean; content?: Record<string, { schema?: Schema }>; $ref?: string } | undefined;
       let body: Operation["body"];
       if (requestBody) {
         const rb = requestBody.$ref ? (pointer(requestBody.$ref) as typeof requestBody) : requestBody;
@@ -216,28 +216,39 @@ function documentProblem(op: Operation, answer: HttpAnswer): string | undefined 
   if (answer.status >= 500) return `server error ${answer.status}`;
   const status = String(answer.status);
   const declared = op.responses[status] ?? op.responses[`${status[0]}XX`] ?? op.responses["default"];
-  if (!declared) return `status ${status} is not documented for ${op.id} (documented: ${Object.keys(op.responses).join(", ")})`;
+  if (!declared)
+    return `status ${status} is not documented for ${op.id} (documented: ${Object.keys(op.responses).join(", ")})`;
   const key = op.responses[status] ? status : op.responses[`${status[0]}XX`] ? `${status[0]}XX` : "default";
   const media = declared.content?.["application/json"];
   if (!media?.schema) return undefined;
   const contentType = String(answer.headers["content-type"] ?? "");
-  if (!contentType.startsWith("application/json")) return `status ${status} answered ${contentType || "no content type"}, documented application/json`;
+  if (!contentType.startsWith("application/json"))
+    return `status ${status} answered ${contentType || "no content type"}, documented application/json`;
   if (answer.json === undefined) return `status ${status} body is not JSON`;
   const where = fragment("paths", op.path, op.method, "responses", key, "content", "application/json", "schema");
   const validate = validatorFor(where);
-  if (!validate(answer.json)) return `body does not match the documented ${status} schema: ${ajv.errorsText(validate.errors)}`;
+  if (!validate(answer.json))
+    return `body does not match the documented ${status} schema: ${ajv.errorsText(validate.errors)}`;
   return undefined;
 }
 
 function record(c: Case, answer: HttpAnswer, problem: string): void {
-  failures.push({
+  const failure: Failure = {
     operation: c.op.id,
     case: `${c.kind}: ${c.note}`,
-    request: { method: c.op.method.toUpperCase(), url: c.url, body: c.body?.slice(0, 4000), headers: redact(c.headers) },
+    request: {
+      method: c.op.method.toUpperCase(),
+      url: c.url,
+      body: c.body?.slice(0, 4000),
+      headers: redact(c.headers),
+    },
     status: answer.status,
     problem,
-    response: answer.text.slice(0, 600),
-  });
+    response: answer.text.slice(0, 4000),
+  };
+  const known = knownFinding(failure, answer.json);
+  if (known) seenKnown.add(known.id);
+  else failures.push(failure);
 }
 
 function redact(headers: Record<string, string>): Record<string, string> {
@@ -371,10 +382,13 @@ async function fuzzOperation(op: Operation, seed: number): Promise<void> {
   const rng = new Rng(seed);
   const check = bodyValidator(op);
   const bodies = op.body
-    ? fc.sample(validValues(op.body.schema, { resolve, omit: "readOnly" }).filter((v) => check!(v)), {
-        seed,
-        numRuns: POSITIVE,
-      })
+    ? fc.sample(
+        validValues(op.body.schema, { resolve, omit: "readOnly" }).filter((v) => check!(v)),
+        {
+          seed,
+          numRuns: POSITIVE,
+        },
+      )
     : [];
   const contentType = op.body?.contentType ?? "application/json";
   const preferCreated = () => (op.method === "delete" ? [...created] : undefined);
@@ -408,7 +422,12 @@ async function fuzzOperation(op: Operation, seed: number): Promise<void> {
   // Negative bodies: one schema rule broken, as ajv confirms.
   if (op.body) {
     const broken = invalidValues(op.body.schema, { resolve, omit: "readOnly" });
-    const violations = broken ? fc.sample(broken.filter((v) => !check!(v.value)), { seed, numRuns: NEGATIVE }) : [];
+    const violations = broken
+      ? fc.sample(
+          broken.filter((v) => !check!(v.value)),
+          { seed, numRuns: NEGATIVE },
+        )
+      : [];
     for (const v of violations) {
       const filled = await fillPath(op, rng, 0, preferCreated());
       if (!filled) return;
@@ -463,9 +482,22 @@ async function fuzzOperation(op: Operation, seed: number): Promise<void> {
   const base = { op, url: filled.url, unknownTarget: filled.unknownTarget, expect: "refuse" as const };
   if (op.body) {
     const good = bodies.length > 0 ? JSON.stringify(bodies[0]) : "{}";
-    await run({ ...base, kind: "protocol", headers: { ...ADMIN, "content-type": contentType }, body: `${good.slice(0, -1)}`, note: "malformed JSON" });
-    await run({ ...base, kind: "protocol", headers: { ...ADMIN, "content-type": "text/plain" }, body: good, note: "wrong content type text/plain" });
-    if (op.body.required) await run({ ...base, kind: "protocol", headers: { ...ADMIN }, note: "required body missing" });
+    await run({
+      ...base,
+      kind: "protocol",
+      headers: { ...ADMIN, "content-type": contentType },
+      body: `${good.slice(0, -1)}`,
+      note: "malformed JSON",
+    });
+    await run({
+      ...base,
+      kind: "protocol",
+      headers: { ...ADMIN, "content-type": "text/plain" },
+      body: good,
+      note: "wrong content type text/plain",
+    });
+    if (op.body.required)
+      await run({ ...base, kind: "protocol", headers: { ...ADMIN }, note: "required body missing" });
   }
   if (!op.open) {
     const body = op.body && bodies.length > 0 ? JSON.stringify(bodies[0]) : undefined;
@@ -473,9 +505,141 @@ async function fuzzOperation(op: Operation, seed: number): Promise<void> {
       ...(auth ? { authorization: auth } : {}),
       ...(body !== undefined ? { "content-type": contentType } : {}),
     });
-    await run({ ...base, kind: "auth", headers: headers("Bearer not-a-key.0123456789abcdef"), body, note: "bad credentials" });
+    await run({
+      ...base,
+      kind: "auth",
+      headers: headers("Bearer not-a-key.0123456789abcdef"),
+      body,
+      note: "bad credentials",
+    });
     if (!op.anonymous) await run({ ...base, kind: "auth", headers: headers(), body, note: "no credentials" });
   }
+}
+
+// ---- known findings -------------------------------------------------------------------------------------------------
+
+/**
+ * Disagreements between the document and the server this fuzzer found, reported to the lead and not yet fixed. A
+ * failure is excused only when it matches an entry completely: for a refused positive case, EVERY issue the 400 lists
+ * must match one of the entry patterns of that operation. Remove an entry when its fix lands (the run prints the
+ * entries it no longer sees).
+ */
+interface KnownFinding {
+  id: string;
+  operations: RegExp;
+  /** The failure's case kind (positive, protocol, negative path, ...). */
+  kind: string;
+  /** For refused positive cases: the message of each issue; for accepted negative cases: the case note. */
+  matches: RegExp;
+  why: string;
+}
+
+const KNOWN: KnownFinding[] = [
+  {
+    id: "read-only-fields",
+    operations: /^(patch|replace)/,
+    kind: "positive",
+    matches:
+      /^(does not match the object \(.*\); it cannot change|is read-only: it is set by the server and cannot be changed)$/,
+    why: "PUT/PATCH schemas list read-only fields (id, kind, name, origin, email, provider, unit, current, ...) as writable, described 'Read-only' at best, without readOnly: true; the server refuses values that differ from the stored object",
+  },
+  {
+    id: "spec-required",
+    operations: /^(replace|patch)(Location|Mk8s)$/,
+    kind: "positive",
+    matches: /^Invalid input: expected object, received undefined$/,
+    why: "a location's and an mk8s's spec cannot be left out (PUT) or removed (PATCH null / $drop); LocationPut and Mk8sPut do not require it, the Patch schemas allow null and $drop",
+  },
+  {
+    id: "dollar-keys-in-free-form",
+    operations: /./,
+    kind: "positive",
+    matches:
+      /^directives apply only in objects that merge \(plain object fields, \$patch\/ items\), not inside a value that replaces or is appended$/,
+    why: "free-form maps (cloud account data, ...) admit any key in the document, but keys starting with '$' are refused as misplaced patch directives (a propertyNames rule could say so)",
+  },
+  {
+    id: "mk8s-provider-key",
+    operations: /Mk8s$/,
+    kind: "positive",
+    matches: /^unknown provider '.*' \(one of /,
+    why: "the mk8s provider object admits any key in the document; the server accepts only the listed providers",
+  },
+  {
+    id: "mk8s-join-nodepool",
+    operations: /^joinMk8s$/,
+    kind: "positive",
+    matches:
+      /^(cluster .* has no node pool '.*' \(pools: .*|is required: name one of the node pools \(.*\)|Join scripts exist only for generic and hetzner clusters; .*)$/,
+    why: "JoinRequest makes nodePoolName optional and free-form and documents no 400: the server requires a pool of the cluster, and answers 400 Unsupported for clusters of other providers",
+  },
+  {
+    id: "policy-target-kind-rules",
+    operations: /Policy$/,
+    kind: "positive",
+    matches:
+      /^('.*' is not a permission of \w+ \(.*\)|must be a link to an object of kind \w+, e\.g\. .*|must be the policy's targetKind '\w+'|duplicate permission '.*')$/,
+    why: "a binding's permissions must belong to targetKind (and be unique), targetLinks must link objects of targetKind, targetQuery.kind must equal targetKind: none of it is in the document (if/then per targetKind, uniqueItems, a link pattern)",
+  },
+  {
+    id: "volumeset-cross-field-rules",
+    operations: /Volumeset$/,
+    kind: "positive",
+    matches:
+      /^(is not supported with fileSystemType 'shared'|is required when autoscaling\.predictive\.enabled is true|must be at least 200 GB for performanceClass '.*'|must be a cron expression with 5 fields \(got \d+\))$/,
+    why: "volume-set rules stated in descriptions only: snapshots/customEncryption refused with the shared file system, predictive autoscaling needs minFreePercentage and scalingFactor, high-throughput-ssd needs initialCapacity >= 200, snapshots.schedule is a 5-field cron (a pattern could say it)",
+  },
+  {
+    id: "patch-term-one-of",
+    operations: /^patch/,
+    kind: "positive",
+    matches: /^a \$patch\/terms item must name its term with exactly one of property, rel or tag$/,
+    why: "the $patch/terms items of PATCH schemas lack the oneOf (exactly one of property, rel, tag) the query terms have",
+  },
+  {
+    id: "proto-key-not-valid-json",
+    operations: /./,
+    kind: "positive",
+    matches: /^The request body is not valid JSON$/,
+    why: "a body with a __proto__ key (valid JSON, allowed by free-form schemas) is refused as 'not valid JSON' (issue 10: say the key is reserved, and document it)",
+  },
+  {
+    id: "query-body-optional",
+    operations: /^query/,
+    kind: "protocol",
+    matches: /^required body missing$/,
+    why: "the -query operations declare requestBody.required: true, but a POST without a body is answered 200 (an empty query)",
+  },
+  {
+    id: "permissions-gvc-unchecked",
+    operations: /^getVolumesetPermissions$/,
+    kind: "negative path",
+    matches: /^path parameter gvc breaks /,
+    why: "GET /org/{org}/gvc/{gvc}/volumeset/-schema/permissions answers 200 for a gvc segment that breaks the declared name pattern (the gvc is neither validated nor looked up)",
+  },
+];
+const seenKnown = new Set<string>();
+
+/** The known finding that explains a failure, or undefined. */
+function knownFinding(failure: Failure, body: unknown): KnownFinding | undefined {
+  const [kind, ...rest] = failure.case.split(": ");
+  const note = rest.join(": ");
+  const candidates = KNOWN.filter((k) => k.kind === kind && k.operations.test(failure.operation));
+  if (kind === "positive" && failure.status === 400) {
+    const error = body as { message?: string; details?: { issues?: { message?: string }[] } } | undefined;
+    const issues = (error?.details?.issues ?? []).map((i) => String(i.message));
+    // An error without issues (e.g. 400 Unsupported) is judged by its message.
+    const messages = issues.length > 0 ? issues : error?.message !== undefined ? [error.message] : [];
+    if (messages.length === 0) return undefined;
+    const hits = messages.map((m) => candidates.find((k) => k.matches.test(m)));
+    if (hits.some((h) => h === undefined)) return undefined;
+    if (hits.some((h) => h!.id === "proto-key-not-valid-json") && !failure.request.body?.includes('"__proto__"'))
+      return undefined;
+    return hits[0];
+  }
+  if (failure.problem.startsWith("an invalid request was accepted"))
+    return candidates.find((k) => k.matches.test(note));
+  return undefined;
 }
 
 // ---- the test -------------------------------------------------------------------------------------------------------
@@ -504,19 +668,32 @@ describe("OpenAPI-driven fuzzer (outside view: only GET /openapi.json)", () => {
     expect(declarationProblems).toEqual([]);
   });
 
-  it(`drives every documented operation: positive cases accepted, negative ones refused, every answer as documented (seed ${SEED})`, { timeout: sized(120_000, 1_800_000) }, async () => {
-    const started = Date.now();
-    const ordered = allOps.map((op, index) => ({ op, index })).sort((a, b) => phase(a.op) - phase(b.op) || a.index - b.index);
-    for (const { op, index } of ordered) {
-      if (declarationProblems.some((p) => p.startsWith(`${op.id} `))) continue;
-      await fuzzOperation(op, SEED + index);
-    }
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
-    console.log(
-      `openapi-fuzz: seed ${SEED}, ${allOps.length} operations, ${requests} requests, ${failures.length} failures, ${seconds} s\n` +
-        [...statusCounts].sort().map(([k, n]) => `  ${k}: ${n}`).join("\n"),
-    );
-    if (process.env.CPLN_FUZZ_REPORT) writeFileSync(process.env.CPLN_FUZZ_REPORT, JSON.stringify(failures, null, 2));
-    expect(failures, `seed ${SEED}: replay with CPLN_FUZZ_SEED=${SEED}`).toEqual([]);
-  });
+  it(
+    `drives every documented operation: positive cases accepted, negative ones refused, every answer as documented (seed ${SEED})`,
+    { timeout: sized(120_000, 1_800_000) },
+    async () => {
+      const started = Date.now();
+      const ordered = allOps
+        .map((op, index) => ({ op, index }))
+        .sort((a, b) => phase(a.op) - phase(b.op) || a.index - b.index);
+      for (const { op, index } of ordered) {
+        if (declarationProblems.some((p) => p.startsWith(`${op.id} `))) continue;
+        const t0 = Date.now();
+        await fuzzOperation(op, SEED + index);
+        if (process.env.CPLN_FUZZ_TIMING) console.log(`${op.id}: ${Date.now() - t0} ms`);
+      }
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      const unseen = KNOWN.filter((k) => !seenKnown.has(k.id)).map((k) => k.id);
+      console.log(
+        `openapi-fuzz: seed ${SEED}, ${allOps.length} operations, ${requests} requests, ${failures.length} failures, ${seconds} s\n` +
+          `  known findings seen: ${[...seenKnown].join(", ") || "none"}; not seen (fixed? remove them): ${unseen.join(", ") || "none"}\n` +
+          [...statusCounts]
+            .sort()
+            .map(([k, n]) => `  ${k}: ${n}`)
+            .join("\n"),
+      );
+      if (process.env.CPLN_FUZZ_REPORT) writeFileSync(process.env.CPLN_FUZZ_REPORT, JSON.stringify(failures, null, 2));
+      expect(failures, `seed ${SEED}: replay with CPLN_FUZZ_SEED=${SEED}`).toEqual([]);
+    },
+  );
 });
