@@ -586,8 +586,8 @@ const KNOWN: KnownFinding[] = [
     operations: /Volumeset$/,
     kind: "positive",
     matches:
-      /^(is not supported with fileSystemType 'shared'|is required when autoscaling\.predictive\.enabled is true|must be at least 200 GB for performanceClass '.*'|must be a cron expression with 5 fields \(got \d+\))$/,
-    why: "volume-set rules stated in descriptions only: snapshots/customEncryption refused with the shared file system, predictive autoscaling needs minFreePercentage and scalingFactor, high-throughput-ssd needs initialCapacity >= 200, snapshots.schedule is a 5-field cron (a pattern could say it)",
+      /^(is not supported with fileSystemType 'shared'|is required when autoscaling\.predictive\.enabled is true|must be at least 200 GB for performanceClass '.*'|must be a cron expression with 5 fields \(got \d+\)|must not be less than min(Cpu|Memory) \(.*\)|must be within \S+ of min(Cpu|Memory) \(.*\)|must be at most \d+ times min(Cpu|Memory) \(.*\))$/,
+    why: "volume-set rules stated in descriptions only, or nowhere: snapshots/customEncryption refused with the shared file system, predictive autoscaling needs minFreePercentage and scalingFactor, high-throughput-ssd needs initialCapacity >= 200, snapshots.schedule is a 5-field cron (a pattern could say it), mountOptions.resources max >= min within a spread (4000m CPU, 4x memory) — undocumented",
   },
   {
     id: "patch-term-one-of",
@@ -595,6 +595,14 @@ const KNOWN: KnownFinding[] = [
     kind: "positive",
     matches: /^a \$patch\/terms item must name its term with exactly one of property, rel or tag$/,
     why: "the $patch/terms items of PATCH schemas lack the oneOf (exactly one of property, rel, tag) the query terms have",
+  },
+  {
+    id: "query-regex-value",
+    operations: /^(query|create|patch|replace)/,
+    kind: "positive",
+    matches:
+      /^(op '=~' needs a regular expression string|regular expression refused: .*|invalid regular expression: .*)$/,
+    why: "a query term with op '=~' needs a string value that is a valid, safe regular expression: the document neither requires the string type for '=~' (if/then could) nor describes the syntax accepted and refused",
   },
   {
     id: "proto-key-not-valid-json",
