@@ -374,6 +374,50 @@ async function fillPath(
   return { url: out.join("/"), unknownTarget };
 }
 
+/**
+ * A body built from the object's current representation (the documented GET of the same path), restricted to the
+ * properties the request schema declares, with up to two top-level fields taken from a generated valid body. Undefined
+ * when the path has no GET or the result is not valid per the request schema.
+ */
+async function echoBody(
+  op: Operation,
+  url: string,
+  generated: unknown,
+  rng: Rng,
+  check: ValidateFunction,
+): Promise<{ body: Record<string, unknown>; note: string } | undefined> {
+  const read = allOps.find((o) => o.method === "get" && o.path === op.path);
+  if (!read) return undefined;
+  const answer = await run({
+    op: read,
+    kind: "read",
+    url,
+    headers: { ...ADMIN },
+    expect: "accept",
+    unknownTarget: true,
+    note: "current object, to edit",
+  });
+  if (answer.status !== 200 || typeof answer.json !== "object" || answer.json === null) return undefined;
+  let schema = op.body!.schema as SchemaObject;
+  while (typeof schema["$ref"] === "string") schema = resolve(schema["$ref"]) as SchemaObject;
+  const declared = (schema["properties"] as Record<string, unknown> | undefined) ?? {};
+  const body = Object.fromEntries(
+    Object.entries(answer.json as Record<string, unknown>).filter(([k]) => Object.hasOwn(declared, k)),
+  );
+  const changes = Object.entries((generated as Record<string, unknown> | undefined) ?? {});
+  const changed: string[] = [];
+  for (let n = rng.nextInt(0, 2); n > 0 && changes.length > 0; n--) {
+    const [key, value] = changes.splice(rng.nextInt(0, changes.length - 1), 1)[0]!;
+    Object.defineProperty(body, key, { value, enumerable: true, writable: true, configurable: true });
+    changed.push(key);
+  }
+  if (!check(body)) return undefined;
+  return {
+    body,
+    note: `the object as read${changed.length > 0 ? `, with ${changed.join(", ")} changed` : ", unchanged"}`,
+  };
+}
+
 // ---- the cases of one operation -------------------------------------------------------------------------------------
 
 function bodyValidator(op: Operation): ValidateFunction | undefined {
@@ -400,7 +444,13 @@ async function fuzzOperation(op: Operation, seed: number): Promise<void> {
   for (let i = 0; i < POSITIVE; i++) {
     const filled = await fillPath(op, rng, op.method === "delete" ? 0.3 : 0.1, preferCreated());
     if (!filled) return;
-    const body = op.body ? JSON.stringify(bodies[i % bodies.length]) : undefined;
+    let body = op.body ? JSON.stringify(bodies[i % bodies.length]) : undefined;
+    let note = "valid body and path";
+    // Every other PUT/PATCH case starts from the object as GET shows it (what a client does), changing 0-2 fields.
+    if (op.body && (op.method === "put" || op.method === "patch") && i % 2 === 1 && !filled.unknownTarget) {
+      const echoed = await echoBody(op, filled.url, bodies[i % bodies.length], rng, check!);
+      if (echoed) [body, note] = [JSON.stringify(echoed.body), echoed.note];
+    }
     const c: Case = {
       op,
       kind: "positive",
@@ -409,7 +459,7 @@ async function fuzzOperation(op: Operation, seed: number): Promise<void> {
       body,
       expect: "accept",
       unknownTarget: filled.unknownTarget,
-      note: "valid body and path",
+      note,
     };
     const answer = await run(c);
     if (answer.status >= 200 && answer.status < 300 && op.method !== "get") {
