@@ -608,8 +608,8 @@ const KNOWN: KnownFinding[] = [
     operations: /./,
     kind: "positive",
     matches:
-      /^directives apply only in objects that merge \(plain object fields, \$patch\/ items\), not inside a value that replaces or is appended$/,
-    why: "free-form maps (cloud account data, ...) admit any key in the document, but keys starting with '$' are refused as misplaced patch directives (a propertyNames rule could say so)",
+      /^(directives apply only in objects that merge \(plain object fields, \$patch\/ items\), not inside a value that replaces or is appended|unknown directive ".*": use .*)$/,
+    why: "free-form maps (tags, cloud account data, ...) admit any key in the document, but keys starting with '$' are refused as misplaced or unknown patch directives (a propertyNames rule could say so)",
   },
   {
     id: "mk8s-provider-key",
