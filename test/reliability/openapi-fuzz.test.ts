@@ -724,6 +724,40 @@ afterAll(async () => {
 });
 
 describe("OpenAPI-driven fuzzer (outside view: only GET /openapi.json)", () => {
+  it("the answer check refuses what the document does not allow, and known findings excuse only exact matches", async () => {
+    const list = allOps.find((o) => o.method === "get" && o.path === "/org")!;
+    const json = (status: number, body: unknown): HttpAnswer => ({
+      status,
+      headers: { "content-type": "application/json; charset=utf-8" },
+      text: JSON.stringify(body),
+      json: body,
+    });
+    const real = await http(server.url, { method: "GET", path: "/org", headers: ADMIN });
+    expect(real.status).toBe(200);
+    expect(documentProblem(list, real)).toBeUndefined();
+    expect(documentProblem(list, json(418, {}))).toMatch(/^status 418 is not documented for listOrgs/);
+    expect(documentProblem(list, json(500, {}))).toBe("server error 500");
+    expect(documentProblem(list, json(200, { items: "none" }))).toMatch(
+      /^body does not match the documented 200 schema/,
+    );
+    expect(documentProblem(list, { ...real, headers: { "content-type": "text/plain" } })).toMatch(
+      /^status 200 answered text\/plain/,
+    );
+    const failure = (): Failure => ({
+      operation: "patchGvc",
+      case: "positive: valid body and path",
+      request: { method: "PATCH", url: "/org/acme/gvc/x", headers: {} },
+      status: 400,
+      problem: "a valid request was refused with 400",
+      response: "",
+    });
+    const issues = (...messages: string[]) => ({ details: { issues: messages.map((message) => ({ message })) } });
+    const readOnly = "does not match the object (gvc); it cannot change";
+    expect(knownFinding(failure(), issues(readOnly))?.id).toBe("read-only-fields");
+    expect(knownFinding(failure(), issues(readOnly, "must be a lowercase name"))).toBeUndefined();
+    expect(knownFinding(failure(), issues())).toBeUndefined();
+  });
+
   it("every operation declares each of its path parameters", () => {
     expect(allOps.length).toBeGreaterThan(0);
     expect(declarationProblems).toEqual([]);
