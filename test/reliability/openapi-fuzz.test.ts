@@ -136,6 +136,11 @@ function operations(): { ops: Operation[]; problems: string[] } {
       const parameters = [...shared, ...((raw["parameters"] as Parameter[] | undefined) ?? [])].map((p) =>
         "$ref" in p ? (pointer((p as { $ref: string }).$ref) as Parameter) : p,
       );
+      // Only path parameters are driven today: a query/header/cookie parameter must extend this fuzzer first.
+      for (const p of parameters.filter((p) => p.in !== "path"))
+        problems.push(
+          `${id} (${method.toUpperCase()} ${path}) declares a ${p.in} parameter "${p.name}" this fuzzer does not drive yet`,
+        );
       for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
         if (!parameters.some((p) => p.in === "path" && p.name === name))
           problems.push(`${id} (${method.toUpperCase()} ${path}) does not declare its path parameter "${name}"`);
@@ -758,7 +763,7 @@ describe("OpenAPI-driven fuzzer (outside view: only GET /openapi.json)", () => {
     expect(knownFinding(failure(), issues())).toBeUndefined();
   });
 
-  it("every operation declares each of its path parameters", () => {
+  it("every operation declares each of its path parameters (and no parameter this fuzzer cannot drive)", () => {
     expect(allOps.length).toBeGreaterThan(0);
     expect(declarationProblems).toEqual([]);
   });
