@@ -598,15 +598,15 @@ const KNOWN: KnownFinding[] = [
     operations: /^(patch|replace)/,
     kind: "positive",
     matches:
-      /^(does not match the object \(.*\); it cannot change|is read-only: it is set by the server and cannot be changed)$/,
-    why: "PUT/PATCH schemas list read-only fields (id, kind, name, origin, email, provider, unit, current, ...) as writable, described 'Read-only' at best, without readOnly: true; the server refuses values that differ from the stored object",
+      /^(does not match the object \(.*\); it cannot change|is read-only: it is set by the server and cannot be changed|is immutable: it cannot change after the object is created)$/,
+    why: "PUT/PATCH schemas list read-only fields (id, kind, name, origin, email, provider, unit, current, ...) as writable, described 'Read-only' at best, without readOnly: true; the server refuses values that differ from the stored object, and changes of immutable fields (targetKind, performanceClass, fileSystemType)",
   },
   {
-    id: "spec-required",
-    operations: /^(replace|patch)(Location|Mk8s)$/,
+    id: "required-fields-removable",
+    operations: /^(replace|patch)/,
     kind: "positive",
-    matches: /^Invalid input: expected object, received undefined$/,
-    why: "a location's and an mk8s's spec cannot be left out (PUT) or removed (PATCH null / $drop); LocationPut and Mk8sPut do not require it, the Patch schemas allow null and $drop",
+    matches: /^Invalid input: expected \w+, received undefined$/,
+    why: "fields the server requires (a location's and an mk8s's spec, spec.provider, a volume set's spec.initialCapacity, a quota's max) may be left out of PUT bodies and removed by PATCH (null, $drop) per the document",
   },
   {
     id: "dollar-keys-in-free-form",
@@ -620,7 +620,7 @@ const KNOWN: KnownFinding[] = [
     id: "mk8s-provider-key",
     operations: /Mk8s$/,
     kind: "positive",
-    matches: /^unknown provider '.*' \(one of /,
+    matches: /^(unknown provider '.*' \(one of |must have exactly one key naming the provider \()/,
     why: "the mk8s provider object admits any key in the document; the server accepts only the listed providers",
   },
   {
@@ -636,7 +636,7 @@ const KNOWN: KnownFinding[] = [
     operations: /Policy$/,
     kind: "positive",
     matches:
-      /^('.*' is not a permission of \w+ \(.*\)|must be a link to an object of kind \w+, e\.g\. .*|must be the policy's targetKind '\w+'|duplicate permission '.*')$/,
+      /^('.*' is not a permission of \w+ \(.*\)|must be a link to an object of kind \w+, e\.g\. .*|must be the policy's targetKind '\w+'|duplicate permission '.*'|duplicate target link '.*')$/,
     why: "a binding's permissions must belong to targetKind (and be unique), targetLinks must link objects of targetKind, targetQuery.kind must equal targetKind: none of it is in the document (if/then per targetKind, uniqueItems, a link pattern)",
   },
   {
