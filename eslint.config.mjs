@@ -34,7 +34,11 @@ export default tseslint.config(
   },
   // The direction of imports (docs/ARCHITECTURE.md): api imports nothing of ours outside api; server and provider
   // import api only; sdk imports provider and api. tools, test and bench may import anything.
-  layer("api/**/*.ts", ["server", "provider", "sdk", "tools", "test", "bench", "examples"], "api/ is the shared contract"),
+  layer(
+    "api/**/*.ts",
+    ["server", "provider", "sdk", "tools", "test", "bench", "examples"],
+    "api/ is the shared contract",
+  ),
   layer("server/**/*.ts", ["provider", "sdk", "tools", "test", "bench", "examples"], "server/ may import api/ only"),
   layer("provider/**/*.ts", ["server", "sdk", "tools", "test", "bench", "examples"], "provider/ may import api/ only"),
   layer("sdk/**/*.ts", ["server", "tools", "test", "bench", "examples"], "sdk/ may import provider/ and api/ only"),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
+import { crossFieldRules } from "./jsonRules.js";
 import {
   description,
   describedTaggedPatchFields,
@@ -70,8 +71,8 @@ function providerObject(strict: boolean) {
         }
       }
     })
-    .meta({ minProperties: 1, maxProperties: 1 })
-    .describe(`Exactly one key naming the provider (${mk8sProviders.join(", ")}), holding its configuration.`);
+    .describe(`Exactly one key naming the provider (${mk8sProviders.join(", ")}), holding its configuration.`)
+    .register(crossFieldRules(), { minProperties: 1, maxProperties: 1 });
 }
 
 /** The provider name of a cluster spec (`{provider: {generic: {...}}}` → `generic`). */

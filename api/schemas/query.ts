@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
+import { crossFieldRules } from "./jsonRules.js";
 import { unsafeRegexReason } from "../patterns.js";
 import { kindNames } from "../kinds.js";
 import { links, object, patchObject, type ObjectMode } from "./common.js";
@@ -64,13 +65,13 @@ function checkTerm(
 function buildTerm(mode: ObjectMode) {
   return object(mode, termShape())
     .superRefine(checkTerm)
-    .meta({
-      // The cross-field rules of checkTerm that JSON Schema can say (the regex guard cannot be).
+    .describe("One condition: exactly one of property, rel or tag, an op and (except for exists) a value.")
+    .register(crossFieldRules(), {
+      // The rules of checkTerm that JSON Schema can say (the regex guard cannot be said).
       oneOf: termSelectors.map((selector) => ({ required: [selector] })),
       if: { properties: { op: { enum: ["exists", "!exists"] } }, required: ["op"] },
       else: { properties: { value: {} }, required: ["value"] },
-    })
-    .describe("One condition: exactly one of property, rel or tag, an op and (except for exists) a value.");
+    });
 }
 
 function buildSort(mode: ObjectMode) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Issue } from "../errors.js";
 import { lazy } from "../lazy.js";
+import { crossFieldRules } from "./jsonRules.js";
 import {
   description,
   describedTaggedPatchFields,
@@ -261,8 +262,8 @@ function buildSpec(mode: ObjectMode) {
     autoscaling: autoscaling(mode).optional(),
     mountOptions: mountOptions(mode).optional(),
   })
-    .meta(mode === "strict" ? specRulesJsonSchema : {})
-    .describe("Volume set specification.");
+    .describe("Volume set specification.")
+    .register(crossFieldRules(), mode === "strict" ? specRulesJsonSchema : {});
 }
 
 /**

@@ -97,15 +97,16 @@ export class Authenticator {
     if (cached && cached.counter === (await this.store.changeCounter(cached.org, "serviceaccount"))) {
       return { type: "serviceaccount", link: cached.link };
     }
-    const stored = await this.store.findKeyHash(keyNameOf(key));
-    if (!stored) throw unauthorized("Invalid credentials");
+    const stored = await this.store.findCredential(keyNameOf(key));
+    // Keys authenticate service accounts (the only owners of credentials the API has).
+    if (!stored || stored.ownerKind !== "serviceaccount") throw unauthorized("Invalid credentials");
     // Read before comparing: a revocation racing with this check moves the counter past what gets cached.
     const counter = await this.store.changeCounter(stored.org, "serviceaccount");
     const expected = Buffer.from(stored.hash, "hex");
     if (expected.length !== presented.length || !timingSafeEqual(presented, expected)) {
       throw unauthorized("Invalid credentials");
     }
-    const link = selfLink(stored.org, "serviceaccount", stored.serviceAccount);
+    const link = selfLink(stored.org, "serviceaccount", stored.owner);
     if (this.keyCache.size >= CACHE_MAX) this.keyCache.clear();
     this.keyCache.set(digest, { org: stored.org, link, counter });
     return { type: "serviceaccount", link };

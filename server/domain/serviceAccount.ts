@@ -40,11 +40,11 @@ export const serviceAccountRules: KindServerRules = {
     const remaining = new Set(keysOf(next).map((k) => String(k["name"])));
     for (const key of keysOf(previous)) {
       const name = String(key["name"]);
-      if (!remaining.has(name)) await ctx.tx.deleteKeyHash(name);
+      if (!remaining.has(name)) await ctx.tx.deleteCredential(name);
     }
   },
   async deleted(record, ctx) {
-    await ctx.tx.deleteKeyHashesOf(record.org, record.name);
+    await ctx.tx.deleteCredentialsOf(record.org, record.kind, record.name);
   },
   editForbidden: (record) =>
     isBuiltin(record) ? builtinMessage("service account", record["name"], "edited") : undefined,
@@ -65,7 +65,13 @@ export const serviceAccountRules: KindServerRules = {
         const { keyName, key } = newServiceAccountKey();
         const description = parsed.data.description ?? keyName;
         const name = String(ctx.record["name"]);
-        await ctx.tx.putKeyHash({ keyName, org: ctx.org, serviceAccount: name, hash: sha256Hex(key) });
+        await ctx.tx.putCredential({
+          id: keyName,
+          org: ctx.org,
+          ownerKind: "serviceaccount",
+          owner: name,
+          hash: sha256Hex(key),
+        });
         const entry: JsonObject = { name: keyName, created: ctx.now, description };
         return {
           status: 200,

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { apiError } from "../../api/errors.js";
+import { addCrossFieldRules } from "../../api/schemas/jsonRules.js";
 import { kindNames, kinds, type Kind } from "../../api/kinds.js";
 import { accessReport } from "../../api/schemas/accessReport.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
@@ -67,7 +68,12 @@ export interface Route {
 
 /** `z.toJSONSchema` for the document: draft 2020-12 (OpenAPI 3.1), without `$schema`. */
 export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const json = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
+  const json = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: "any",
+    target: "draft-2020-12",
+    override: addCrossFieldRules,
+  }) as JsonSchema;
   delete json["$schema"];
   return json;
 }

@@ -113,8 +113,14 @@ export async function installAdminKey(records: RecordService, org: string, admin
     if (!account) throw new Error(`org ${org} has no ${ADMIN_SERVICE_ACCOUNT} service account`);
     const keys = Array.isArray(account.doc["keys"]) ? account.doc["keys"].filter(isObject) : [];
     const stale = keys.filter((k) => k["description"] === ADMIN_KEY_DESCRIPTION && k["name"] !== keyName);
-    for (const key of stale) await tx.deleteKeyHash(String(key["name"]));
-    await tx.putKeyHash({ keyName, org, serviceAccount: ADMIN_SERVICE_ACCOUNT, hash: sha256Hex(adminKey) });
+    for (const key of stale) await tx.deleteCredential(String(key["name"]));
+    await tx.putCredential({
+      id: keyName,
+      org,
+      ownerKind: "serviceaccount",
+      owner: ADMIN_SERVICE_ACCOUNT,
+      hash: sha256Hex(adminKey),
+    });
     const kept = keys.filter((k) => !stale.includes(k));
     if (stale.length === 0 && kept.some((k) => k["name"] === keyName)) return;
     if (!kept.some((k) => k["name"] === keyName)) {

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { rememberJson } from "../json.js";
-import type { JsonObject, ServiceAccountKeyHash, Store, StoreOps, StoredRecord } from "./store.js";
+import type { Credential, JsonObject, Store, StoreOps, StoredRecord } from "./store.js";
 
 interface RecordRow {
   org: string;
@@ -22,10 +22,11 @@ interface RowVersion {
   version: number;
 }
 
-interface KeyRow {
-  key_name: string;
+interface CredentialRow {
+  id: string;
   org: string;
-  service_account: string;
+  owner_kind: string;
+  owner: string;
   hash: string;
 }
 
@@ -41,13 +42,14 @@ CREATE TABLE IF NOT EXISTS records (
   PRIMARY KEY (org, kind, scope, name)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS records_by_id ON records (org, kind, id);
-CREATE TABLE IF NOT EXISTS sa_keys (
-  key_name TEXT PRIMARY KEY,
+CREATE TABLE IF NOT EXISTS credentials (
+  id TEXT PRIMARY KEY,
   org TEXT NOT NULL,
-  service_account TEXT NOT NULL,
+  owner_kind TEXT NOT NULL,
+  owner TEXT NOT NULL,
   hash TEXT NOT NULL
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS sa_keys_by_account ON sa_keys (org, service_account);
+CREATE INDEX IF NOT EXISTS credentials_by_owner ON credentials (org, owner_kind, owner);
 CREATE TABLE IF NOT EXISTS changes (
   org TEXT NOT NULL,
   kind TEXT NOT NULL,
@@ -55,6 +57,21 @@ CREATE TABLE IF NOT EXISTS changes (
   PRIMARY KEY (org, kind)
 ) WITHOUT ROWID;
 `;
+
+/**
+ * Data files written before credentials were kind-free kept service-account keys in `sa_keys`: their rows move to
+ * `credentials` (owned by the service account they named) and the old table goes, in one transaction.
+ */
+function migrateLegacyKeys(db: Database.Database): void {
+  const legacy = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'sa_keys'").get();
+  if (legacy === undefined) return;
+  db.transaction(() => {
+    db.exec(
+      "INSERT OR IGNORE INTO credentials (id, org, owner_kind, owner, hash) " +
+        "SELECT key_name, org, 'serviceaccount', service_account, hash FROM sa_keys; DROP TABLE sa_keys;",
+    );
+  })();
+}
 
 /** Freezes a parsed document so a cached copy can be handed out without being altered by a caller. */
 function deepFreeze<T>(value: T): T {
@@ -126,6 +143,7 @@ export class SqliteStore implements Store {
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
     this.db.exec(SCHEMA);
+    migrateLegacyKeys(this.db);
     const db = this.db;
     this.stmts = {
       get: db.prepare<[string, string, string, string], RecordRow>(
@@ -159,13 +177,13 @@ export class SqliteStore implements Store {
         "UPDATE records SET id = ?, version = ?, doc = ? WHERE org = ? AND kind = ? AND scope = ? AND name = ? AND version = ?",
       ),
       delete: db.prepare("DELETE FROM records WHERE org = ? AND kind = ? AND scope = ? AND name = ?"),
-      putKey: db.prepare(
-        "INSERT INTO sa_keys (key_name, org, service_account, hash) VALUES (?, ?, ?, ?) " +
-          "ON CONFLICT (key_name) DO UPDATE SET org = excluded.org, service_account = excluded.service_account, hash = excluded.hash",
+      putCredential: db.prepare(
+        "INSERT INTO credentials (id, org, owner_kind, owner, hash) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE " +
+          "SET org = excluded.org, owner_kind = excluded.owner_kind, owner = excluded.owner, hash = excluded.hash",
       ),
-      findKey: db.prepare<[string], KeyRow>("SELECT * FROM sa_keys WHERE key_name = ?"),
-      deleteKey: db.prepare("DELETE FROM sa_keys WHERE key_name = ?"),
-      deleteKeysOf: db.prepare("DELETE FROM sa_keys WHERE org = ? AND service_account = ?"),
+      findCredential: db.prepare<[string], CredentialRow>("SELECT * FROM credentials WHERE id = ?"),
+      deleteCredential: db.prepare("DELETE FROM credentials WHERE id = ?"),
+      deleteCredentialsOf: db.prepare("DELETE FROM credentials WHERE org = ? AND owner_kind = ? AND owner = ?"),
       bump: db.prepare(
         "INSERT INTO changes (org, kind, counter) VALUES (?, ?, 1) ON CONFLICT (org, kind) DO UPDATE SET counter = counter + 1",
       ),
@@ -273,26 +291,26 @@ export class SqliteStore implements Store {
         this.bump(org, kind);
         return true;
       },
-      putKeyHash: async (k: ServiceAccountKeyHash) => {
-        s.putKey.run(k.keyName, k.org, k.serviceAccount, k.hash);
+      putCredential: async (c: Credential) => {
+        s.putCredential.run(c.id, c.org, c.ownerKind, c.owner, c.hash);
       },
-      findKeyHash: async (keyName) => {
-        const row = s.findKey.get(keyName);
+      findCredential: async (id) => {
+        const row = s.findCredential.get(id);
         return row
-          ? { keyName: row.key_name, org: row.org, serviceAccount: row.service_account, hash: row.hash }
+          ? { id: row.id, org: row.org, ownerKind: row.owner_kind, owner: row.owner, hash: row.hash }
           : undefined;
       },
-      // Removing a key counts as a change of service accounts, so caches of verified keys see the revocation.
-      deleteKeyHash: async (keyName) => {
-        const row = s.findKey.get(keyName);
+      // Removing a credential counts as a change of its owner's kind, so caches of verified keys see the revocation.
+      deleteCredential: async (id) => {
+        const row = s.findCredential.get(id);
         if (!row) return false;
-        s.deleteKey.run(keyName);
-        this.bump(row.org, "serviceaccount");
+        s.deleteCredential.run(id);
+        this.bump(row.org, row.owner_kind);
         return true;
       },
-      deleteKeyHashesOf: async (org, serviceAccount) => {
-        const removed = s.deleteKeysOf.run(org, serviceAccount).changes;
-        if (removed > 0) this.bump(org, "serviceaccount");
+      deleteCredentialsOf: async (org, ownerKind, owner) => {
+        const removed = s.deleteCredentialsOf.run(org, ownerKind, owner).changes;
+        if (removed > 0) this.bump(org, ownerKind);
         return removed;
       },
       changeCounter: async (org, kind) => {
@@ -359,9 +377,9 @@ export class SqliteStore implements Store {
     if (this.lock) await this.unlocked();
     return this.ops.count(org, kind, scope);
   }
-  async findKeyHash(keyName: string) {
+  async findCredential(id: string) {
     if (this.lock) await this.unlocked();
-    return this.ops.findKeyHash(keyName);
+    return this.ops.findCredential(id);
   }
   async changeCounter(org: string, kind: string) {
     if (this.lock) await this.unlocked();
@@ -380,14 +398,14 @@ export class SqliteStore implements Store {
   delete(org: string, kind: string, scope: string, name: string) {
     return this.write((ops) => ops.delete(org, kind, scope, name));
   }
-  putKeyHash(key: ServiceAccountKeyHash) {
-    return this.write((ops) => ops.putKeyHash(key));
+  putCredential(credential: Credential) {
+    return this.write((ops) => ops.putCredential(credential));
   }
-  deleteKeyHash(keyName: string) {
-    return this.write((ops) => ops.deleteKeyHash(keyName));
+  deleteCredential(id: string) {
+    return this.write((ops) => ops.deleteCredential(id));
   }
-  deleteKeyHashesOf(org: string, serviceAccount: string) {
-    return this.write((ops) => ops.deleteKeyHashesOf(org, serviceAccount));
+  deleteCredentialsOf(org: string, ownerKind: string, owner: string) {
+    return this.write((ops) => ops.deleteCredentialsOf(org, ownerKind, owner));
   }
 
   async close(): Promise<void> {

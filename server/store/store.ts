@@ -22,11 +22,17 @@ export interface StoredRecord extends RecordKey {
   doc: JsonObject;
 }
 
-/** Hash of one service-account key; the secret itself is never stored. */
-export interface ServiceAccountKeyHash {
-  keyName: string;
+/**
+ * A hashed secret (an API key) that authenticates as the record owning it; the secret itself is never stored. The
+ * store does not interpret owners: `ownerKind`/`owner` name the record (today service accounts own keys).
+ */
+export interface Credential {
+  /** The key's name: the text before the first `.` of the key. */
+  id: string;
   org: string;
-  serviceAccount: string;
+  ownerKind: string;
+  /** Name of the owning record. */
+  owner: string;
   /** SHA-256 of the full key text, hex. */
   hash: string;
 }
@@ -44,11 +50,12 @@ export interface StoreOps {
   replace(record: StoredRecord, expectedVersion: number): Promise<boolean>;
   /** Deletes a record; false when it did not exist. */
   delete(org: string, kind: string, scope: string, name: string): Promise<boolean>;
-  putKeyHash(key: ServiceAccountKeyHash): Promise<void>;
-  findKeyHash(keyName: string): Promise<ServiceAccountKeyHash | undefined>;
-  deleteKeyHash(keyName: string): Promise<boolean>;
-  /** Deletes every key hash of one service account (when it is deleted). */
-  deleteKeyHashesOf(org: string, serviceAccount: string): Promise<number>;
+  putCredential(credential: Credential): Promise<void>;
+  findCredential(id: string): Promise<Credential | undefined>;
+  /** Deletes a credential; counts as a change of its owner's kind (caches of verified keys see the revocation). */
+  deleteCredential(id: string): Promise<boolean>;
+  /** Deletes every credential of one record (when it is deleted). */
+  deleteCredentialsOf(org: string, ownerKind: string, owner: string): Promise<number>;
   /** Counter bumped by every write to (org, kind); caches derived from that kind compare it to stay fresh. */
   changeCounter(org: string, kind: string): Promise<number>;
   /** Orgs that have at least one record. */

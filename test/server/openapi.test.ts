@@ -11,6 +11,9 @@ import { promisify } from "node:util";
 import Ajv2020 from "ajv/dist/2020.js";
 import type { RouteOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { kinds } from "../../api/kinds.js";
+import { kindRules, rulesOf } from "../../server/domain/index.js";
+import { mk8sRules } from "../../server/domain/mk8s.js";
 import type { RunningServer } from "../../server/index.js";
 import { fastifyPath } from "../../server/routes/register.js";
 import { ORG, admin, apiError, call, field, start } from "./helpers.js";
@@ -276,5 +279,17 @@ describe("unsupported methods", () => {
       const all = new Set([...documentedMethods, ...methodsOf(route).filter((m) => m !== "HEAD")]);
       expect([...all].sort(), route.url).toEqual(["DELETE", "GET", "PATCH", "POST", "PUT"]);
     }
+  });
+});
+
+describe("kind descriptors", () => {
+  it("the server's rules take schemas and addressing from the descriptor, and must implement exactly its actions", () => {
+    expect(kindRules.quota.addressBy).toBe("id");
+    expect(kindRules.quota.createBody).toBeUndefined();
+    expect(kindRules.user.nameField).toBe("email");
+    expect(kindRules.volumeset.createBody).toBe(kinds.volumeset.schemas.create);
+    expect(() => rulesOf("mk8s", { ...mk8sRules, actions: {} })).toThrow(
+      "The actions of mk8s differ: the contract has [join], the server []",
+    );
   });
 });

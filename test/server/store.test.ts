@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStore } from "../../server/store/sqlite.js";
 import type { StoredRecord } from "../../server/store/store.js";
@@ -108,17 +109,48 @@ describe("SqliteStore", () => {
     expect((await store.get("o", "group", "", "aa"))?.doc["d"]).toBe("second");
   });
 
-  it("key hashes: put, find, delete (which counts as a service-account change)", async () => {
+  it("credentials: put, find, delete (which counts as a change of the owner's kind), delete all of an owner", async () => {
     const store = open();
-    await store.putKeyHash({ keyName: "k1", org: "o", serviceAccount: "sa", hash: "ab" });
-    await store.putKeyHash({ keyName: "k2", org: "o", serviceAccount: "sa", hash: "cd" });
-    expect(await store.findKeyHash("k1")).toEqual({ keyName: "k1", org: "o", serviceAccount: "sa", hash: "ab" });
+    const k1 = { id: "k1", org: "o", ownerKind: "serviceaccount", owner: "sa", hash: "ab" };
+    await store.putCredential(k1);
+    await store.putCredential({ ...k1, id: "k2", hash: "cd" });
+    await store.putCredential({ ...k1, id: "k3", ownerKind: "widget", hash: "ef" });
+    expect(await store.findCredential("k1")).toEqual(k1);
     const before = await store.changeCounter("o", "serviceaccount");
-    expect(await store.deleteKeyHash("k1")).toBe(true);
+    expect(await store.deleteCredential("k1")).toBe(true);
     expect(await store.changeCounter("o", "serviceaccount")).toBe(before + 1);
-    expect(await store.findKeyHash("k1")).toBeUndefined();
-    expect(await store.deleteKeyHashesOf("o", "sa")).toBe(1);
-    expect(await store.findKeyHash("k2")).toBeUndefined();
+    expect(await store.findCredential("k1")).toBeUndefined();
+    expect(await store.deleteCredentialsOf("o", "serviceaccount", "sa")).toBe(1);
+    expect(await store.findCredential("k2")).toBeUndefined();
+    // Another kind's owner of the same name keeps its credential.
+    expect(await store.findCredential("k3")).toEqual({ ...k1, id: "k3", ownerKind: "widget", hash: "ef" });
+  });
+
+  it("a data file with the former sa_keys table has its keys moved to credentials on open", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
+    try {
+      const file = join(dir, "legacy.db");
+      const db = new Database(file);
+      db.exec(
+        "CREATE TABLE sa_keys (key_name TEXT PRIMARY KEY, org TEXT NOT NULL, service_account TEXT NOT NULL, " +
+          "hash TEXT NOT NULL) WITHOUT ROWID; INSERT INTO sa_keys VALUES ('k1', 'o', 'sa', 'ab');",
+      );
+      db.close();
+      const store = open(file);
+      expect(await store.findCredential("k1")).toEqual({
+        id: "k1",
+        org: "o",
+        ownerKind: "serviceaccount",
+        owner: "sa",
+        hash: "ab",
+      });
+      await store.close();
+      const check = new Database(file, { readonly: true });
+      expect(check.prepare("SELECT name FROM sqlite_master WHERE name = 'sa_keys'").get()).toBeUndefined();
+      check.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a file store keeps everything across reopen", async () => {
@@ -127,12 +159,12 @@ describe("SqliteStore", () => {
       const file = join(dir, "s.db");
       const first = new SqliteStore(file);
       await first.create(record("aa"));
-      await first.putKeyHash({ keyName: "k1", org: "o", serviceAccount: "sa", hash: "ab" });
+      await first.putCredential({ id: "k1", org: "o", ownerKind: "serviceaccount", owner: "sa", hash: "ab" });
       const counter = await first.changeCounter("o", "group");
       await first.close();
       const second = open(file);
       expect((await second.get("o", "group", "", "aa"))?.doc).toEqual(record("aa").doc);
-      expect(await second.findKeyHash("k1")).toBeDefined();
+      expect(await second.findCredential("k1")).toBeDefined();
       expect(await second.changeCounter("o", "group")).toBe(counter);
       expect(await second.orgs()).toEqual(["o"]);
       await second.close();
