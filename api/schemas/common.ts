@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
+import { echoOnly } from "./jsonRules.js";
 
 /**
  * Building blocks shared by every record and body schema.
@@ -96,13 +97,13 @@ export function recordShape<K extends string>(kind: K) {
 export function readOnlyPatchShape() {
   return {
     version: z.number().int().min(0).optional().describe("Current version; a stale value is rejected with 409."),
-    id: z.string().optional().describe("Read-only; must match the stored id."),
-    kind: z.string().optional().describe("Read-only."),
-    name: z.string().optional().describe("Read-only; renaming is not supported."),
-    created: z.string().optional().describe("Read-only; ignored."),
-    lastModified: z.string().optional().describe("Read-only; ignored."),
-    links: z.array(linkSchema()).optional().describe("Read-only; ignored."),
-    status: z.unknown().optional().describe("Read-only; ignored."),
+    id: echoOnly(z.string().optional().describe("Read-only; must match the stored id.")),
+    kind: echoOnly(z.string().optional().describe("Read-only.")),
+    name: echoOnly(z.string().optional().describe("Read-only; renaming is not supported.")),
+    created: echoOnly(z.string().optional().describe("Read-only; ignored.")),
+    lastModified: echoOnly(z.string().optional().describe("Read-only; ignored.")),
+    links: echoOnly(z.array(linkSchema()).optional().describe("Read-only; ignored.")),
+    status: echoOnly(z.unknown().optional().describe("Read-only; ignored.")),
   };
 }
 

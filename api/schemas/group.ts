@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import {
@@ -75,6 +76,6 @@ export const groupPatch = lazy(() =>
         }),
       },
     },
-    { ...readOnlyPatchShape(), origin: z.enum(groupOrigins).optional().describe("Read-only.") },
+    { ...readOnlyPatchShape(), origin: echoOnly(z.enum(groupOrigins).optional().describe("Read-only.")) },
   ).describe("Body of PATCH /org/{org}/group/{name}."),
 );

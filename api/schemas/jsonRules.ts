@@ -16,3 +16,12 @@ export function addCrossFieldRules(ctx: { zodSchema: unknown; jsonSchema: Record
   const rules = crossFieldRules().get(ctx.zodSchema as z.ZodType);
   if (rules !== undefined) Object.assign(ctx.jsonSchema, rules);
 }
+
+/**
+ * Marks a request field the server sets: a client may leave it out or send back the value it read (anything else is
+ * a 400). In the document it is `readOnly: true`, which JSON-Schema-driven tools leave out of requests.
+ */
+export function echoOnly<T extends z.ZodType>(schema: T): T {
+  crossFieldRules().add(schema, { readOnly: true });
+  return schema;
+}

@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import type { Issue } from "../errors.js";
 import { hasPermission, isKind, kindNames, kinds, permissionNames } from "../kinds.js";
@@ -159,8 +160,8 @@ export const policyPatch = lazy(() =>
     },
     {
       ...readOnlyPatchShape(),
-      targetKind: z.string().optional().describe("Read-only (immutable); must equal the current value."),
-      origin: z.enum(policyOrigins).optional().describe("Read-only; must equal the current value."),
+      targetKind: echoOnly(z.string().optional().describe("Read-only (immutable); must equal the current value.")),
+      origin: echoOnly(z.enum(policyOrigins).optional().describe("Read-only; must equal the current value.")),
     },
   ).describe("Body of PATCH /org/{org}/policy/{name}."),
 );

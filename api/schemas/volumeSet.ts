@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import type { Issue } from "../errors.js";
 import { lazy } from "../lazy.js";
@@ -419,7 +420,7 @@ export const volumeSetPatch = lazy(() =>
       ...describedTaggedPatchFields(),
       spec: { value: volumeSetSpec(), merge: volumeSetSpecPatch() },
     },
-    { ...readOnlyPatchShape(), gvc: z.unknown().optional().describe("Read-only; ignored.") },
+    { ...readOnlyPatchShape(), gvc: echoOnly(z.unknown().optional().describe("Read-only; ignored.")) },
   ).describe("Body of PATCH /org/{org}/gvc/{gvc}/volumeset/{name}: merge fields and patch directives."),
 );
 export type VolumeSetPatch = z.infer<ReturnType<typeof volumeSetPatch>>;

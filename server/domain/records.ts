@@ -61,6 +61,14 @@ function checkKindField(kind: Kind, body: JsonObject): void {
   }
 }
 
+/** A body's `version`, when present, is a non-negative integer (a create ignores it, other writes compare it). */
+function checkVersionField(body: JsonObject): void {
+  const value = body["version"];
+  if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= 0)) {
+    throw badRequest([{ path: "version", message: "must be a non-negative integer (the version read)" }]);
+  }
+}
+
 /** The body without the fields a write ignores: every read-only field, and `gvc` on gvc-scoped kinds. */
 function withoutReadOnly(kind: Kind, body: JsonObject, keep: readonly string[] = []): JsonObject {
   const ignored = new Set<string>(READ_ONLY_INPUT);
@@ -215,6 +223,7 @@ export class RecordService {
     const rules = this.rules[kind];
     const raw = requireObject(rawBody, "The request body");
     checkKindField(kind, raw);
+    checkVersionField(raw);
     const body = withoutReadOnly(kind, raw);
     // Server-owned fields of the kind that a create cannot set (a record as GET returned it carries them) are ignored.
     const createShape = rules.createBody?.();

@@ -167,7 +167,7 @@ function itemParam(kind: Kind): RouteParam {
  * The PUT body of a kind, derived from its PATCH schema the way the server applies a PUT: each `$replace/<f>` field
  * becomes `<f>` (the whole value), the read-only fields a client may echo stay, the other directives go.
  */
-function putBodyOf(patch: JsonSchema): JsonSchema {
+function putBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
   const properties = (patch["properties"] ?? {}) as Record<string, JsonSchema>;
   const out: Record<string, JsonSchema> = {};
   for (const [key, schema] of Object.entries(properties)) {
@@ -183,10 +183,17 @@ function putBodyOf(patch: JsonSchema): JsonSchema {
         "Left out: removed (description and tags get their create defaults).";
     }
   }
+  // A replaceable field the record always has must be in the body (left out would remove it); description and
+  // tags are the exception: left out, they get their create defaults.
+  const defaulted = new Set(["description", "tags"]);
+  const required = ((record["required"] ?? []) as string[]).filter(
+    (field) => `$replace/${field}` in properties && !defaulted.has(field),
+  );
   const { $defs } = patch as { $defs?: unknown };
   return {
     type: "object",
     properties: out,
+    ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
     ...($defs !== undefined ? { $defs } : {}),
     description:
@@ -201,15 +208,22 @@ function putBodyOf(patch: JsonSchema): JsonSchema {
  */
 function manifestOf(create: JsonSchema, kind: Kind, scoped: boolean): JsonSchema {
   const properties = { ...((create["properties"] ?? {}) as Record<string, JsonSchema>) };
+  // `readOnly: true`: the server sets these; tools that build requests from the document leave them out.
+  const ignored = (what: string): JsonSchema => ({ readOnly: true, description: `Read-only: ${what}` });
   const readOnly: Record<string, JsonSchema> = {
-    kind: { const: kind, description: "The kind (read-only; must match the path)." },
-    id: { type: "string", description: "Read-only: ignored." },
-    version: { type: "integer", description: "Read-only: on an existing object it must be current (409 otherwise)." },
-    created: { type: "string", description: "Read-only: ignored." },
-    lastModified: { type: "string", description: "Read-only: ignored." },
-    links: { type: "array", items: { type: "object" }, description: "Read-only: ignored." },
-    status: { type: "object", description: "Read-only: ignored." },
-    ...(scoped ? { gvc: { type: "string", description: "Read-only: the path names the gvc." } } : {}),
+    kind: { const: kind, readOnly: true, description: "The kind (read-only; must match the path)." },
+    id: ignored("ignored (any value)."),
+    version: {
+      type: "integer",
+      minimum: 0,
+      readOnly: true,
+      description: "Read-only: ignored by a create; when the object exists it must be current (409 otherwise).",
+    },
+    created: ignored("ignored (any value)."),
+    lastModified: ignored("ignored (any value)."),
+    links: ignored("ignored (any value)."),
+    status: ignored("ignored (any value)."),
+    ...(scoped ? { gvc: ignored("the path names the gvc; ignored (any value).") } : {}),
   };
   for (const [field, schema] of Object.entries(readOnly)) if (!(field in properties)) properties[field] = schema;
   return { ...create, properties };
@@ -294,7 +308,7 @@ export function recordRoutes(records: RecordService): Route[] {
     const putBody: NamedSchema = {
       name: `${Name}Put`,
       io: "input",
-      build: () => putBodyOf(jsonSchemaOf(patch(), "input")),
+      build: () => putBodyOf(jsonSchemaOf(patch(), "input"), jsonSchemaOf(recordSchema(), "output")),
     };
     const patchDescription =
       "Patch directives at every object level: `$drop`, `$replace/<field>`, `$append/<array>`, `$drop/<array>`, " +
