@@ -100,10 +100,10 @@ export function readOnlyPatchShape() {
     id: echoOnly(z.string().optional().describe("Read-only; must match the stored id.")),
     kind: echoOnly(z.string().optional().describe("Read-only.")),
     name: echoOnly(z.string().optional().describe("Read-only; renaming is not supported.")),
-    created: echoOnly(z.string().optional().describe("Read-only; ignored.")),
-    lastModified: echoOnly(z.string().optional().describe("Read-only; ignored.")),
-    links: echoOnly(z.array(linkSchema()).optional().describe("Read-only; ignored.")),
-    status: echoOnly(z.unknown().optional().describe("Read-only; ignored.")),
+    created: echoOnly(z.unknown().optional().describe("Read-only; ignored (any value).")),
+    lastModified: echoOnly(z.unknown().optional().describe("Read-only; ignored (any value).")),
+    links: echoOnly(z.unknown().optional().describe("Read-only; ignored (any value).")),
+    status: echoOnly(z.unknown().optional().describe("Read-only; ignored (any value).")),
   };
 }
 

@@ -48,7 +48,9 @@ export const serviceAccountPatch = lazy(() =>
     ...readOnlyPatchShape(),
     "$drop/keys": z.array(z.string().min(1)).optional().describe("Names of the keys to revoke."),
     origin: echoOnly(z.enum(serviceAccountOrigins).optional().describe("Read-only.")),
-    keys: echoOnly(z.unknown().optional().describe("Read-only; keys are added with -addKey and revoked with $drop/keys.")),
+    keys: echoOnly(
+      z.unknown().optional().describe("Read-only; keys are added with -addKey and revoked with $drop/keys."),
+    ),
   }).describe("Body of PATCH /org/{org}/serviceaccount/{name}."),
 );
 

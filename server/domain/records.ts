@@ -555,6 +555,16 @@ export class RecordService {
     for (let attempt = 1; ; attempt++) {
       const existing = await this.find(this.store, call, kind, scope, key);
       if (existing) {
+        // The body is a manifest (what a create takes): it is checked as one before it replaces the object.
+        const createBody = rules.createBody?.();
+        if (createBody) {
+          const manifest = withoutReadOnly(kind, body);
+          if (createBody instanceof z.ZodObject) {
+            for (const field of rules.readOnly) if (!(field in createBody.shape)) delete manifest[field];
+          }
+          const parsed = createBody.safeParse(coerceScalars(createBody, manifest));
+          if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+        }
         const record = await this.put(call, kind, key, replacement);
         return { created: false, record, location: selfLink(call.org, kind, key, gvc) };
       }

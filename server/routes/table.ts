@@ -113,8 +113,10 @@ function cursorOf(request: FastifyRequest): string | undefined {
 const cursorQuery = (required: boolean): QueryParam => ({
   name: "cursor",
   required,
-  description: "Continues a paged answer: take the whole URL from the previous page's `next` link.",
-  schema: () => ({ type: "string", maxLength: 4096 }),
+  description:
+    "Continues a paged answer: take the whole URL from the previous page's `next` link. The value is a token the " +
+    "server issues (`x-cpln-opaque`): any other value is a 400.",
+  schema: () => ({ type: "string", maxLength: 1024, "x-cpln-opaque": true }),
 });
 
 /** `GET .../-query` continues a query from a `next` link: the cursor is required there. */
@@ -163,6 +165,46 @@ function itemParam(kind: Kind): RouteParam {
   };
 }
 
+/** Fields an object always has that a PUT replaces (a PUT must carry them; a PATCH cannot remove them). */
+function requiredWritable(patch: JsonSchema, record: JsonSchema): string[] {
+  const properties = (patch["properties"] ?? {}) as Record<string, JsonSchema>;
+  // description and tags left out of a PUT get their create defaults.
+  const defaulted = new Set(["description", "tags"]);
+  return ((record["required"] ?? []) as string[]).filter(
+    (field) => `$replace/${field}` in properties && !defaulted.has(field),
+  );
+}
+
+/** A value's schema without its `null` alternative (`anyOf: [X, {type: null}]` → X). */
+function notNull(schema: JsonSchema, description: string): JsonSchema {
+  const anyOf = schema["anyOf"] as JsonSchema[] | undefined;
+  if (!anyOf) return { ...schema, description };
+  const rest = anyOf.filter((s) => s["type"] !== "null");
+  return rest.length === 1 ? { ...rest[0], description } : { ...schema, anyOf: rest, description };
+}
+
+/** The PATCH body of a kind: a field the object always has cannot be removed (no null, not in `$drop`). */
+function patchBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
+  const required = requiredWritable(patch, record);
+  if (required.length === 0) return patch;
+  const properties = { ...((patch["properties"] ?? {}) as Record<string, JsonSchema>) };
+  for (const field of required) {
+    const note = "Required: it cannot be removed (null is refused).";
+    for (const key of [field, `$replace/${field}`]) {
+      const schema = properties[key];
+      if (schema) properties[key] = notNull(schema, `${String(schema["description"] ?? key)} ${note}`);
+    }
+  }
+  const drop = properties["$drop"];
+  const items = drop?.["items"] as JsonSchema | undefined;
+  if (drop && Array.isArray(items?.["enum"])) {
+    const allowed = (items["enum"] as string[]).filter((f) => !required.includes(f));
+    if (allowed.length === 0) delete properties["$drop"];
+    else properties["$drop"] = { ...drop, items: { ...items, enum: allowed } };
+  }
+  return { ...patch, properties };
+}
+
 /**
  * The PUT body of a kind, derived from its PATCH schema the way the server applies a PUT: each `$replace/<f>` field
  * becomes `<f>` (the whole value), the read-only fields a client may echo stay, the other directives go.
@@ -183,12 +225,8 @@ function putBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
         "Left out: removed (description and tags get their create defaults).";
     }
   }
-  // A replaceable field the record always has must be in the body (left out would remove it); description and
-  // tags are the exception: left out, they get their create defaults.
-  const defaulted = new Set(["description", "tags"]);
-  const required = ((record["required"] ?? []) as string[]).filter(
-    (field) => `$replace/${field}` in properties && !defaulted.has(field),
-  );
+  // A replaceable field the record always has must be in the body (left out would remove it).
+  const required = requiredWritable(patch, record);
   const { $defs } = patch as { $defs?: unknown };
   return {
     type: "object",
@@ -261,6 +299,8 @@ function collectionReads(
       tags,
       params,
       body: named("QueryDocument", "input", queryDocument),
+      // No body (or `{}`) is the query of every object the caller may view.
+      bodyOptional: true,
       responses: [{ status: 200, description: "Matches", body: result }],
       errors: [400, 401, 404, 413, 415],
       auth: "required",
@@ -304,7 +344,11 @@ export function recordRoutes(records: RecordService): Route[] {
     const record = named(Name, "output", recordSchema);
     const tags = [kind];
     const patch = info.schemas.patch;
-    const patchBody = named(`${Name}Patch`, "input", patch);
+    const patchBody: NamedSchema = {
+      name: `${Name}Patch`,
+      io: "input",
+      build: () => patchBodyOf(jsonSchemaOf(patch(), "input"), jsonSchemaOf(recordSchema(), "output")),
+    };
     const putBody: NamedSchema = {
       name: `${Name}Put`,
       io: "input",

@@ -62,6 +62,8 @@ interface Operation {
   anonymous: boolean;
   /** No credentials needed at all (`security: []`). */
   open: boolean;
+  /** `x-cpln-local-admin`: an emulator operation that changes or replaces the whole org. */
+  admin: boolean;
 }
 
 interface Case {
@@ -139,8 +141,8 @@ function operations(): { ops: Operation[]; problems: string[] } {
       const parameters = [...shared, ...((raw["parameters"] as Parameter[] | undefined) ?? [])].map((p) =>
         "$ref" in p ? (pointer((p as { $ref: string }).$ref) as Parameter) : p,
       );
-      // Only path parameters are driven today: a query/header/cookie parameter must extend this fuzzer first.
-      for (const p of parameters.filter((p) => p.in !== "path"))
+      // Path and query parameters are driven; a header or cookie parameter must extend this fuzzer first.
+      for (const p of parameters.filter((p) => p.in !== "path" && p.in !== "query"))
         problems.push(
           `${id} (${method.toUpperCase()} ${path}) declares a ${p.in} parameter "${p.name}" this fuzzer does not drive yet`,
         );
@@ -167,16 +169,21 @@ function operations(): { ops: Operation[]; problems: string[] } {
         responses: raw["responses"] as Operation["responses"],
         open: security.length === 0,
         anonymous: security.some((s) => typeof s === "object" && s !== null && Object.keys(s).length === 0),
+        admin: raw["x-cpln-local-admin"] === true,
       });
     }
   }
   return { ops, problems };
 }
 
-/** Phase of an operation: lists, creates, other reads/actions, PATCH, PUT, DELETE (deeper first). */
+/**
+ * Phase of an operation: lists, creates, other reads/actions, PATCH, PUT, DELETE (deeper first), then the emulator's
+ * `x-cpln-local-admin` operations (they act on the whole org): reads first, the state import, the reset last of all.
+ */
 function phase(op: Operation): number {
   const last = op.path.split("/").pop() ?? "";
   const isItem = last.startsWith("{");
+  if (op.admin) return op.method === "get" ? 20 : op.method === "post" && !op.body ? 22 : 21;
   if (op.method === "get" && !isItem && !last.startsWith("-")) return 0;
   if (op.method === "post" && !isItem && !last.startsWith("-") && "201" in op.responses) return 1;
   if (op.method === "get" || op.method === "post") return 2;
@@ -311,11 +318,14 @@ function itemKey(list: Operation, param: string): string {
   return param in props ? param : "name";
 }
 
+/** Names last found for a path parameter (by its name), for paths whose collection has no list operation. */
+const namesByParam = new Map<string, string[]>();
+
 async function existing(collectionTemplate: string, concrete: string, param: string): Promise<string[]> {
   const cached = listed.get(concrete);
   if (cached) return cached;
   const list = listOperation(collectionTemplate);
-  if (!list) return [];
+  if (!list) return namesByParam.get(param) ?? [];
   const c: Case = {
     op: list,
     kind: "list",
@@ -330,6 +340,7 @@ async function existing(collectionTemplate: string, concrete: string, param: str
   const key = itemKey(list, param);
   const names = items.map((i) => i[key]).filter((n): n is string => typeof n === "string");
   listed.set(concrete, names);
+  namesByParam.set(param, names);
   return names;
 }
 
@@ -426,6 +437,72 @@ async function echoBody(
   };
 }
 
+// ---- query parameters -----------------------------------------------------------------------------------------------
+
+/**
+ * Whether a parameter's values are tokens the server issues (`x-cpln-opaque`, e.g. a paging cursor taken from a
+ * `next` link): a value this fuzzer generates is not one, so sending it is a negative case (a 4xx is expected).
+ */
+const opaque = (p: Parameter) => typeof p.schema === "object" && p.schema["x-cpln-opaque"] === true;
+
+const sample = <T>(arb: fc.Arbitrary<T>, rng: Rng): T | undefined =>
+  fc.sample(arb, { seed: rng.nextInt(), numRuns: 1 })[0];
+
+function queryOf(entries: [string, unknown][]): string {
+  if (entries.length === 0) return "";
+  return "?" + entries.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`).join("&");
+}
+
+/**
+ * The query string of a positive case: a required parameter gets a value valid per its schema, an optional one is
+ * left out half the time. `valid` is false when a required parameter is opaque (no generated value can be right).
+ */
+function positiveQuery(op: Operation, rng: Rng): { query: string; valid: boolean; note: string } {
+  const entries: [string, unknown][] = [];
+  let valid = true;
+  const notes: string[] = [];
+  for (const p of op.parameters.filter((p) => p.in === "query")) {
+    if (opaque(p)) {
+      if (!p.required) continue;
+      valid = false;
+      notes.push(`generated value for the server-issued ${p.name}`);
+    } else if (!p.required && rng.nextInt(0, 1) === 0) continue;
+    const value = sample(validValues(p.schema ?? { type: "string" }, { resolve }), rng);
+    if (value !== undefined && typeof value !== "object") entries.push([p.name, value]);
+  }
+  return { query: queryOf(entries), valid, note: notes.join(", ") };
+}
+
+/** Query strings that break one query parameter: its schema, or a generated value of an opaque parameter. */
+function negativeQueries(op: Operation, rng: Rng, count: number): { query: string; note: string }[] {
+  const params = op.parameters.filter((p) => p.in === "query");
+  const out: { query: string; note: string }[] = [];
+  for (let i = 0; i < count && params.length > 0; i++) {
+    const p = params[rng.nextInt(0, params.length - 1)]!;
+    const others = params
+      .filter((o) => o !== p && o.required && !opaque(o))
+      .map((o): [string, unknown] => [o.name, sample(validValues(o.schema ?? { type: "string" }, { resolve }), rng)]);
+    if (opaque(p)) {
+      const value = sample(validValues(p.schema ?? { type: "string" }, { resolve }), rng);
+      out.push({
+        query: queryOf([...others, [p.name, value]]),
+        note: `generated value for the server-issued ${p.name}`,
+      });
+      continue;
+    }
+    const broken = invalidValues(p.schema ?? true, { resolve });
+    const v = broken
+      ? sample(
+          broken.filter((b) => typeof b.value === "string" || typeof b.value === "number"),
+          rng,
+        )
+      : undefined;
+    if (v)
+      out.push({ query: queryOf([...others, [p.name, v.value]]), note: `query parameter ${p.name} breaks ${v.rule}` });
+  }
+  return out;
+}
+
 // ---- the cases of one operation -------------------------------------------------------------------------------------
 
 function bodyValidator(op: Operation): ValidateFunction | undefined {
@@ -448,24 +525,51 @@ async function fuzzOperation(op: Operation, seed: number): Promise<void> {
   const contentType = op.body?.contentType ?? "application/json";
   const preferCreated = () => (op.method === "delete" ? [...created] : undefined);
 
-  // Positive cases.
-  for (let i = 0; i < POSITIVE; i++) {
+  // Positive cases. An emulator operation that replaces the org by a body (the state import) gets, as its positive
+  // case, only what its GET exports: a generated snapshot would replace the org by junk (or be refused by the rules a
+  // snapshot must follow beyond its schema). Its negative cases are generated as for any operation.
+  const exported = op.admin && op.body !== undefined;
+  for (let i = 0; i < (exported ? 2 : POSITIVE); i++) {
     const filled = await fillPath(op, rng, op.method === "delete" ? 0.3 : 0.1, preferCreated());
     if (!filled) return;
     let body = op.body ? JSON.stringify(bodies[i % bodies.length]) : undefined;
     let note = "valid body and path";
+    if (exported) {
+      const read = allOps.find((o) => o.method === "get" && o.path === op.path);
+      const state = read
+        ? await run({
+            op: read,
+            kind: "read",
+            url: filled.url,
+            headers: { ...ADMIN },
+            expect: "accept",
+            unknownTarget: filled.unknownTarget,
+            note: "the state to import back",
+          })
+        : undefined;
+      if (state?.status !== 200) continue;
+      [body, note] = [state.text, "the exported state, imported back"];
+    }
+    const query = positiveQuery(op, rng);
+    if (!query.valid) note = `${note}; ${query.note}`;
     // Every other PUT/PATCH case starts from the object as GET shows it (what a client does), changing 0-2 fields.
-    if (op.body && (op.method === "put" || op.method === "patch") && i % 2 === 1 && !filled.unknownTarget) {
+    if (
+      !exported &&
+      op.body &&
+      (op.method === "put" || op.method === "patch") &&
+      i % 2 === 1 &&
+      !filled.unknownTarget
+    ) {
       const echoed = await echoBody(op, filled.url, bodies[i % bodies.length], rng, check!);
       if (echoed) [body, note] = [JSON.stringify(echoed.body), echoed.note];
     }
     const c: Case = {
       op,
-      kind: "positive",
-      url: filled.url,
+      kind: query.valid ? "positive" : "negative query",
+      url: filled.url + query.query,
       headers: body !== undefined ? { ...ADMIN, "content-type": contentType } : { ...ADMIN },
       body,
-      expect: "accept",
+      expect: query.valid ? "accept" : "refuse",
       unknownTarget: filled.unknownTarget,
       note,
     };
@@ -478,6 +582,23 @@ async function fuzzOperation(op: Operation, seed: number): Promise<void> {
       }
       if (op.method === "delete") created.delete(filled.url);
     }
+  }
+
+  // Negative query parameters.
+  for (const q of negativeQueries(op, rng, Math.max(2, Math.floor(NEGATIVE / 3)))) {
+    const filled = await fillPath(op, rng, 0, preferCreated());
+    if (!filled) return;
+    const body = op.body && bodies.length > 0 ? JSON.stringify(bodies[0]) : undefined;
+    await run({
+      op,
+      kind: "negative query",
+      url: filled.url + q.query,
+      headers: body !== undefined ? { ...ADMIN, "content-type": contentType } : { ...ADMIN },
+      body,
+      expect: "refuse",
+      unknownTarget: filled.unknownTarget,
+      note: q.note,
+    });
   }
 
   // Negative bodies: one schema rule broken, as ajv confirms.
