@@ -25,3 +25,19 @@ export function echoOnly<T extends z.ZodType>(schema: T): T {
   crossFieldRules().add(schema, { readOnly: true });
   return schema;
 }
+
+/**
+ * A rule the server enforces that JSON Schema cannot state (it spans fields, or depends on stored objects): its text,
+ * and the pattern of the issue message (`details.issues[].message`, or the error's message when it lists no issues)
+ * a request breaking it gets. In the document: `x-cpln-rules: [{rule, issue}]` on the schema or operation it governs,
+ * so a tool that builds requests from the schemas can tell such a refusal from a disagreement.
+ */
+export interface DocumentedRule {
+  readonly rule: string;
+  readonly issue: RegExp;
+}
+
+/** The `x-cpln-rules` keyword of a list of documented rules. */
+export function documentedRules(rules: readonly DocumentedRule[]): JsonSchemaRules {
+  return { "x-cpln-rules": rules.map((r) => ({ rule: r.rule, issue: r.issue.source })) };
+}

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { apiError } from "../../api/errors.js";
-import { addCrossFieldRules } from "../../api/schemas/jsonRules.js";
+import { addCrossFieldRules, type DocumentedRule } from "../../api/schemas/jsonRules.js";
 import { kindNames, kinds, type Kind } from "../../api/kinds.js";
 import { accessReport } from "../../api/schemas/accessReport.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
@@ -68,6 +68,8 @@ export interface Route {
   /** Error statuses this operation can answer (each with the error shape). */
   readonly errors: readonly number[];
   readonly auth: AuthMode;
+  /** Refusals JSON Schema cannot state (`x-cpln-rules` of the operation; the body's schemas carry their own). */
+  readonly rules?: readonly DocumentedRule[];
   /** Fault injection never applies to this route. */
   readonly noFaults?: boolean;
   /** An emulator route (`/_cpln-local/...`): admin only, never kept by request inspection. */
@@ -227,6 +229,10 @@ function putBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
   }
   // A replaceable field the record always has must be in the body (left out would remove it).
   const required = requiredWritable(patch, record);
+  for (const field of required) {
+    const schema = out[field] as JsonSchema;
+    out[field] = notNull(schema, `${String(schema["description"] ?? field).split(" Left out:")[0]} Required.`);
+  }
   const { $defs } = patch as { $defs?: unknown };
   return {
     type: "object",
@@ -334,6 +340,31 @@ function collectionReads(
   ];
 }
 
+/** A key starting with `$` is a patch directive in PATCH and PUT bodies (a PUT runs as the equivalent PATCH). */
+const directiveKeys: DocumentedRule = {
+  rule:
+    "Keys starting with '$' are patch directives: free-form maps (tags, data, add-ons, ...) in PATCH and PUT bodies " +
+    "cannot hold such keys.",
+  issue:
+    /^(directives apply only in objects that merge \(plain object fields, \$patch\/ items\), not inside a value that replaces or is appended|unknown directive ".*": use .*)$/,
+};
+
+/** Rules of the writes to existing objects of a kind: directive keys, and the fields that never change. */
+function writeRules(records: RecordService, kind: Kind): DocumentedRule[] {
+  const immutable = records.rules[kind].immutable;
+  return [
+    directiveKeys,
+    ...(immutable.length > 0
+      ? [
+          {
+            rule: `${immutable.join(", ")} cannot change after the object is created: send the current value or leave it as it is.`,
+            issue: /^is immutable: it cannot change after the object is created$/,
+          },
+        ]
+      : []),
+  ];
+}
+
 /** Every operation served for the kinds of the contract, from the kind descriptors (`api/kinds/`). */
 export function recordRoutes(records: RecordService): Route[] {
   const routes: Route[] = [];
@@ -400,6 +431,7 @@ export function recordRoutes(records: RecordService): Route[] {
         tags,
         params: [orgParam],
         body: patchBody,
+        rules: writeRules(records, kind),
         responses: [{ status: 200, description: `The ${kind}`, body: record }],
         errors: [400, 401, 403, 404, 409, 413, 415],
         auth: "required",
@@ -493,6 +525,7 @@ export function recordRoutes(records: RecordService): Route[] {
         tags,
         params: scopeParams,
         body: manifest,
+        rules: writeRules(records, kind),
         responses: [{ status: 200, description: "Replaced", body: record }, created(record)],
         errors: [400, 401, 403, 404, 409, 413, 415, 429],
         auth: info.anonymousCreate ? "optional" : "required",
@@ -527,6 +560,7 @@ export function recordRoutes(records: RecordService): Route[] {
       tags,
       params: itemParams,
       body: patchBody,
+      rules: writeRules(records, kind),
       responses: [{ status: 200, description: "The object", body: record }],
       errors: [400, 401, 403, 404, 409, 413, 415],
       auth: "required",
@@ -540,6 +574,7 @@ export function recordRoutes(records: RecordService): Route[] {
       tags,
       params: itemParams,
       body: putBody,
+      rules: writeRules(records, kind),
       responses: [{ status: 200, description: "The object", body: record }],
       errors: [400, 401, 403, 404, 409, 413, 415],
       auth: "required",
@@ -584,6 +619,7 @@ export function recordRoutes(records: RecordService): Route[] {
         params: itemParams,
         body: named(spec.request.name, "input", spec.request.schema),
         bodyOptional: true,
+        ...(spec.rules ? { rules: spec.rules } : {}),
         responses: [
           {
             status: 200,

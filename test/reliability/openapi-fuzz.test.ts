@@ -4,23 +4,33 @@
  * derives from the document's JSON Schemas (test/reliability/jsonschema-arbitraries.ts).
  *
  * - Positive cases (admin key, path parameters naming existing objects found through the documented list operations,
- *   bodies valid per the request schema as ajv judges) must be accepted: 2xx, or a documented and explained 4xx —
- *   404 when a path parameter names nothing, 409 (duplicate name, version conflict, in use), 403 (a builtin object),
- *   429 (quota). Anything else is a failure: a 400 on a body the document says is valid means the document and the
- *   server disagree.
+ *   bodies valid per the request schema as ajv judges, `readOnly` properties left out as OpenAPI says requests do)
+ *   must be accepted: 2xx, or a documented and explained 4xx — 404 when a path parameter names nothing, 409
+ *   (duplicate name, version conflict, in use), 403 (a builtin object), 429 (quota), and a 400 whose every issue
+ *   message matches a rule the document states in words where JSON Schema cannot (`x-cpln-rules: [{rule, issue}]` on
+ *   the operation or on any schema its body reaches; `issue` is the pattern of the refusal's message). Anything else
+ *   is a failure: a 400 on a body the document says is valid means the document and the server disagree.
  * - Negative cases must be refused with a 4xx: bodies breaking one rule of the schema (wrong type, missing required,
- *   extra property where additionalProperties is false, out of range, bad pattern, too long, ...), path parameters
- *   breaking their schema, malformed JSON, a wrong content type, a missing required body, and no or bad credentials
- *   where the operation requires them.
+ *   extra property where additionalProperties is false, out of range, bad pattern, too long, ...), path and query
+ *   parameters breaking their schema, malformed JSON, a wrong content type, a missing required body, and no or bad
+ *   credentials where the operation requires them.
+ * - Query parameters: an optional one is left out half the time and otherwise generated from its schema; a parameter
+ *   whose schema says `x-cpln-opaque` (a token the server issues, e.g. the paging `cursor` of a `next` link) is never
+ *   generated for a positive case: a generated value is a negative case (a required one makes every case negative).
  * - EVERY answer is validated with ajv (2020-12, ajv-formats) against the response the document gives for its status;
  *   an undocumented status is a failure, and a 5xx always is.
- * - The document must declare each `{param}` of a path as a path parameter; an operation lacking one fails.
+ * - The document must declare each `{param}` of a path as a path parameter, and no parameter other than path and
+ *   query ones (this fuzzer drives those two); an operation breaking this fails.
  *
  * Order: list operations first (they find the existing names), then creates, then the other reads and actions,
- * PATCH, PUT, and DELETE last (deeper paths first). Deletes prefer objects the fuzzer created. Every other PUT/PATCH
+ * PATCH, PUT, and DELETE (deeper paths first). Deletes prefer objects the fuzzer created. Every other PUT/PATCH
  * positive starts from the object as its GET shows it, with 0-2 generated fields, so edits reach real objects.
- * Disagreements already reported (KNOWN below) are excused only by an exact match of every issue message; the run
- * prints the operations that never answered 2xx and the known findings it saw and did not see.
+ * The emulator's operations (`x-cpln-local-admin`: they act on the whole org) come last: their reads (health, state
+ * export, recorded requests) and the clearing of the recorded requests, then the state import, whose positive case is
+ * only the state just exported (a generated snapshot would replace the org by junk; generated junk is its negative
+ * case), and the org reset last of all. A path parameter whose collection has no list operation (the emulator's
+ * `{org}`) takes the names last listed for a parameter of that name.
+ * The run prints the operations that never answered 2xx (e.g. `continueQuery*`, whose cursor only a `next` link gives).
  *
  * CI: 10 positive + 8 negative body + 2 negative path + up to 5 protocol/auth cases per operation, plus the list
  * requests that find names and the reads that start edits (about 2,600 requests; 12-45 s measured on a loaded 2-core
@@ -64,6 +74,8 @@ interface Operation {
   open: boolean;
   /** `x-cpln-local-admin`: an emulator operation that changes or replaces the whole org. */
   admin: boolean;
+  /** The documented rules JSON Schema cannot state (`x-cpln-rules`), reachable from the operation. */
+  rules: { rule: string; issue: RegExp }[];
 }
 
 interface Case {
@@ -170,6 +182,7 @@ function operations(): { ops: Operation[]; problems: string[] } {
         open: security.length === 0,
         anonymous: security.some((s) => typeof s === "object" && s !== null && Object.keys(s).length === 0),
         admin: raw["x-cpln-local-admin"] === true,
+        rules: documentedRules(raw, body?.schema),
       });
     }
   }
@@ -264,9 +277,7 @@ function record(c: Case, answer: HttpAnswer, problem: string): void {
     problem,
     response: answer.text.slice(0, 4000),
   };
-  const known = knownFinding(failure, answer.json);
-  if (known) seenKnown.add(known.id);
-  else failures.push(failure);
+  failures.push(failure);
 }
 
 function redact(headers: Record<string, string>): Record<string, string> {
@@ -281,6 +292,7 @@ function explainedRefusal(c: Case, answer: HttpAnswer): boolean {
   if (answer.status === 409) return true; // duplicate name, version conflict, object in use
   if (answer.status === 403) return c.op.method !== "get"; // a builtin object cannot be edited or deleted
   if (answer.status === 429) return true; // quota reached
+  if (answer.status === 400) return documentedRefusal(c.op, answer.json); // a rule the document states in words
   return false;
 }
 
@@ -698,138 +710,47 @@ async function fuzzOperation(op: Operation, seed: number): Promise<void> {
   }
 }
 
-// ---- known findings -------------------------------------------------------------------------------------------------
+// ---- documented rules ---------------------------------------------------------------------------------------------
 
 /**
- * Disagreements between the document and the server this fuzzer found, reported to the lead and not yet fixed. A
- * failure is excused only when it matches an entry completely: for a refused positive case, EVERY issue the 400 lists
- * must match one of the entry patterns of that operation. Remove an entry when its fix lands (the run prints the
- * entries it no longer sees).
+ * The rules an operation documents beyond JSON Schema (`x-cpln-rules: [{rule, issue}]`): its own and those of every
+ * schema its request body reaches. `issue` is the pattern of the message a request breaking the rule is refused with.
  */
-interface KnownFinding {
-  id: string;
-  operations: RegExp;
-  /** The failure's case kind (positive, protocol, negative path, ...). */
-  kind: string;
-  /** For refused positive cases: the message of each issue; for accepted negative cases: the case note. */
-  matches: RegExp;
-  why: string;
+function documentedRules(raw: Record<string, unknown>, body: Schema | undefined): { rule: string; issue: RegExp }[] {
+  const out: { rule: string; issue: RegExp }[] = [];
+  const add = (value: unknown) => {
+    if (!Array.isArray(value)) return;
+    for (const r of value as { rule?: unknown; issue?: unknown }[])
+      if (typeof r.rule === "string" && typeof r.issue === "string")
+        out.push({ rule: r.rule, issue: new RegExp(r.issue) });
+  };
+  add(raw["x-cpln-rules"]);
+  const seen = new Set<unknown>();
+  const walk = (node: unknown) => {
+    if (typeof node !== "object" || node === null || seen.has(node)) return;
+    seen.add(node);
+    if (Array.isArray(node)) {
+      node.forEach(walk);
+      return;
+    }
+    const object = node as Record<string, unknown>;
+    add(object["x-cpln-rules"]);
+    if (typeof object["$ref"] === "string") walk(pointer(object["$ref"]));
+    for (const [key, value] of Object.entries(object)) if (key !== "x-cpln-rules") walk(value);
+  };
+  walk(body);
+  return out;
 }
 
-const KNOWN: KnownFinding[] = [
-  {
-    id: "read-only-fields",
-    operations: /^(patch|replace)/,
-    kind: "positive",
-    matches:
-      /^(does not match the object \(.*\); it cannot change|is read-only: it is set by the server and cannot be changed|is immutable: it cannot change after the object is created)$/,
-    why: "PUT/PATCH schemas list read-only fields (id, kind, name, origin, email, provider, unit, current, ...) as writable, described 'Read-only' at best, without readOnly: true; the server refuses values that differ from the stored object, and changes of immutable fields (targetKind, performanceClass, fileSystemType)",
-  },
-  {
-    id: "required-fields-removable",
-    operations: /^(replace|patch)/,
-    kind: "positive",
-    matches: /^Invalid input: expected \w+, received undefined$/,
-    why: "fields the server requires (a location's and an mk8s's spec, spec.provider, a volume set's spec.initialCapacity, a quota's max) may be left out of PUT bodies and removed by PATCH (null, $drop) per the document",
-  },
-  {
-    id: "dollar-keys-in-free-form",
-    operations: /./,
-    kind: "positive",
-    matches:
-      /^(directives apply only in objects that merge \(plain object fields, \$patch\/ items\), not inside a value that replaces or is appended|unknown directive ".*": use .*)$/,
-    why: "free-form maps (tags, cloud account data, ...) admit any key in the document, but keys starting with '$' are refused as misplaced or unknown patch directives (a propertyNames rule could say so)",
-  },
-  {
-    id: "mk8s-provider-key",
-    operations: /Mk8s$/,
-    kind: "positive",
-    matches: /^(unknown provider '.*' \(one of |must have exactly one key naming the provider \()/,
-    why: "the mk8s provider object admits any key in the document; the server accepts only the listed providers",
-  },
-  {
-    id: "mk8s-join-nodepool",
-    operations: /^joinMk8s$/,
-    kind: "positive",
-    matches:
-      /^(cluster .* has no node pool '.*' \(pools: .*|is required: name one of the node pools \(.*\)|Join scripts exist only for generic and hetzner clusters; .*)$/,
-    why: "JoinRequest makes nodePoolName optional and free-form and documents no 400: the server requires a pool of the cluster, and answers 400 Unsupported for clusters of other providers",
-  },
-  {
-    id: "policy-target-kind-rules",
-    operations: /Policy$/,
-    kind: "positive",
-    matches:
-      /^('.*' is not a permission of \w+ \(.*\)|must be a link to an object of kind \w+, e\.g\. .*|must be the policy's targetKind '\w+'|duplicate permission '.*'|duplicate target link '.*')$/,
-    why: "a binding's permissions must belong to targetKind (and be unique), targetLinks must link objects of targetKind, targetQuery.kind must equal targetKind: none of it is in the document (if/then per targetKind, uniqueItems, a link pattern)",
-  },
-  {
-    id: "volumeset-cross-field-rules",
-    operations: /Volumeset$/,
-    kind: "positive",
-    matches:
-      /^(is not supported with fileSystemType 'shared'|is required when autoscaling\.predictive\.enabled is true|must be at least 200 GB for performanceClass '.*'|must be a cron expression with 5 fields \(got \d+\)|must not be less than min(Cpu|Memory) \(.*\)|must be within \S+ of min(Cpu|Memory) \(.*\)|must be at most \d+ times min(Cpu|Memory) \(.*\)|must not exceed autoscaling\.maxCapacity \(\d+ GB\))$/,
-    why: "volume-set rules stated in descriptions only, or nowhere: snapshots/customEncryption refused with the shared file system, predictive autoscaling needs minFreePercentage and scalingFactor, high-throughput-ssd needs initialCapacity >= 200, snapshots.schedule is a 5-field cron (a pattern could say it), mountOptions.resources max >= min within a spread (4000m CPU, 4x memory) — undocumented",
-  },
-  {
-    id: "patch-term-one-of",
-    operations: /^patch/,
-    kind: "positive",
-    matches: /^a \$patch\/terms item must name its term with exactly one of property, rel or tag$/,
-    why: "the $patch/terms items of PATCH schemas lack the oneOf (exactly one of property, rel, tag) the query terms have",
-  },
-  {
-    id: "query-regex-value",
-    operations: /^(query|create|patch|replace)/,
-    kind: "positive",
-    matches:
-      /^(op '=~' needs a regular expression string|regular expression refused: .*|invalid regular expression: .*)$/,
-    why: "a query term with op '=~' needs a string value that is a valid, safe regular expression: the document neither requires the string type for '=~' (if/then could) nor describes the syntax accepted and refused",
-  },
-  {
-    id: "proto-key-not-valid-json",
-    operations: /./,
-    kind: "positive",
-    matches: /^The request body is not valid JSON$/,
-    why: "a body with a __proto__ key (valid JSON, allowed by free-form schemas) is refused as 'not valid JSON' (issue 10: say the key is reserved, and document it)",
-  },
-  {
-    id: "query-body-optional",
-    operations: /^query/,
-    kind: "protocol",
-    matches: /^required body missing$/,
-    why: "the -query operations declare requestBody.required: true, but a POST without a body is answered 200 (an empty query)",
-  },
-  {
-    id: "permissions-gvc-unchecked",
-    operations: /^getVolumesetPermissions$/,
-    kind: "negative path",
-    matches: /^path parameter gvc breaks /,
-    why: "GET /org/{org}/gvc/{gvc}/volumeset/-schema/permissions answers 200 for a gvc segment that breaks the declared name pattern (the gvc is neither validated nor looked up)",
-  },
-];
-const seenKnown = new Set<string>();
-
-/** The known finding that explains a failure, or undefined. */
-function knownFinding(failure: Failure, body: unknown): KnownFinding | undefined {
-  const [kind, ...rest] = failure.case.split(": ");
-  const note = rest.join(": ");
-  const candidates = KNOWN.filter((k) => k.kind === kind && k.operations.test(failure.operation));
-  if (kind === "positive" && failure.status === 400) {
-    const error = body as { message?: string; details?: { issues?: { message?: string }[] } } | undefined;
-    const issues = (error?.details?.issues ?? []).map((i) => String(i.message));
-    // An error without issues (e.g. 400 Unsupported) is judged by its message.
-    const messages = issues.length > 0 ? issues : error?.message !== undefined ? [error.message] : [];
-    if (messages.length === 0) return undefined;
-    const hits = messages.map((m) => candidates.find((k) => k.matches.test(m)));
-    if (hits.some((h) => h === undefined)) return undefined;
-    if (hits.some((h) => h!.id === "proto-key-not-valid-json") && !failure.request.body?.includes('"__proto__"'))
-      return undefined;
-    return hits[0];
-  }
-  if (failure.problem.startsWith("an invalid request was accepted"))
-    return candidates.find((k) => k.matches.test(note));
-  return undefined;
+/**
+ * Whether a 400 is a documented refusal: every issue it lists (or, listing none, its message) breaks a rule the
+ * operation documents. A 400 without any message is never explained.
+ */
+function documentedRefusal(op: Operation, body: unknown): boolean {
+  const error = body as { message?: unknown; details?: { issues?: { message?: unknown }[] } } | undefined;
+  const issues = (error?.details?.issues ?? []).map((i) => String(i.message));
+  const messages = issues.length > 0 ? issues : typeof error?.message === "string" ? [error.message] : [];
+  return messages.length > 0 && messages.every((m) => op.rules.some((r) => r.issue.test(m)));
 }
 
 // ---- the test -------------------------------------------------------------------------------------------------------
@@ -853,7 +774,7 @@ afterAll(async () => {
 });
 
 describe("OpenAPI-driven fuzzer (outside view: only GET /openapi.json)", () => {
-  it("the answer check refuses what the document does not allow, and known findings excuse only exact matches", async () => {
+  it("the answer check refuses what the document does not allow, and documented rules explain only exact matches", async () => {
     const list = allOps.find((o) => o.method === "get" && o.path === "/org")!;
     const json = (status: number, body: unknown): HttpAnswer => ({
       status,
@@ -872,19 +793,16 @@ describe("OpenAPI-driven fuzzer (outside view: only GET /openapi.json)", () => {
     expect(documentProblem(list, { ...real, headers: { "content-type": "text/plain" } })).toMatch(
       /^status 200 answered text\/plain/,
     );
-    const failure = (): Failure => ({
-      operation: "patchGvc",
-      case: "positive: valid body and path",
-      request: { method: "PATCH", url: "/org/acme/gvc/x", headers: {} },
-      status: 400,
-      problem: "a valid request was refused with 400",
-      response: "",
-    });
+    // A 400 is a documented refusal only when every issue matches a rule the operation documents.
+    const join = allOps.find((o) => o.rules.some((r) => r.issue.test("cluster c has no node pool 'p' (pools: a)")))!;
+    expect(join).toBeDefined();
     const issues = (...messages: string[]) => ({ details: { issues: messages.map((message) => ({ message })) } });
-    const readOnly = "does not match the object (gvc); it cannot change";
-    expect(knownFinding(failure(), issues(readOnly))?.id).toBe("read-only-fields");
-    expect(knownFinding(failure(), issues(readOnly, "must be a lowercase name"))).toBeUndefined();
-    expect(knownFinding(failure(), issues())).toBeUndefined();
+    expect(documentedRefusal(join, issues("cluster c has no node pool 'p' (pools: a)"))).toBe(true);
+    expect(documentedRefusal(join, issues("cluster c has no node pool 'p' (pools: a)", "must be a string"))).toBe(
+      false,
+    );
+    expect(documentedRefusal(join, issues())).toBe(false);
+    expect(documentedRefusal(list, issues("cluster c has no node pool 'p' (pools: a)"))).toBe(false);
   });
 
   it("every operation declares each of its path parameters (and no parameter this fuzzer cannot drive)", () => {
@@ -907,7 +825,6 @@ describe("OpenAPI-driven fuzzer (outside view: only GET /openapi.json)", () => {
         if (process.env.CPLN_FUZZ_TIMING) console.log(`${op.id}: ${Date.now() - t0} ms`);
       }
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
-      const unseen = KNOWN.filter((k) => !seenKnown.has(k.id)).map((k) => k.id);
       console.log(
         `openapi-fuzz: seed ${SEED}, ${allOps.length} operations, ${requests} requests, ${failures.length} failures, ${seconds} s\n` +
           `  operations without a 2xx: ${
@@ -916,7 +833,6 @@ describe("OpenAPI-driven fuzzer (outside view: only GET /openapi.json)", () => {
               .map((o) => o.id)
               .join(", ") || "none"
           }\n` +
-          `  known findings seen: ${[...seenKnown].join(", ") || "none"}; not seen (fixed? remove them): ${unseen.join(", ") || "none"}\n` +
           [...statusCounts]
             .sort()
             .map(([k, n]) => `  ${k}: ${n}`)
