@@ -582,6 +582,8 @@ export class RecordService {
   /** The permission catalog of a kind; any authenticated caller may read it (it describes no object). */
   async permissions(call: Call, kind: Kind): Promise<JsonObject> {
     await this.orgAuthz(call);
+    // Under a gvc (`/org/{org}/gvc/{gvc}/<kind>/-schema/permissions`) the gvc must exist (404 otherwise).
+    if (call.gvc !== undefined) await this.scopeOf(call, kind);
     return {
       kind: "permissions",
       targetKind: kind,

@@ -234,7 +234,9 @@ function putBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
     out[field] = notNull(schema, `${String(schema["description"] ?? field).split(" Left out:")[0]} Required.`);
   }
   const { $defs } = patch as { $defs?: unknown };
+  const rules = patch["x-cpln-rules"];
   return {
+    ...(rules !== undefined ? { "x-cpln-rules": rules } : {}),
     type: "object",
     properties: out,
     ...(required.length > 0 ? { required } : {}),
