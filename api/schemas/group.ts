@@ -71,7 +71,7 @@ export const groupPatch = lazy(() =>
       identityMatcher: {
         value: identityMatcher("strict"),
         merge: patchObject({
-          expression: { value: z.string().min(1).describe("Expression.") },
+          expression: { value: z.string().min(1).describe("Expression."), required: true },
           language: { value: z.enum(identityMatcherLanguages).describe("jmespath or javascript.") },
         }),
       },

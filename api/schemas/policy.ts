@@ -148,7 +148,12 @@ export const bindingPatch = lazy(() =>
         keyDescription: "the link",
       },
     },
-  }).describe("Partial binding: `permissions` names the binding; the directives change it."),
+  })
+    .describe("Partial binding: `permissions` names the binding; the directives change it.")
+    // The item is found by its permissions: they must be given (the patch of `permissions` itself is by directives).
+    .register(crossFieldRules(), {
+      allOf: [{ required: ["permissions"], properties: { permissions: { type: "array" } } }],
+    }),
 );
 
 /** Body of PATCH /org/{org}/policy/{name}: merge fields and every directive of the API document. */

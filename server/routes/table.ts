@@ -351,11 +351,23 @@ const directiveKeys: DocumentedRule = {
     /^(directives apply only in objects that merge \(plain object fields, \$patch\/ items\), not inside a value that replaces or is appended|unknown directive ".*": use .*)$/,
 };
 
-/** Rules of the writes to existing objects of a kind: directive keys, and the fields that never change. */
-function writeRules(records: RecordService, kind: Kind): DocumentedRule[] {
+/** A PATCH merge into a field the object lacks creates it: what it then requires must be in the merge. */
+const mergeCreates: DocumentedRule = {
+  rule:
+    "A merge into an object field the object does not have yet creates it: the merge must then set every field that " +
+    "object requires (the field's full schema is the one of its `$replace/` form).",
+  issue: /^is required$/,
+};
+
+/**
+ * Rules of the writes to existing objects of a kind: directive keys, the fields that never change, and (PATCH)
+ * merges that create an object field.
+ */
+function writeRules(records: RecordService, kind: Kind, method: "PATCH" | "PUT"): DocumentedRule[] {
   const immutable = records.rules[kind].immutable;
   return [
     directiveKeys,
+    ...(method === "PATCH" ? [mergeCreates] : []),
     ...(immutable.length > 0
       ? [
           {
@@ -433,7 +445,7 @@ export function recordRoutes(records: RecordService): Route[] {
         tags,
         params: [orgParam],
         body: patchBody,
-        rules: writeRules(records, kind),
+        rules: writeRules(records, kind, "PATCH"),
         responses: [{ status: 200, description: `The ${kind}`, body: record }],
         errors: [400, 401, 403, 404, 409, 413, 415],
         auth: "required",
@@ -527,7 +539,7 @@ export function recordRoutes(records: RecordService): Route[] {
         tags,
         params: scopeParams,
         body: manifest,
-        rules: writeRules(records, kind),
+        rules: writeRules(records, kind, "PUT"),
         responses: [{ status: 200, description: "Replaced", body: record }, created(record)],
         errors: [400, 401, 403, 404, 409, 413, 415, 429],
         auth: info.anonymousCreate ? "optional" : "required",
@@ -562,7 +574,7 @@ export function recordRoutes(records: RecordService): Route[] {
       tags,
       params: itemParams,
       body: patchBody,
-      rules: writeRules(records, kind),
+      rules: writeRules(records, kind, "PATCH"),
       responses: [{ status: 200, description: "The object", body: record }],
       errors: [400, 401, 403, 404, 409, 413, 415],
       auth: "required",
@@ -576,7 +588,7 @@ export function recordRoutes(records: RecordService): Route[] {
       tags,
       params: itemParams,
       body: putBody,
-      rules: writeRules(records, kind),
+      rules: writeRules(records, kind, "PUT"),
       responses: [{ status: 200, description: "The object", body: record }],
       errors: [400, 401, 403, 404, 409, 413, 415],
       auth: "required",
