@@ -159,12 +159,20 @@ export const queryTermPatch = lazy(() =>
       }
     })
     .describe("Partial term, identified by its property, rel or tag.")
-    .register(crossFieldRules(), { oneOf: termSelectors.map((selector) => ({ required: [selector] })) }),
+    .register(crossFieldRules(), {
+      oneOf: termSelectors.map((selector) => ({ required: [selector] })),
+      ...documentedRules([
+        {
+          rule: "A $patch/terms item that matches no term is appended: it must then be a whole term (op, and a value unless op is exists or !exists).",
+          issue: /^op '.*' needs a value$/,
+        },
+      ]),
+    }),
 );
 
 function sortPatch() {
   return patchObject({
-    by: { value: z.string().min(1).describe("Property to sort by.") },
+    by: { value: z.string().min(1).describe("Property to sort by."), required: true },
     order: { value: z.enum(sortOrders).describe("asc or desc.") },
   }).describe("Changes to the sort order.");
 }

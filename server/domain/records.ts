@@ -303,7 +303,8 @@ export class RecordService {
     const issues: Issue[] = [];
     const parsed = rules.record().safeParse(doc);
     if (!parsed.success) issues.push(...issuesFromZod(parsed.error));
-    if (rules.validate) issues.push(...(await rules.validate(doc, ctx)));
+    // The kind's own rules read a well-formed record (a patch may have removed a field the record needs).
+    else if (rules.validate) issues.push(...(await rules.validate(doc, ctx)));
     if (issues.length > 0) throw badRequest(issues);
   }
 

@@ -354,20 +354,29 @@ const directiveKeys: DocumentedRule = {
 /** A PATCH merge into a field the object lacks creates it: what it then requires must be in the merge. */
 const mergeCreates: DocumentedRule = {
   rule:
-    "A merge into an object field the object does not have yet creates it: the merge must then set every field that " +
-    "object requires (the field's full schema is the one of its `$replace/` form).",
+    "A merge into an object field the object does not have yet creates it, and a `$patch/<array>` item that matches " +
+    "none is appended: the merge must then set every field that object requires (the full schema is the one of the " +
+    "field's `$replace/` form or of the array's items).",
   issue: /^is required$/,
+};
+
+/** Keyed-array directives compare with the stored items. */
+const keyedItems: DocumentedRule = {
+  rule:
+    "`$append/<array>` items must have keys the array does not hold yet, and a `$patch/<array>` item must not change " +
+    "its key to one another item has.",
+  issue: /^(an item with key ".*" already exists in ".*"|the patched item's key ".*" duplicates another item of ".*")$/,
 };
 
 /**
  * Rules of the writes to existing objects of a kind: directive keys, the fields that never change, and (PATCH)
- * merges that create an object field.
+ * merges that create an object field and keyed-array directives.
  */
 function writeRules(records: RecordService, kind: Kind, method: "PATCH" | "PUT"): DocumentedRule[] {
   const immutable = records.rules[kind].immutable;
   return [
     directiveKeys,
-    ...(method === "PATCH" ? [mergeCreates] : []),
+    ...(method === "PATCH" ? [mergeCreates, keyedItems] : []),
     ...(immutable.length > 0
       ? [
           {
