@@ -138,12 +138,10 @@ export const bindingPatch = lazy(() =>
   patchObject({
     permissions: {
       value: permissionList(),
-      required: true,
       array: { item: z.string().min(1), key: z.string().min(1), keyDescription: "the permission" },
     },
     principalLinks: {
       value: principalLinkList(),
-      required: true,
       array: {
         item: z.string().regex(PRINCIPAL_LINK_PATTERN, "must be a link to a group, user, service account or identity"),
         key: z.string().min(1),

@@ -172,7 +172,7 @@ export const queryTermPatch = lazy(() =>
 
 function sortPatch() {
   return patchObject({
-    by: { value: z.string().min(1).describe("Property to sort by."), required: true },
+    by: { value: z.string().min(1).describe("Property to sort by.") },
     order: { value: z.enum(sortOrders).describe("asc or desc.") },
   }).describe("Changes to the sort order.");
 }

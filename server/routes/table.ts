@@ -351,12 +351,12 @@ const directiveKeys: DocumentedRule = {
     /^(directives apply only in objects that merge \(plain object fields, \$patch\/ items\), not inside a value that replaces or is appended|unknown directive ".*": use .*)$/,
 };
 
-/** A PATCH merge into a field the object lacks creates it: what it then requires must be in the merge. */
+/** After a PATCH the object must still be whole: nested objects keep (or, created by the merge, get) what they need. */
 const mergeCreates: DocumentedRule = {
   rule:
-    "A merge into an object field the object does not have yet creates it, and a `$patch/<array>` item that matches " +
-    "none is appended: the merge must then set every field that object requires (the full schema is the one of the " +
-    "field's `$replace/` form or of the array's items).",
+    "After the merge the object must still be whole (the schemas of the `$replace/` forms and array items): a merge " +
+    "into an object field the object lacks creates it, and a `$patch/<array>` item that matches none is appended, so " +
+    "they must set every field that object requires; and a nested field such an object requires cannot be removed.",
   issue: /^is required$/,
 };
 

@@ -142,6 +142,21 @@ describe("the server does what the document says", () => {
     expect((await client.get(`/org/${ORG}/location/byok-1`)).body).toMatchObject({ description: "byok-1" });
   });
 
+  it("a $patch/ item that leaves a binding without principalLinks is a 400 naming the field, not a 500", async () => {
+    const client = admin(server);
+    expect((await client.post(`/org/${ORG}/policy`, { name: "p-whole", targetKind: "gvc" })).status).toBe(201);
+    const answer = await client.patch(`/org/${ORG}/policy/p-whole`, {
+      "$patch/bindings": [{ $drop: ["principalLinks"], permissions: ["view"] }],
+    });
+    expect(answer).toMatchObject({
+      status: 400,
+      body: apiError(400, "BadRequest", expect.any(String), [
+        { path: "bindings.0.principalLinks", message: "is required" },
+      ]),
+    });
+    expect((await client.get(`/org/${ORG}/policy/p-whole`)).body).not.toHaveProperty("bindings");
+  });
+
   it("a PATCH null of a field the object always has is refused by the schema the document gives", async () => {
     const client = admin(server);
     const quotas = (await client.get(`/org/${ORG}/quota`)).body as { items: { id: string; max: number }[] };
