@@ -1,5 +1,12 @@
 import { kindNames } from "../api/kinds.js";
+import { documentedRules } from "../api/schemas/jsonRules.js";
 import { errorSchema, type JsonSchema, type NamedSchema, type Route } from "./routes/table.js";
+
+/** Every body is parsed with this rule (server/json.ts): said once per operation that takes a body. */
+const reservedKeys = {
+  rule: "The keys __proto__ (anywhere) and prototype inside a constructor object are reserved.",
+  issue: /^the key "(__proto__|constructor\.prototype)" is reserved \(it could alter object prototypes\)$/,
+};
 
 function ref(name: string) {
   return { $ref: `#/components/schemas/${name}` };
@@ -106,6 +113,9 @@ export function buildOpenApi(routes: readonly Route[], version: string, serverUr
         : {}),
       responses,
       ...securityOf(route),
+      ...(route.body || (route.rules ?? []).length > 0
+        ? documentedRules([...(route.body ? [reservedKeys] : []), ...(route.rules ?? [])])
+        : {}),
       ...(route.emulator ? { "x-cpln-local-admin": true } : {}),
     };
     paths[route.path] = { ...(paths[route.path] ?? {}), [route.method.toLowerCase()]: operation };

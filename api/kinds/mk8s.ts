@@ -15,6 +15,16 @@ export const mk8sKind: KindDescriptor = {
       description: "For clusters whose provider is generic or hetzner; other providers answer 400 Unsupported.",
       request: { name: "JoinRequest", schema: () => mk8sJoinRequest() },
       response: { name: "JoinResponse", description: "Join script (secret)", schema: () => mk8sJoinResponse() },
+      rules: [
+        {
+          rule: "nodePoolName (or nodepool), when given, names a node pool of the cluster.",
+          issue: /^cluster .* has no node pool '.*' \(pools: .*\)$/,
+        },
+        {
+          rule: "Only clusters whose provider is generic or hetzner have join scripts (400 Unsupported otherwise).",
+          issue: /^Join scripts exist only for generic and hetzner clusters; .*$/,
+        },
+      ],
     },
   },
   schemas: {

@@ -1,3 +1,4 @@
+import type { DocumentedRule } from "../schemas/jsonRules.js";
 import type { z } from "zod";
 import type { PatchRules } from "../patch/rules.js";
 import type { Permission } from "./catalog.js";
@@ -15,6 +16,8 @@ export interface ActionContract {
   readonly description?: string;
   readonly request: NamedBody;
   readonly response: NamedBody & { readonly description: string };
+  /** Refusals that depend on the object acted on (`x-cpln-rules` of the operation). */
+  readonly rules?: readonly DocumentedRule[];
 }
 
 /**

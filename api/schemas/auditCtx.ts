@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import {
@@ -32,6 +33,6 @@ export const auditCtxCreate = lazy(() =>
 export const auditCtxPatch = lazy(() =>
   patchObject(describedTaggedPatchFields(), {
     ...readOnlyPatchShape(),
-    origin: z.enum(auditCtxOrigins).optional().describe("Read-only."),
+    origin: echoOnly(z.enum(auditCtxOrigins).optional().describe("Read-only.")),
   }).describe("Body of PATCH /org/{org}/auditctx/{name}."),
 );

@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import {
@@ -50,7 +51,7 @@ export const cloudAccountPatch = lazy(() =>
     },
     {
       ...readOnlyPatchShape(),
-      provider: z.enum(cloudAccountProviders).optional().describe("Read-only; must equal the current value."),
+      provider: echoOnly(z.enum(cloudAccountProviders).optional().describe("Read-only; must equal the current value.")),
     },
   ).describe("Body of PATCH /org/{org}/cloudaccount/{name}."),
 );

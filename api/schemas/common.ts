@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
+import { echoOnly } from "./jsonRules.js";
 
 /**
  * Building blocks shared by every record and body schema.
@@ -96,13 +97,13 @@ export function recordShape<K extends string>(kind: K) {
 export function readOnlyPatchShape() {
   return {
     version: z.number().int().min(0).optional().describe("Current version; a stale value is rejected with 409."),
-    id: z.string().optional().describe("Read-only; must match the stored id."),
-    kind: z.string().optional().describe("Read-only."),
-    name: z.string().optional().describe("Read-only; renaming is not supported."),
-    created: z.string().optional().describe("Read-only; ignored."),
-    lastModified: z.string().optional().describe("Read-only; ignored."),
-    links: z.array(linkSchema()).optional().describe("Read-only; ignored."),
-    status: z.unknown().optional().describe("Read-only; ignored."),
+    id: echoOnly(z.string().optional().describe("Read-only; must match the stored id.")),
+    kind: echoOnly(z.string().optional().describe("Read-only.")),
+    name: echoOnly(z.string().optional().describe("Read-only; renaming is not supported.")),
+    created: echoOnly(z.unknown().optional().describe("Read-only; ignored (any value).")),
+    lastModified: echoOnly(z.unknown().optional().describe("Read-only; ignored (any value).")),
+    links: echoOnly(z.unknown().optional().describe("Read-only; ignored (any value).")),
+    status: echoOnly(z.unknown().optional().describe("Read-only; ignored (any value).")),
   };
 }
 
@@ -124,6 +125,8 @@ export interface PatchField {
   value: z.ZodType;
   /** The plain field's merge form for objects (a nested patch object or a record of nullable values). */
   merge?: z.ZodType;
+  /** The object always has the field: a patch cannot remove it (no null, not in `$drop`). */
+  required?: boolean;
   /** Keyed-array directives (`$append/`, `$drop/`, `$retain/`, `$patch/`) for array fields. */
   array?: { item: z.ZodType; key: z.ZodType; patchItem?: z.ZodType; keyDescription: string };
 }
@@ -136,7 +139,7 @@ export interface PatchField {
 export function patchObject(
   fields: Record<string, PatchField>,
   extra: Record<string, z.ZodType> = {},
-  droppable: readonly string[] = Object.keys(fields),
+  droppable: readonly string[] = Object.keys(fields).filter((field) => fields[field]?.required !== true),
 ) {
   const shape: Record<string, z.ZodType> = {};
   if (droppable.length > 0) {
@@ -147,14 +150,21 @@ export function patchObject(
   }
   for (const [field, spec] of Object.entries(fields)) {
     const description = spec.value.description ?? field;
-    shape[field] = (spec.merge ?? spec.value)
-      .nullable()
-      .optional()
-      .describe(`${description} Objects merge; null removes the field; arrays and scalars replace.`);
-    shape[`$replace/${field}`] = spec.value
-      .nullable()
-      .optional()
-      .describe(`Replaces ${field} wholesale; null removes it.`);
+    if (spec.required) {
+      shape[field] = (spec.merge ?? spec.value)
+        .optional()
+        .describe(`${description} Objects merge; arrays and scalars replace. Required: it cannot be removed.`);
+      shape[`$replace/${field}`] = spec.value.optional().describe(`Replaces ${field} wholesale.`);
+    } else {
+      shape[field] = (spec.merge ?? spec.value)
+        .nullable()
+        .optional()
+        .describe(`${description} Objects merge; null removes the field; arrays and scalars replace.`);
+      shape[`$replace/${field}`] = spec.value
+        .nullable()
+        .optional()
+        .describe(`Replaces ${field} wholesale; null removes it.`);
+    }
     if (spec.array) {
       const { item, key, patchItem, keyDescription } = spec.array;
       shape[`$append/${field}`] = z

@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import {
@@ -70,11 +71,11 @@ export const groupPatch = lazy(() =>
       identityMatcher: {
         value: identityMatcher("strict"),
         merge: patchObject({
-          expression: { value: z.string().min(1).describe("Expression.") },
+          expression: { value: z.string().min(1).describe("Expression."), required: true },
           language: { value: z.enum(identityMatcherLanguages).describe("jmespath or javascript.") },
         }),
       },
     },
-    { ...readOnlyPatchShape(), origin: z.enum(groupOrigins).optional().describe("Read-only.") },
+    { ...readOnlyPatchShape(), origin: echoOnly(z.enum(groupOrigins).optional().describe("Read-only.")) },
   ).describe("Body of PATCH /org/{org}/group/{name}."),
 );

@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import {
@@ -93,6 +94,6 @@ export const gvcPatch = lazy(() =>
         }),
       },
     },
-    { ...readOnlyPatchShape(), alias: z.string().optional().describe("Read-only.") },
+    { ...readOnlyPatchShape(), alias: echoOnly(z.string().optional().describe("Read-only.")) },
   ).describe("Body of PATCH /org/{org}/gvc/{name}."),
 );

@@ -16,3 +16,28 @@ export function addCrossFieldRules(ctx: { zodSchema: unknown; jsonSchema: Record
   const rules = crossFieldRules().get(ctx.zodSchema as z.ZodType);
   if (rules !== undefined) Object.assign(ctx.jsonSchema, rules);
 }
+
+/**
+ * Marks a request field the server sets: a client may leave it out or send back the value it read (anything else is
+ * a 400). In the document it is `readOnly: true`, which JSON-Schema-driven tools leave out of requests.
+ */
+export function echoOnly<T extends z.ZodType>(schema: T): T {
+  crossFieldRules().add(schema, { readOnly: true });
+  return schema;
+}
+
+/**
+ * A rule the server enforces that JSON Schema cannot state (it spans fields, or depends on stored objects): its text,
+ * and the pattern of the issue message (`details.issues[].message`, or the error's message when it lists no issues)
+ * a request breaking it gets. In the document: `x-cpln-rules: [{rule, issue}]` on the schema or operation it governs,
+ * so a tool that builds requests from the schemas can tell such a refusal from a disagreement.
+ */
+export interface DocumentedRule {
+  readonly rule: string;
+  readonly issue: RegExp;
+}
+
+/** The `x-cpln-rules` keyword of a list of documented rules. */
+export function documentedRules(rules: readonly DocumentedRule[]): JsonSchemaRules {
+  return { "x-cpln-rules": rules.map((r) => ({ rule: r.rule, issue: r.issue.source })) };
+}

@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import {
@@ -87,9 +88,9 @@ export const locationPatch = lazy(() =>
     },
     {
       ...readOnlyPatchShape(),
-      origin: z.enum(locationOrigins).optional().describe("Read-only; must equal the current value."),
-      provider: z.enum(locationProviders).optional().describe("Read-only; must equal the current value."),
-      region: z.string().optional().describe("Read-only; must equal the current value."),
+      origin: echoOnly(z.enum(locationOrigins).optional().describe("Read-only; must equal the current value.")),
+      provider: echoOnly(z.enum(locationProviders).optional().describe("Read-only; must equal the current value.")),
+      region: echoOnly(z.string().optional().describe("Read-only; must equal the current value.")),
     },
   ).describe("Body of PATCH /org/{org}/location/{name}: merge fields and patch directives."),
 );

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
-import { crossFieldRules } from "./jsonRules.js";
+import { crossFieldRules, documentedRules } from "./jsonRules.js";
 import {
   description,
   describedTaggedPatchFields,
@@ -77,7 +77,12 @@ function providerObject(strict: boolean) {
       }
     })
     .describe(`Exactly one key naming the provider (${mk8sProviders.join(", ")}), holding its configuration.`)
-    .register(crossFieldRules(), { minProperties: 1, maxProperties: 1 });
+    .register(
+      crossFieldRules(),
+      strict
+        ? { minProperties: 1, maxProperties: 1, propertyNames: { enum: [...mk8sProviders] } }
+        : { minProperties: 1, maxProperties: 1 },
+    );
 }
 
 /** The provider name of a cluster spec (`{provider: {generic: {...}}}` → `generic`). */
@@ -128,8 +133,14 @@ export const mk8sPatch = lazy(() =>
       spec: {
         value: mk8sSpec(),
         merge: patchObject({
-          version: { value: z.string().min(1).describe("Kubernetes version.") },
-          provider: { value: providerObject(true), merge: z.record(z.string(), providerConfig(true).nullable()) },
+          version: { value: z.string().min(1).describe("Kubernetes version."), required: true },
+          provider: {
+            required: true,
+            value: providerObject(true),
+            merge: z
+              .record(z.string(), providerConfig(true).nullable())
+              .register(crossFieldRules(), { propertyNames: { enum: [...mk8sProviders] } }),
+          },
           firewall: { value: z.array(firewallRule("strict")).describe("Allowed source ranges.") },
           addOns: {
             value: z.record(z.string(), z.unknown()).describe("Add-ons by name."),
@@ -139,7 +150,17 @@ export const mk8sPatch = lazy(() =>
       },
     },
     readOnlyPatchShape(),
-  ).describe("Body of PATCH /org/{org}/mk8s/{name}."),
+  )
+    .describe("Body of PATCH /org/{org}/mk8s/{name}.")
+    .register(
+      crossFieldRules(),
+      documentedRules([
+        {
+          rule: "After the merge, spec.provider has exactly one key: set another provider's key only with null for the current one.",
+          issue: /^must have exactly one key naming the provider \(.*\); got \d+$/,
+        },
+      ]),
+    ),
 );
 
 /**
@@ -149,7 +170,11 @@ export const mk8sPatch = lazy(() =>
 export const mk8sJoinRequest = lazy(() =>
   z
     .object({
-      nodePoolName: z.string().min(1).optional().describe("Node pool the node joins."),
+      nodePoolName: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("Node pool the node joins: must name a node pool of the cluster (left out: no pool)."),
       nodepool: z.string().min(1).optional().describe("Alternative spelling of nodePoolName."),
     })
     .catchall(z.union([z.string(), z.number(), z.boolean()]))

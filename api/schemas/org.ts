@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import { describedTaggedPatchFields, patchObject, readOnlyPatchShape, recordShape } from "./common.js";
@@ -17,6 +18,6 @@ export type Org = z.infer<ReturnType<typeof org>>;
 export const orgPatch = lazy(() =>
   patchObject(describedTaggedPatchFields(), {
     ...readOnlyPatchShape(),
-    spec: z.unknown().optional().describe("Read-only here."),
+    spec: echoOnly(z.unknown().optional().describe("Read-only here.")),
   }).describe("Body of PATCH /org/{org}."),
 );

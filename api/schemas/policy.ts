@@ -1,3 +1,4 @@
+import { crossFieldRules, documentedRules, echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import type { Issue } from "../errors.js";
 import { hasPermission, isKind, kindNames, kinds, permissionNames } from "../kinds.js";
@@ -93,6 +94,22 @@ export const policy = lazy(() =>
 );
 export type Policy = z.infer<ReturnType<typeof policy>>;
 
+/** The rules of `policyIssues` (they depend on targetKind) as the document states them. */
+function policyRules() {
+  return documentedRules([
+    {
+      rule: "No two bindings hold the same permission set. Each binding's permissions are permissions of targetKind (GET /org/{org}/{targetKind}/-schema/permissions), each once.",
+      issue:
+        /^('.*' is not a permission of \w+ \(.*\)|duplicate permission '.*'|bindings \d+ and \d+ hold the same permission set \(.*\); merge their principals)$/,
+    },
+    {
+      rule: "targetLinks link objects of targetKind (e.g. /org/{org}/gvc/{name}), each once.",
+      issue: /^(must be a link to an object of kind \w+, e\.g\. .*|duplicate target link '.*')$/,
+    },
+    { rule: "targetQuery.kind, when given, is targetKind.", issue: /^must be the policy's targetKind '\w+'$/ },
+  ]);
+}
+
 export const policyCreate = lazy(() =>
   z
     .strictObject({
@@ -105,7 +122,8 @@ export const policyCreate = lazy(() =>
       target: z.literal("all").optional().describe("'all': the policy applies to every object of targetKind."),
       bindings: bindingsList().optional(),
     })
-    .describe("Body of POST /org/{org}/policy."),
+    .describe("Body of POST /org/{org}/policy.")
+    .register(crossFieldRules(), policyRules()),
 );
 export type PolicyCreate = z.infer<ReturnType<typeof policyCreate>>;
 
@@ -130,7 +148,12 @@ export const bindingPatch = lazy(() =>
         keyDescription: "the link",
       },
     },
-  }).describe("Partial binding: `permissions` names the binding; the directives change it."),
+  })
+    .describe("Partial binding: `permissions` names the binding; the directives change it.")
+    // The item is found by its permissions: they must be given (the patch of `permissions` itself is by directives).
+    .register(crossFieldRules(), {
+      allOf: [{ required: ["permissions"], properties: { permissions: { type: "array" } } }],
+    }),
 );
 
 /** Body of PATCH /org/{org}/policy/{name}: merge fields and every directive of the API document. */
@@ -159,10 +182,12 @@ export const policyPatch = lazy(() =>
     },
     {
       ...readOnlyPatchShape(),
-      targetKind: z.string().optional().describe("Read-only (immutable); must equal the current value."),
-      origin: z.enum(policyOrigins).optional().describe("Read-only; must equal the current value."),
+      targetKind: echoOnly(z.string().optional().describe("Read-only (immutable); must equal the current value.")),
+      origin: echoOnly(z.enum(policyOrigins).optional().describe("Read-only; must equal the current value.")),
     },
-  ).describe("Body of PATCH /org/{org}/policy/{name}."),
+  )
+    .describe("Body of PATCH /org/{org}/policy/{name}.")
+    .register(crossFieldRules(), policyRules()),
 );
 export type PolicyPatch = z.infer<ReturnType<typeof policyPatch>>;
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
-import { crossFieldRules } from "./jsonRules.js";
+import { crossFieldRules, documentedRules } from "./jsonRules.js";
 import { regexProblem } from "../patterns.js";
 import { kindNames } from "../kinds.js";
 import { links, object, patchObject, type ObjectMode } from "./common.js";
@@ -69,6 +69,13 @@ function buildTerm(mode: ObjectMode) {
       oneOf: termSelectors.map((selector) => ({ required: [selector] })),
       if: { properties: { op: { enum: ["exists", "!exists"] } }, required: ["op"] },
       else: { properties: { value: {} }, required: ["value"] },
+      ...documentedRules([
+        {
+          rule: "With op '=~' the value is a regular expression (RE2 syntax: no back-references or look-around), at most the documented length.",
+          issue:
+            /^(op '=~' needs a regular expression string|regular expression refused: .*|invalid regular expression: .*)$/,
+        },
+      ]),
     });
 }
 
@@ -151,7 +158,16 @@ export const queryTermPatch = lazy(() =>
         });
       }
     })
-    .describe("Partial term, identified by its property, rel or tag."),
+    .describe("Partial term, identified by its property, rel or tag.")
+    .register(crossFieldRules(), {
+      oneOf: termSelectors.map((selector) => ({ required: [selector] })),
+      ...documentedRules([
+        {
+          rule: "A $patch/terms item that matches no term is appended: it must then be a whole term (op, and a value unless op is exists or !exists).",
+          issue: /^op '.*' needs a value$/,
+        },
+      ]),
+    }),
 );
 
 function sortPatch() {

@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import { description, patchObject, readOnlyPatchShape, recordShape } from "./common.js";
@@ -30,10 +31,10 @@ export const quotaPatch = lazy(() =>
     },
     {
       ...readOnlyPatchShape(),
-      unit: z.string().optional().describe("Read-only."),
-      dimensions: z.unknown().optional().describe("Read-only."),
-      current: z.number().optional().describe("Read-only."),
-      origin: z.enum(quotaOrigins).optional().describe("Read-only."),
+      unit: echoOnly(z.string().optional().describe("Read-only.")),
+      dimensions: echoOnly(z.unknown().optional().describe("Read-only.")),
+      current: echoOnly(z.number().optional().describe("Read-only.")),
+      origin: echoOnly(z.enum(quotaOrigins).optional().describe("Read-only.")),
     },
   ).describe("Body of PATCH /org/{org}/quota/{id}."),
 );

@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import {
@@ -46,8 +47,10 @@ export const serviceAccountPatch = lazy(() =>
   patchObject(describedTaggedPatchFields(), {
     ...readOnlyPatchShape(),
     "$drop/keys": z.array(z.string().min(1)).optional().describe("Names of the keys to revoke."),
-    origin: z.enum(serviceAccountOrigins).optional().describe("Read-only."),
-    keys: z.unknown().optional().describe("Read-only; keys are added with -addKey and revoked with $drop/keys."),
+    origin: echoOnly(z.enum(serviceAccountOrigins).optional().describe("Read-only.")),
+    keys: echoOnly(
+      z.unknown().optional().describe("Read-only; keys are added with -addKey and revoked with $drop/keys."),
+    ),
   }).describe("Body of PATCH /org/{org}/serviceaccount/{name}."),
 );
 

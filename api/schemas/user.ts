@@ -1,3 +1,4 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import {
@@ -44,7 +45,7 @@ export const userCreate = lazy(() =>
 export const userPatch = lazy(() =>
   patchObject(describedTaggedPatchFields(), {
     ...readOnlyPatchShape(),
-    email: z.string().optional().describe("Read-only."),
-    idp: z.string().optional().describe("Read-only."),
+    email: echoOnly(z.string().optional().describe("Read-only.")),
+    idp: echoOnly(z.string().optional().describe("Read-only.")),
   }).describe("Body of PATCH /org/{org}/user/{email}."),
 );

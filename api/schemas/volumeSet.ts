@@ -1,7 +1,8 @@
+import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import type { Issue } from "../errors.js";
 import { lazy } from "../lazy.js";
-import { crossFieldRules } from "./jsonRules.js";
+import { crossFieldRules, documentedRules } from "./jsonRules.js";
 import {
   description,
   describedTaggedPatchFields,
@@ -141,7 +142,8 @@ function snapshotFields() {
         const problem = cronProblem(value);
         if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem });
       })
-      .describe("Cron schedule (5 fields, UTC) for automatic snapshots; the minute must be a single number."),
+      .describe("Cron schedule (5 fields, UTC) for automatic snapshots; the minute must be a single number.")
+      .register(crossFieldRules(), { pattern: "^\\s*\\d+\\s+\\S+\\s+\\S+\\s+\\S+\\s+\\S+\\s*$" }),
   };
 }
 
@@ -263,7 +265,7 @@ function buildSpec(mode: ObjectMode) {
     mountOptions: mountOptions(mode).optional(),
   })
     .describe("Volume set specification.")
-    .register(crossFieldRules(), mode === "strict" ? specRulesJsonSchema : {});
+    .register(crossFieldRules(), mode === "strict" ? { ...specRulesJsonSchema, ...volumeSetSpecRules() } : {});
 }
 
 /**
@@ -271,6 +273,35 @@ function buildSpec(mode: ObjectMode) {
  * fileSystemType is 'shared', and 'shared' pairs only with 'shared'. Capacity minimums per class and the features a
  * shared file system lacks are in the field descriptions.
  */
+/** The rules of `volumeSetSpecIssues` JSON Schema cannot say (they compare fields), as the document states them. */
+function volumeSetSpecRules() {
+  return documentedRules([
+    {
+      rule: "A shared file system has performanceClass 'shared' (and only it), and supports neither snapshots nor customEncryption.",
+      issue:
+        /^(is not supported with fileSystemType 'shared'|must be 'shared' when (fileSystemType|performanceClass) is 'shared'|is required unless fileSystemType is 'shared')$/,
+    },
+    {
+      rule: "initialCapacity is at least 200 GB for high-throughput-ssd, and at most autoscaling.maxCapacity.",
+      issue:
+        /^(must be at least \d+ GB for performanceClass '.*'|must not exceed autoscaling\.maxCapacity \(\d+ GB\))$/,
+    },
+    {
+      rule: "Predictive autoscaling (autoscaling.predictive.enabled) needs autoscaling.minFreePercentage and scalingFactor.",
+      issue: /^is required when autoscaling\.predictive\.enabled is true$/,
+    },
+    {
+      rule: "snapshots.schedule: the hour, day, month and weekday fields are values, ranges or steps within their cron ranges.",
+      issue:
+        /^(must be a cron expression with 5 fields \(got \d+\)|the minute field must be .*|the \w+ field has an invalid step in '.*'|the \w+ field '.*' is not a value or range within \d+-\d+)$/,
+    },
+    {
+      rule: "mountOptions.resources: maxCpu is at least minCpu and within 4000m of it; maxMemory is at least minMemory and at most 4 times it.",
+      issue: /^must (not be less than|be within \S+ of|be at most \d+ times) min(Cpu|Memory) \(.*\)$/,
+    },
+  ]);
+}
+
 const specRulesJsonSchema = {
   if: { properties: { fileSystemType: { const: "shared" } }, required: ["fileSystemType"] },
   then: { properties: { performanceClass: { const: "shared" } } },
@@ -381,8 +412,10 @@ function leafPatchFields(leaves: Record<string, z.ZodType>): Record<string, Patc
 
 function volumeSetSpecPatch() {
   const regionPatch = patchObject(leafPatchFields({ keyId: z.string().min(1).describe("KMS key id.") }));
+  const leaves = leafPatchFields(leafFields());
   return patchObject({
-    ...leafPatchFields(leafFields()),
+    ...leaves,
+    initialCapacity: { value: leafFields().initialCapacity, required: true },
     customEncryption: {
       value: customEncryption("strict"),
       merge: patchObject({
@@ -409,7 +442,9 @@ function volumeSetSpecPatch() {
         },
       }),
     },
-  }).describe("Changes to the spec (performanceClass and fileSystemType cannot change).");
+  })
+    .describe("Changes to the spec (performanceClass and fileSystemType cannot change).")
+    .register(crossFieldRules(), volumeSetSpecRules());
 }
 
 /** Body of PATCH /org/{org}/gvc/{gvc}/volumeset/{name}. */
@@ -419,7 +454,7 @@ export const volumeSetPatch = lazy(() =>
       ...describedTaggedPatchFields(),
       spec: { value: volumeSetSpec(), merge: volumeSetSpecPatch() },
     },
-    { ...readOnlyPatchShape(), gvc: z.unknown().optional().describe("Read-only; ignored.") },
+    { ...readOnlyPatchShape(), gvc: echoOnly(z.unknown().optional().describe("Read-only; ignored.")) },
   ).describe("Body of PATCH /org/{org}/gvc/{gvc}/volumeset/{name}: merge fields and patch directives."),
 );
 export type VolumeSetPatch = z.infer<ReturnType<typeof volumeSetPatch>>;

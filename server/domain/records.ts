@@ -61,6 +61,14 @@ function checkKindField(kind: Kind, body: JsonObject): void {
   }
 }
 
+/** A body's `version`, when present, is a non-negative integer (a create ignores it, other writes compare it). */
+function checkVersionField(body: JsonObject): void {
+  const value = body["version"];
+  if (value !== undefined && !(typeof value === "number" && Number.isInteger(value) && value >= 0)) {
+    throw badRequest([{ path: "version", message: "must be a non-negative integer (the version read)" }]);
+  }
+}
+
 /** The body without the fields a write ignores: every read-only field, and `gvc` on gvc-scoped kinds. */
 function withoutReadOnly(kind: Kind, body: JsonObject, keep: readonly string[] = []): JsonObject {
   const ignored = new Set<string>(READ_ONLY_INPUT);
@@ -215,6 +223,7 @@ export class RecordService {
     const rules = this.rules[kind];
     const raw = requireObject(rawBody, "The request body");
     checkKindField(kind, raw);
+    checkVersionField(raw);
     const body = withoutReadOnly(kind, raw);
     // Server-owned fields of the kind that a create cannot set (a record as GET returned it carries them) are ignored.
     const createShape = rules.createBody?.();
@@ -294,7 +303,8 @@ export class RecordService {
     const issues: Issue[] = [];
     const parsed = rules.record().safeParse(doc);
     if (!parsed.success) issues.push(...issuesFromZod(parsed.error));
-    if (rules.validate) issues.push(...(await rules.validate(doc, ctx)));
+    // The kind's own rules read a well-formed record (a patch may have removed a field the record needs).
+    else if (rules.validate) issues.push(...(await rules.validate(doc, ctx)));
     if (issues.length > 0) throw badRequest(issues);
   }
 
@@ -546,6 +556,16 @@ export class RecordService {
     for (let attempt = 1; ; attempt++) {
       const existing = await this.find(this.store, call, kind, scope, key);
       if (existing) {
+        // The body is a manifest (what a create takes): it is checked as one before it replaces the object.
+        const createBody = rules.createBody?.();
+        if (createBody) {
+          const manifest = withoutReadOnly(kind, body);
+          if (createBody instanceof z.ZodObject) {
+            for (const field of rules.readOnly) if (!(field in createBody.shape)) delete manifest[field];
+          }
+          const parsed = createBody.safeParse(coerceScalars(createBody, manifest));
+          if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+        }
         const record = await this.put(call, kind, key, replacement);
         return { created: false, record, location: selfLink(call.org, kind, key, gvc) };
       }
@@ -563,6 +583,8 @@ export class RecordService {
   /** The permission catalog of a kind; any authenticated caller may read it (it describes no object). */
   async permissions(call: Call, kind: Kind): Promise<JsonObject> {
     await this.orgAuthz(call);
+    // Under a gvc (`/org/{org}/gvc/{gvc}/<kind>/-schema/permissions`) the gvc must exist (404 otherwise).
+    if (call.gvc !== undefined) await this.scopeOf(call, kind);
     return {
       kind: "permissions",
       targetKind: kind,

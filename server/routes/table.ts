@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import { apiError } from "../../api/errors.js";
-import { addCrossFieldRules } from "../../api/schemas/jsonRules.js";
+import { addCrossFieldRules, type DocumentedRule } from "../../api/schemas/jsonRules.js";
 import { kindNames, kinds, type Kind } from "../../api/kinds.js";
 import { accessReport } from "../../api/schemas/accessReport.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
@@ -68,6 +68,8 @@ export interface Route {
   /** Error statuses this operation can answer (each with the error shape). */
   readonly errors: readonly number[];
   readonly auth: AuthMode;
+  /** Refusals JSON Schema cannot state (`x-cpln-rules` of the operation; the body's schemas carry their own). */
+  readonly rules?: readonly DocumentedRule[];
   /** Fault injection never applies to this route. */
   readonly noFaults?: boolean;
   /** An emulator route (`/_cpln-local/...`): admin only, never kept by request inspection. */
@@ -113,8 +115,10 @@ function cursorOf(request: FastifyRequest): string | undefined {
 const cursorQuery = (required: boolean): QueryParam => ({
   name: "cursor",
   required,
-  description: "Continues a paged answer: take the whole URL from the previous page's `next` link.",
-  schema: () => ({ type: "string", maxLength: 4096 }),
+  description:
+    "Continues a paged answer: take the whole URL from the previous page's `next` link. The value is a token the " +
+    "server issues (`x-cpln-opaque`): any other value is a 400.",
+  schema: () => ({ type: "string", maxLength: 1024, "x-cpln-opaque": true }),
 });
 
 /** `GET .../-query` continues a query from a `next` link: the cursor is required there. */
@@ -163,11 +167,51 @@ function itemParam(kind: Kind): RouteParam {
   };
 }
 
+/** Fields an object always has that a PUT replaces (a PUT must carry them; a PATCH cannot remove them). */
+function requiredWritable(patch: JsonSchema, record: JsonSchema): string[] {
+  const properties = (patch["properties"] ?? {}) as Record<string, JsonSchema>;
+  // description and tags left out of a PUT get their create defaults.
+  const defaulted = new Set(["description", "tags"]);
+  return ((record["required"] ?? []) as string[]).filter(
+    (field) => `$replace/${field}` in properties && !defaulted.has(field),
+  );
+}
+
+/** A value's schema without its `null` alternative (`anyOf: [X, {type: null}]` → X). */
+function notNull(schema: JsonSchema, description: string): JsonSchema {
+  const anyOf = schema["anyOf"] as JsonSchema[] | undefined;
+  if (!anyOf) return { ...schema, description };
+  const rest = anyOf.filter((s) => s["type"] !== "null");
+  return rest.length === 1 ? { ...rest[0], description } : { ...schema, anyOf: rest, description };
+}
+
+/** The PATCH body of a kind: a field the object always has cannot be removed (no null, not in `$drop`). */
+function patchBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
+  const required = requiredWritable(patch, record);
+  if (required.length === 0) return patch;
+  const properties = { ...((patch["properties"] ?? {}) as Record<string, JsonSchema>) };
+  for (const field of required) {
+    const note = "Required: it cannot be removed (null is refused).";
+    for (const key of [field, `$replace/${field}`]) {
+      const schema = properties[key];
+      if (schema) properties[key] = notNull(schema, `${String(schema["description"] ?? key)} ${note}`);
+    }
+  }
+  const drop = properties["$drop"];
+  const items = drop?.["items"] as JsonSchema | undefined;
+  if (drop && Array.isArray(items?.["enum"])) {
+    const allowed = (items["enum"] as string[]).filter((f) => !required.includes(f));
+    if (allowed.length === 0) delete properties["$drop"];
+    else properties["$drop"] = { ...drop, items: { ...items, enum: allowed } };
+  }
+  return { ...patch, properties };
+}
+
 /**
  * The PUT body of a kind, derived from its PATCH schema the way the server applies a PUT: each `$replace/<f>` field
  * becomes `<f>` (the whole value), the read-only fields a client may echo stay, the other directives go.
  */
-function putBodyOf(patch: JsonSchema): JsonSchema {
+function putBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
   const properties = (patch["properties"] ?? {}) as Record<string, JsonSchema>;
   const out: Record<string, JsonSchema> = {};
   for (const [key, schema] of Object.entries(properties)) {
@@ -183,10 +227,19 @@ function putBodyOf(patch: JsonSchema): JsonSchema {
         "Left out: removed (description and tags get their create defaults).";
     }
   }
+  // A replaceable field the record always has must be in the body (left out would remove it).
+  const required = requiredWritable(patch, record);
+  for (const field of required) {
+    const schema = out[field] as JsonSchema;
+    out[field] = notNull(schema, `${String(schema["description"] ?? field).split(" Left out:")[0]} Required.`);
+  }
   const { $defs } = patch as { $defs?: unknown };
+  const rules = patch["x-cpln-rules"];
   return {
+    ...(rules !== undefined ? { "x-cpln-rules": rules } : {}),
     type: "object",
     properties: out,
+    ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
     ...($defs !== undefined ? { $defs } : {}),
     description:
@@ -201,15 +254,22 @@ function putBodyOf(patch: JsonSchema): JsonSchema {
  */
 function manifestOf(create: JsonSchema, kind: Kind, scoped: boolean): JsonSchema {
   const properties = { ...((create["properties"] ?? {}) as Record<string, JsonSchema>) };
+  // `readOnly: true`: the server sets these; tools that build requests from the document leave them out.
+  const ignored = (what: string): JsonSchema => ({ readOnly: true, description: `Read-only: ${what}` });
   const readOnly: Record<string, JsonSchema> = {
-    kind: { const: kind, description: "The kind (read-only; must match the path)." },
-    id: { type: "string", description: "Read-only: ignored." },
-    version: { type: "integer", description: "Read-only: on an existing object it must be current (409 otherwise)." },
-    created: { type: "string", description: "Read-only: ignored." },
-    lastModified: { type: "string", description: "Read-only: ignored." },
-    links: { type: "array", items: { type: "object" }, description: "Read-only: ignored." },
-    status: { type: "object", description: "Read-only: ignored." },
-    ...(scoped ? { gvc: { type: "string", description: "Read-only: the path names the gvc." } } : {}),
+    kind: { const: kind, readOnly: true, description: "The kind (read-only; must match the path)." },
+    id: ignored("ignored (any value)."),
+    version: {
+      type: "integer",
+      minimum: 0,
+      readOnly: true,
+      description: "Read-only: ignored by a create; when the object exists it must be current (409 otherwise).",
+    },
+    created: ignored("ignored (any value)."),
+    lastModified: ignored("ignored (any value)."),
+    links: ignored("ignored (any value)."),
+    status: ignored("ignored (any value)."),
+    ...(scoped ? { gvc: ignored("the path names the gvc; ignored (any value).") } : {}),
   };
   for (const [field, schema] of Object.entries(readOnly)) if (!(field in properties)) properties[field] = schema;
   return { ...create, properties };
@@ -247,6 +307,8 @@ function collectionReads(
       tags,
       params,
       body: named("QueryDocument", "input", queryDocument),
+      // No body (or `{}`) is the query of every object the caller may view.
+      bodyOptional: true,
       responses: [{ status: 200, description: "Matches", body: result }],
       errors: [400, 401, 404, 413, 415],
       auth: "required",
@@ -280,6 +342,52 @@ function collectionReads(
   ];
 }
 
+/** A key starting with `$` is a patch directive in PATCH and PUT bodies (a PUT runs as the equivalent PATCH). */
+const directiveKeys: DocumentedRule = {
+  rule:
+    "Keys starting with '$' are patch directives: free-form maps (tags, data, add-ons, ...) in PATCH and PUT bodies " +
+    "cannot hold such keys.",
+  issue:
+    /^(directives apply only in objects that merge \(plain object fields, \$patch\/ items\), not inside a value that replaces or is appended|unknown directive ".*": use .*)$/,
+};
+
+/** After a PATCH the object must still be whole: nested objects keep (or, created by the merge, get) what they need. */
+const mergeCreates: DocumentedRule = {
+  rule:
+    "After the merge the object must still be whole (the schemas of the `$replace/` forms and array items): a merge " +
+    "into an object field the object lacks creates it, and a `$patch/<array>` item that matches none is appended, so " +
+    "they must set every field that object requires; and a nested field such an object requires cannot be removed.",
+  issue: /^is required$/,
+};
+
+/** Keyed-array directives compare with the stored items. */
+const keyedItems: DocumentedRule = {
+  rule:
+    "`$append/<array>` items must have keys the array does not hold yet, and a `$patch/<array>` item must not change " +
+    "its key to one another item has.",
+  issue: /^(an item with key ".*" already exists in ".*"|the patched item's key ".*" duplicates another item of ".*")$/,
+};
+
+/**
+ * Rules of the writes to existing objects of a kind: directive keys, the fields that never change, and (PATCH)
+ * merges that create an object field and keyed-array directives.
+ */
+function writeRules(records: RecordService, kind: Kind, method: "PATCH" | "PUT"): DocumentedRule[] {
+  const immutable = records.rules[kind].immutable;
+  return [
+    directiveKeys,
+    ...(method === "PATCH" ? [mergeCreates, keyedItems] : []),
+    ...(immutable.length > 0
+      ? [
+          {
+            rule: `${immutable.join(", ")} cannot change after the object is created: send the current value or leave it as it is.`,
+            issue: /^is immutable: it cannot change after the object is created$/,
+          },
+        ]
+      : []),
+  ];
+}
+
 /** Every operation served for the kinds of the contract, from the kind descriptors (`api/kinds/`). */
 export function recordRoutes(records: RecordService): Route[] {
   const routes: Route[] = [];
@@ -290,11 +398,15 @@ export function recordRoutes(records: RecordService): Route[] {
     const record = named(Name, "output", recordSchema);
     const tags = [kind];
     const patch = info.schemas.patch;
-    const patchBody = named(`${Name}Patch`, "input", patch);
+    const patchBody: NamedSchema = {
+      name: `${Name}Patch`,
+      io: "input",
+      build: () => patchBodyOf(jsonSchemaOf(patch(), "input"), jsonSchemaOf(recordSchema(), "output")),
+    };
     const putBody: NamedSchema = {
       name: `${Name}Put`,
       io: "input",
-      build: () => putBodyOf(jsonSchemaOf(patch(), "input")),
+      build: () => putBodyOf(jsonSchemaOf(patch(), "input"), jsonSchemaOf(recordSchema(), "output")),
     };
     const patchDescription =
       "Patch directives at every object level: `$drop`, `$replace/<field>`, `$append/<array>`, `$drop/<array>`, " +
@@ -342,6 +454,7 @@ export function recordRoutes(records: RecordService): Route[] {
         tags,
         params: [orgParam],
         body: patchBody,
+        rules: writeRules(records, kind, "PATCH"),
         responses: [{ status: 200, description: `The ${kind}`, body: record }],
         errors: [400, 401, 403, 404, 409, 413, 415],
         auth: "required",
@@ -435,6 +548,7 @@ export function recordRoutes(records: RecordService): Route[] {
         tags,
         params: scopeParams,
         body: manifest,
+        rules: writeRules(records, kind, "PUT"),
         responses: [{ status: 200, description: "Replaced", body: record }, created(record)],
         errors: [400, 401, 403, 404, 409, 413, 415, 429],
         auth: info.anonymousCreate ? "optional" : "required",
@@ -469,6 +583,7 @@ export function recordRoutes(records: RecordService): Route[] {
       tags,
       params: itemParams,
       body: patchBody,
+      rules: writeRules(records, kind, "PATCH"),
       responses: [{ status: 200, description: "The object", body: record }],
       errors: [400, 401, 403, 404, 409, 413, 415],
       auth: "required",
@@ -482,6 +597,7 @@ export function recordRoutes(records: RecordService): Route[] {
       tags,
       params: itemParams,
       body: putBody,
+      rules: writeRules(records, kind, "PUT"),
       responses: [{ status: 200, description: "The object", body: record }],
       errors: [400, 401, 403, 404, 409, 413, 415],
       auth: "required",
@@ -526,6 +642,7 @@ export function recordRoutes(records: RecordService): Route[] {
         params: itemParams,
         body: named(spec.request.name, "input", spec.request.schema),
         bodyOptional: true,
+        ...(spec.rules ? { rules: spec.rules } : {}),
         responses: [
           {
             status: 200,

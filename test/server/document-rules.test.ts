@@ -1,0 +1,168 @@
+/**
+ * What the OpenAPI document says beyond plain types, and that the server does what it says: echo-only fields are
+ * `readOnly`, a PUT requires (and a PATCH cannot remove) what the object always has, the paging cursor is opaque,
+ * rules JSON Schema cannot state are listed as `x-cpln-rules` with the pattern of their refusal's message, and the
+ * server refuses accordingly (unknown gvc of a permission catalog, a create's version, a collection PUT's manifest).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "../../server/index.js";
+import { ADMIN_KEY, ORG, admin, apiError, call, start } from "./helpers.js";
+
+type Schema = Record<string, unknown>;
+type Rule = { rule: string; issue: string };
+type Document = {
+  paths: Record<string, Record<string, Schema & { parameters?: Schema[]; "x-cpln-rules"?: Rule[] }>>;
+  components: { schemas: Record<string, Schema> };
+};
+
+let server: RunningServer;
+let doc: Document;
+
+beforeAll(async () => {
+  server = await start();
+  const answer = await fetch(`${server.url}/openapi.json`);
+  expect(answer.status).toBe(200);
+  doc = (await answer.json()) as Document;
+});
+
+afterAll(async () => {
+  await server.close();
+});
+
+const schema = (name: string) => doc.components.schemas[name] as Schema;
+const props = (name: string) => schema(name)["properties"] as Record<string, Schema>;
+const issueOf = (rules: Rule[] | undefined, message: string) =>
+  (rules ?? []).filter((r) => new RegExp(r.issue).test(message)).map((r) => r.rule);
+
+describe("the document", () => {
+  it("marks echo-only fields readOnly in PATCH, PUT and create bodies, and leaves writable ones unmarked", () => {
+    for (const field of ["id", "kind", "name", "created", "lastModified", "links", "status"]) {
+      expect(props("GvcPatch")[field]?.["readOnly"], `GvcPatch.${field}`).toBe(true);
+      expect(props("GvcPut")[field]?.["readOnly"], `GvcPut.${field}`).toBe(true);
+    }
+    for (const field of ["unit", "current", "origin", "dimensions"])
+      expect(props("QuotaPatch")[field]?.["readOnly"], `QuotaPatch.${field}`).toBe(true);
+    expect(props("PolicyPatch")["targetKind"]?.["readOnly"]).toBe(true);
+    expect(props("UserPatch")["email"]?.["readOnly"]).toBe(true);
+    expect(props("GvcCreate")["id"]).toEqual({ readOnly: true, description: "Read-only: ignored (any value)." });
+    expect(props("GvcCreate")["version"]).toMatchObject({ type: "integer", minimum: 0, readOnly: true });
+    expect(props("GvcPatch")["description"]?.["readOnly"]).toBeUndefined();
+    expect(props("GvcPatch")["version"]?.["readOnly"]).toBeUndefined();
+  });
+
+  it("a PUT requires the replaceable fields the object always has; a PATCH cannot null or $drop them", () => {
+    expect(schema("QuotaPut")["required"]).toEqual(["max"]);
+    expect(schema("LocationPut")["required"]).toEqual(["spec"]);
+    expect(schema("VolumesetPut")["required"]).toEqual(["spec"]);
+    expect(schema("GvcPut")["required"]).toBeUndefined();
+    expect(JSON.stringify(props("QuotaPut")["max"])).not.toContain('"null"');
+    expect(JSON.stringify(props("QuotaPatch")["max"])).not.toContain('"null"');
+    expect(JSON.stringify(props("QuotaPatch")["$replace/max"])).not.toContain('"null"');
+    expect((props("QuotaPatch")["$drop"]?.["items"] as Schema)["enum"]).toEqual(["description"]);
+    // description may still be removed (it falls back to the name).
+    expect(JSON.stringify(props("QuotaPatch")["description"])).toContain('"null"');
+  });
+
+  it("the paging cursor is a server-issued token (x-cpln-opaque); -query bodies are optional", () => {
+    const list = doc.paths["/org/{org}/gvc"]!["get"]!;
+    const cursor = list.parameters!.find((p) => p["name"] === "cursor")!;
+    expect(cursor).toMatchObject({ in: "query", required: false, schema: { type: "string", "x-cpln-opaque": true } });
+    const next = doc.paths["/org/{org}/gvc/-query"]!["get"]!.parameters!.find((p) => p["name"] === "cursor")!;
+    expect(next["required"]).toBe(true);
+    expect((doc.paths["/org/{org}/gvc/-query"]!["post"]!["requestBody"] as Schema)["required"]).toBe(false);
+  });
+
+  it("states the rules JSON Schema cannot, each with the pattern of the message its refusal carries", () => {
+    const join = doc.paths["/org/{org}/mk8s/{name}/-join"]!["post"]!["x-cpln-rules"];
+    expect(issueOf(join, "cluster edge has no node pool 'x' (pools: a)")).toHaveLength(1);
+    expect(issueOf(join, "must be a string")).toEqual([]);
+    const patchVolumeSet = doc.paths["/org/{org}/gvc/{gvc}/volumeset/{name}"]!["patch"]!["x-cpln-rules"];
+    expect(issueOf(patchVolumeSet, "is immutable: it cannot change after the object is created")).toHaveLength(1);
+    expect(issueOf(patchVolumeSet, 'unknown directive "$x": use $drop, ...')).toHaveLength(1);
+    // Writes to kinds without immutable fields state no such rule.
+    const patchGvc = doc.paths["/org/{org}/gvc/{name}"]!["patch"]!["x-cpln-rules"];
+    expect(issueOf(patchGvc, "is immutable: it cannot change after the object is created")).toEqual([]);
+    const policy = schema("PolicyCreate")["x-cpln-rules"] as Rule[];
+    expect(issueOf(policy, "'fly' is not a permission of gvc (create, delete)")).toHaveLength(1);
+    const spec = JSON.stringify(doc.components.schemas["VolumesetCreate"]);
+    expect(spec).toContain("must not exceed autoscaling");
+    // Expressible rules are JSON Schema: the mk8s provider key names a provider.
+    const mk8s = JSON.stringify(schema("Mk8sCreate"));
+    expect(mk8s).toContain('"propertyNames":{"enum":["generic","hetzner"');
+  });
+});
+
+describe("the server does what the document says", () => {
+  it("a permission catalog under an unknown gvc is 404; under an existing one and at the org level 200", async () => {
+    const client = admin(server);
+    expect(await client.get(`/org/${ORG}/gvc/nope/volumeset/-schema/permissions`)).toMatchObject({
+      status: 404,
+      body: apiError(404, "NotFound", "gvc nope not found"),
+    });
+    expect((await client.post(`/org/${ORG}/gvc`, { name: "g1" })).status).toBe(201);
+    expect((await client.get(`/org/${ORG}/gvc/g1/volumeset/-schema/permissions`)).status).toBe(200);
+    expect((await client.get(`/org/${ORG}/volumeset/-schema/permissions`)).status).toBe(200);
+  });
+
+  it("a __proto__ key inside an array item (links[0]) is refused as reserved, naming its path", async () => {
+    const answer = await call(server, "POST", `/org/${ORG}/gvc`, {
+      auth: `Bearer ${ADMIN_KEY}`,
+      raw: '{"name":"p1","links":[{"__proto__":{"rel":"x"}}]}',
+    });
+    expect(answer).toMatchObject({
+      status: 400,
+      body: apiError(400, "BadRequest", expect.any(String), [
+        { path: "links.0.__proto__", message: 'the key "__proto__" is reserved (it could alter object prototypes)' },
+      ]),
+    });
+  });
+
+  it("a create refuses a version that is not a non-negative integer and ignores a valid one", async () => {
+    const client = admin(server);
+    expect(await client.post(`/org/${ORG}/group`, { name: "g-v", version: "2" })).toMatchObject({
+      status: 400,
+      body: apiError(400, "BadRequest", expect.any(String), [
+        { path: "version", message: "must be a non-negative integer (the version read)" },
+      ]),
+    });
+    const created = await client.post(`/org/${ORG}/group`, { name: "g-v", version: 7, id: 5, created: false });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ name: "g-v", version: 1 });
+  });
+
+  it("a collection PUT checks an existing object's manifest as a create (a required field left out is a 400)", async () => {
+    const client = admin(server);
+    const put = (body: unknown) => call(server, "PUT", `/org/${ORG}/location`, { auth: `Bearer ${ADMIN_KEY}`, body });
+    expect((await put({ name: "byok-1", provider: "byok" })).status).toBe(201);
+    const answer = await put({ name: "byok-1", description: "x" });
+    expect(answer).toMatchObject({
+      status: 400,
+      body: apiError(400, "BadRequest", expect.any(String), [{ path: "provider", message: expect.any(String) }]),
+    });
+    expect((await client.get(`/org/${ORG}/location/byok-1`)).body).toMatchObject({ description: "byok-1" });
+  });
+
+  it("a $patch/ item that leaves a binding without principalLinks is a 400 naming the field, not a 500", async () => {
+    const client = admin(server);
+    expect((await client.post(`/org/${ORG}/policy`, { name: "p-whole", targetKind: "gvc" })).status).toBe(201);
+    const answer = await client.patch(`/org/${ORG}/policy/p-whole`, {
+      "$patch/bindings": [{ $drop: ["principalLinks"], permissions: ["view"] }],
+    });
+    expect(answer).toMatchObject({
+      status: 400,
+      body: apiError(400, "BadRequest", expect.any(String), [
+        { path: "bindings.0.principalLinks", message: "is required" },
+      ]),
+    });
+    expect((await client.get(`/org/${ORG}/policy/p-whole`)).body).not.toHaveProperty("bindings");
+  });
+
+  it("a PATCH null of a field the object always has is refused by the schema the document gives", async () => {
+    const client = admin(server);
+    const quotas = (await client.get(`/org/${ORG}/quota`)).body as { items: { id: string; max: number }[] };
+    const quota = quotas.items[0]!;
+    const answer = await client.patch(`/org/${ORG}/quota/${quota.id}`, { max: null });
+    expect(answer.status).toBe(400);
+    expect((await client.get(`/org/${ORG}/quota/${quota.id}`)).body).toMatchObject({ max: quota.max });
+  });
+});
