@@ -18,6 +18,27 @@ export function fullLinks(org: string, value: JsonValue | undefined): JsonValue 
   return value.map((v) => (typeof v === "string" ? normalizeLink(org, v) : v));
 }
 
+const LINK_DIRECTIVES = ["$drop/", "$retain/", "$append/"] as const;
+
+/**
+ * The patch with the items of every `$drop/`, `$retain/` and `$append/` directive on one of `fields` (at any object
+ * level, `$patch/` partials included) in full link form, so a directive naming `//group/x` matches the stored
+ * `/org/o/group/x`.
+ */
+export function fullLinksInDirectives(org: string, patch: JsonValue, fields: readonly string[]): JsonValue {
+  if (Array.isArray(patch)) return patch.map((item) => fullLinksInDirectives(org, item, fields));
+  if (!isObject(patch)) return patch;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(patch)) {
+    const directive = LINK_DIRECTIVES.find((prefix) => key.startsWith(prefix));
+    out[key] =
+      directive !== undefined && fields.includes(key.slice(directive.length))
+        ? (fullLinks(org, value) as JsonValue)
+        : fullLinksInDirectives(org, value, fields);
+  }
+  return out;
+}
+
 /** Message for objects the platform owns. */
 export function builtinMessage(kind: string, name: JsonValue | undefined, action: "edited" | "deleted"): string {
   return `The builtin ${kind} ${String(name)} cannot be ${action}`;

@@ -19,5 +19,6 @@ export const groupRules: KindServerRules = {
     if (next["memberLinks"] === undefined) return next;
     return { ...next, memberLinks: fullLinks(ctx.org, next["memberLinks"]) as JsonValue };
   },
+  linkArrays: ["memberLinks"],
   deleteForbidden: (record) => (isBuiltin(record) ? builtinMessage("group", record["name"], "deleted") : undefined),
 };

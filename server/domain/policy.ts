@@ -36,6 +36,7 @@ export const policyRules: KindServerRules = {
   afterPatch(_previous, next, ctx) {
     return normalize(ctx.org, next);
   },
+  linkArrays: ["targetLinks", "principalLinks"],
   validate(record) {
     return policyIssues(record as unknown as PolicyRules);
   },

@@ -11,6 +11,7 @@ import type { Authorizer, OrgAuthz } from "../auth/authz.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound } from "../errors.js";
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
 import { coerceScalars } from "./coerce.js";
+import { fullLinksInDirectives } from "./common.js";
 import { decodeCursor, encodeCursor, pageAfter, type Cursor } from "./paging.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
@@ -377,8 +378,9 @@ export class RecordService {
       throw badRequest(issuesFromZod(parsed.error).map((i) => ({ path: bodyPath(i.path), message: i.message })));
     }
     const expectedVersion = body["version"];
-    const patch: JsonObject = { ...body };
+    let patch: JsonObject = { ...body };
     for (const field of [...ECHOED_FIELDS, ...(rules.ignoredInPatch ?? [])]) delete patch[field];
+    if (rules.linkArrays) patch = fullLinksInDirectives(call.org, patch, rules.linkArrays) as JsonObject;
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     for (let attempt = 1; ; attempt++) {
       const now = new Date().toISOString();

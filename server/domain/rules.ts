@@ -70,6 +70,12 @@ export interface KindRules {
   validate?(record: JsonObject, ctx: RuleContext): Issue[] | Promise<Issue[]>;
   /** Adjusts a patch result before validation (e.g. keeps server tags). */
   afterPatch?(previous: JsonObject, next: JsonObject, ctx: RuleContext): JsonObject;
+  /**
+   * Array fields (at any depth) whose items are links stored in full form: the items a patch directive names
+   * (`$drop/`, `$retain/`, `$append/` of these fields) are read in full form too, so `//group/x` names
+   * `/org/o/group/x`.
+   */
+  linkArrays?: readonly string[];
   /** Why this record may not be edited (builtin objects): 403 with this message. */
   editForbidden?(record: JsonObject): string | undefined;
   /** Why this record may not be deleted: 403 with this message. */

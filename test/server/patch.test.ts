@@ -160,6 +160,32 @@ describe("each directive", () => {
     });
   });
 
+  it("links in $drop/, $retain/ and $append/ name stored links in either form (//group/x or /org/o/group/x)", async () => {
+    // Relative links name the same items as the full links the server stores, at the top level and in $patch/ items.
+    const answer = await patch({
+      "$drop/targetLinks": ["//cloudaccount/aws-prod"],
+      "$patch/bindings": [{ permissions: ["view"], "$drop/principalLinks": ["//group/ga"] }],
+    });
+    expect(policyFields(answer)).toEqual({
+      ...original,
+      targetLinks: [ca("gcp-dev")],
+      bindings: [{ permissions: ["view"], principalLinks: [g("gb")] }, original.bindings[1]],
+      version: 2,
+    });
+    expect(policyFields(await patch({ "$retain/targetLinks": ["//cloudaccount/gcp-dev"] }))).toEqual(
+      policyFields(answer),
+    );
+    // Appending a member already present in its relative form is the duplicate it is, not a second copy.
+    const duplicate = await patch({
+      "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": ["//group/gb"] }],
+    });
+    expect(duplicate.status).toBe(400);
+    const group = await admin(server).patch(g("ga"), { "$append/memberLinks": ["//serviceaccount/controlplane"] });
+    expect(group.status).toBe(200);
+    const dropped = await admin(server).patch(g("ga"), { "$drop/memberLinks": ["//serviceaccount/controlplane"] });
+    expect(field(dropped.body, "memberLinks") ?? []).toEqual([]);
+  });
+
   it("$patch/ on a key that matches nothing appends the item; $drop/bindings removes by key", async () => {
     const answer = await patch({
       "$drop/bindings": ["browse,edit"],
