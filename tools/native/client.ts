@@ -2,15 +2,14 @@
 // (an executable, or a PulumiPlugin.yaml folder through the Node.js language host's run-plugin), reads the port from
 // its first stdout line, and makes the ResourceProvider calls. Values travel as the engine sends them to a provider
 // that accepts secrets: secrets sig-wrapped, unknowns as the unknown marker.
-import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { createInterface } from "node:readline";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
+import { ProviderProcess } from "../runner/providerProcess.js";
 
 export type Props = Record<string, unknown>;
 
@@ -69,20 +68,12 @@ export class NativePluginClient {
   readonly calls: PluginCall[] = [];
   /** Spawn to port, ms. */
   startMs = 0;
-  private readonly exited: Promise<void>;
-  private stopped = false;
-
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly process: ProviderProcess,
     private readonly client: ResourceProviderClient,
     readonly port: number,
     private readonly output: string[],
-  ) {
-    this.exited = new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve();
-      else child.once("exit", () => resolve());
-    });
-  }
+  ) {}
 
   /** The executable, as the engine runs a `pulumi-resource-<name>` from the plugin cache or PATH. */
   static executable(
@@ -115,40 +106,19 @@ export class NativePluginClient {
       if (value === undefined) delete env[key];
       else env[key] = value;
     }
-    // The engine address comes last; the plugin never dials it.
-    const child = spawn(options.command, [...(options.args ?? []), "127.0.0.1:1"], {
+    const output: string[] = [];
+    const pluginProcess = await ProviderProcess.start({
+      label: "the plugin",
+      command: options.command,
+      args: options.args ?? [],
       cwd: options.cwd,
       env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
+      onLine: (line) => output.push(line),
     });
-    const output: string[] = [];
-    createInterface({ input: child.stderr! }).on("line", (line) => output.push(line));
-    const stdout = createInterface({ input: child.stdout! });
-    const port = await new Promise<number>((resolve, reject) => {
-      const timeoutMs = options.startTimeoutMs ?? 20_000;
-      const timer = setTimeout(() => fail(new Error(`the plugin printed no port within ${timeoutMs} ms`)), timeoutMs);
-      let settled = false;
-      function fail(error: Error): void {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (child.pid !== undefined && child.exitCode === null) killGroup(child.pid, "SIGKILL");
-        reject(new Error(`${error.message}\n${output.join("\n")}`.trim()));
-      }
-      child.once("error", fail);
-      child.once("exit", (code, signal) => fail(new Error(`the plugin exited (${signal ?? code}) before its port`)));
-      stdout.once("line", (line) => {
-        const value = Number(line.trim());
-        if (!Number.isInteger(value) || value <= 0) return fail(new Error(`unexpected first line: ${line}`));
-        settled = true;
-        clearTimeout(timer);
-        resolve(value);
-      });
-    });
-    stdout.on("line", (line) => output.push(line));
+    const port = pluginProcess.port;
     const client = new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    const plugin = new NativePluginClient(child, client, port, output);
+    const plugin = new NativePluginClient(pluginProcess, client, port, output);
     plugin.startMs = performance.now() - started;
     return plugin;
   }
@@ -306,18 +276,8 @@ export class NativePluginClient {
 
   /** Kills the plugin's process group and waits for it to exit. Safe to call twice. */
   async stop(): Promise<void> {
-    if (!this.stopped) {
-      this.stopped = true;
-      this.client.close();
-      const pid = this.child.pid;
-      if (pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
-        killGroup(pid, "SIGTERM");
-        const timer = setTimeout(() => killGroup(pid, "SIGKILL"), 3_000);
-        await this.exited;
-        clearTimeout(timer);
-      }
-    }
-    await this.exited;
+    this.client.close();
+    await this.process.stop();
   }
 }
 
@@ -349,12 +309,4 @@ function detailed(response: provproto.DiffResponse): DetailedDiff {
     hasDetailedDiff: response.getHasdetaileddiff(),
     detailedDiff,
   };
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
 }

@@ -1,12 +1,11 @@
 // Drives Pulumi's real dynamic-provider host (`@pulumi/pulumi/cmd/dynamic-provider`) over gRPC, making the calls
 // the Pulumi engine makes: Configure first, secrets stripped from every CRUD call, stored outputs as `olds`.
-import { spawn, type ChildProcess } from "node:child_process";
-import { createInterface } from "node:readline";
 import * as grpc from "@grpc/grpc-js";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { Status } from "@pulumi/pulumi/proto/status_pb";
+import { ProviderProcess } from "./providerProcess.js";
 import {
   makeSecret,
   remarkSecrets as remark,
@@ -133,20 +132,12 @@ export class DynamicProviderHost implements ProviderHost {
   readonly calls: HostCall[] = [];
   /** Time from spawn to the port being printed (ms). */
   startMs = 0;
-  private exited: Promise<void>;
-  private stopped = false;
-
   private constructor(
-    private readonly child: ChildProcess,
+    private readonly process: ProviderProcess,
     private readonly client: ResourceProviderClient,
     readonly port: number,
     private readonly output: string[],
-  ) {
-    this.exited = new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve();
-      else child.once("exit", () => resolve());
-    });
-  }
+  ) {}
 
   /** Spawns the real host (`node <@pulumi/pulumi/cmd/dynamic-provider> 127.0.0.1:1`) in its own process group. */
   static async start(options: HostStartOptions): Promise<DynamicProviderHost> {
@@ -162,60 +153,32 @@ export class DynamicProviderHost implements ProviderHost {
     // Stack config reaches the host through Configure only, and the state passphrase is none of its business.
     for (const key of ["PULUMI_CONFIG", "PULUMI_CONFIG_SECRET_KEYS", "PULUMI_CONFIG_PASSPHRASE"]) delete env[key];
     delete env.PULUMI_CONFIG_PASSPHRASE_FILE;
-    // The engine address is never dialled by the host; it only has to be present.
-    const child = spawn(process.execPath, [entry, "127.0.0.1:1"], {
+    const output: string[] = [];
+    const providerProcess = await ProviderProcess.start({
+      label: "dynamic-provider host",
+      command: process.execPath,
+      args: [entry],
       cwd: options.cwd,
       env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
+      ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
+      onLine: (line) => {
+        // The client's one-line notices (`cpln: retry ...`) are for the user, as the engine would show them.
+        if (line.startsWith("cpln: ")) process.stderr.write(`${line}\n`);
+        output.push(line);
+        if (output.length > 200) output.shift();
+      },
     });
-    const output: string[] = [];
-    const remember = (line: string): void => {
-      // The client's one-line notices (`cpln: retry ...`) are for the user, as the engine would show them.
-      if (line.startsWith("cpln: ")) process.stderr.write(`${line}\n`);
-      output.push(line);
-      if (output.length > 200) output.shift();
-    };
-    createInterface({ input: child.stderr! }).on("line", remember);
-    const stdout = createInterface({ input: child.stdout! });
-
-    const port = await new Promise<number>((resolve, reject) => {
-      const timeoutMs = options.startTimeoutMs ?? 20_000;
-      const timer = setTimeout(
-        () => fail(new Error(`dynamic-provider host printed no port within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      let settled = false;
-      function fail(error: Error): void {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (child.pid !== undefined && child.exitCode === null) killGroup(child.pid, "SIGKILL");
-        reject(new Error(`${error.message}\n${output.join("\n")}`.trim()));
-      }
-      child.once("error", fail);
-      child.once("exit", (code, signal) =>
-        fail(new Error(`dynamic-provider host exited (${signal ?? code}) before printing its port`)),
-      );
-      stdout.once("line", (line) => {
-        const value = Number(line.trim());
-        if (!Number.isInteger(value) || value <= 0) return fail(new Error(`unexpected first line from host: ${line}`));
-        settled = true;
-        clearTimeout(timer);
-        resolve(value);
-      });
-    });
-    stdout.on("line", remember);
+    const port = providerProcess.port;
 
     const client = new ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
-    const host = new DynamicProviderHost(child, client, port, output);
+    const host = new DynamicProviderHost(providerProcess, client, port, output);
     host.startMs = performance.now() - started;
     return host;
   }
 
   /** The host's process id (it leads its own process group). */
   get pid(): number | undefined {
-    return this.child.pid;
+    return this.process.pid;
   }
 
   /** The host's recent stdout/stderr lines (provider `console.log`, stack traces). */
@@ -356,18 +319,8 @@ export class DynamicProviderHost implements ProviderHost {
 
   /** Kills the host's process group and waits for it to exit. Safe to call twice. */
   async stop(): Promise<void> {
-    if (!this.stopped) {
-      this.stopped = true;
-      this.client.close();
-      const pid = this.child.pid;
-      if (pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) {
-        killGroup(pid, "SIGTERM");
-        const timer = setTimeout(() => killGroup(pid, "SIGKILL"), 3_000);
-        await this.exited;
-        clearTimeout(timer);
-      }
-    }
-    await this.exited;
+    this.client.close();
+    await this.process.stop();
   }
 }
 
@@ -386,14 +339,6 @@ function initFailureOf(metadata: grpc.Metadata | undefined): ResourceInitFailure
     }
   }
   return undefined;
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
 }
 
 export type { PropertyMap, PropertyValue };
