@@ -1,0 +1,59 @@
+/**
+ * The real Pulumi engine for the tests: the CLI (and the YAML language host, and the dynamic-provider launcher) that
+ * `npm run engine` (scripts/engine.sh) builds from the Go module proxy into a cache. Tests that need it call
+ * `describe.skipIf(!engine.available)` and print `engine.reason` once; on the project's machines and in CI
+ * (`.ci/run` builds the engine first) they run.
+ */
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+const repoRoot = path.resolve(__dirname, "..", "..");
+
+export type Engine = { available: true; binDir: string; pulumi: string } | { available: false; reason: string };
+
+function findEngine(): Engine {
+  const result = spawnSync("bash", [path.join(repoRoot, "scripts", "engine.sh"), "--print-dir"], { encoding: "utf8" });
+  if (result.status !== 0) {
+    return { available: false, reason: result.stderr.trim() || "engine: scripts/engine.sh --print-dir failed" };
+  }
+  const binDir = result.stdout.trim();
+  return { available: true, binDir, pulumi: path.join(binDir, "pulumi") };
+}
+
+/** Found once per test file (at collection, synchronously). */
+export const engine: Engine = findEngine();
+
+/**
+ * An environment in which the engine never reaches the network: its own PULUMI_HOME and `file://` backend under
+ * `workDir`, a passphrase for the secrets provider, no update check, the engine's bin directory first on PATH.
+ */
+export function engineEnv(workDir: string, binDir: string): Record<string, string> {
+  const home = path.join(workDir, "pulumi-home");
+  const backend = path.join(workDir, "backend");
+  fs.mkdirSync(home, { recursive: true });
+  fs.mkdirSync(backend, { recursive: true });
+  return {
+    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+    HOME: process.env.HOME ?? os.homedir(),
+    PULUMI_HOME: home,
+    PULUMI_BACKEND_URL: `file://${backend}`,
+    PULUMI_CONFIG_PASSPHRASE: "engine-tests",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+  };
+}
+
+/**
+ * Whether the real-engine tests of a file skip: only where the engine is missing and this is not CI (in CI a
+ * missing engine is a failure — `.ci/run` builds it — so the tests run and fail on `requireEngine`).
+ */
+export const skipWithoutEngine: boolean = !engine.available && process.env.CI !== "true";
+if (!engine.available && skipWithoutEngine) console.log(`Skipping the real-engine tests: ${engine.reason}`);
+
+/** The engine's bin directory, or an error naming what is missing. */
+export function requireEngine(): { binDir: string; pulumi: string } {
+  if (!engine.available) throw new Error(engine.reason);
+  return engine;
+}
