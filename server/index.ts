@@ -7,7 +7,7 @@ import { kindRules } from "./domain/index.js";
 import { RecordService } from "./domain/records.js";
 import { newServiceAccountKey } from "./domain/serviceAccount.js";
 import { FaultInjector, type FaultOptions } from "./faults.js";
-import { DEFAULT_INSPECTED_REQUESTS, RequestRing } from "./inspect.js";
+import { DEFAULT_INSPECTED_BYTES, DEFAULT_INSPECTED_REQUESTS, RequestRing } from "./inspect.js";
 import type { EmulatorHooks } from "./routes/emulator.js";
 import { serverRoutes } from "./routes/index.js";
 import { packageVersion } from "./routes/meta.js";
@@ -50,6 +50,8 @@ export interface ServerOptions {
   pageSize?: number;
   /** Requests kept for `GET /_cpln-local/requests` (default 500). */
   inspectedRequests?: number;
+  /** Bytes those requests may account for (default 8 MiB, see `DEFAULT_INSPECTED_BYTES`). */
+  inspectedBytes?: number;
   /** Destination of the log when `logger` is on (default stdout); for embedding and tests. */
   logStream?: NodeJS.WritableStream;
   /** Keep `{method, path, body, status}` of every request (see `RunningServer.requests`). */
@@ -106,7 +108,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
     const faults = new FaultInjector(options.faults);
     const requestLog: RecordedRequest[] | undefined = options.recordRequests ? [] : undefined;
-    const recent = new RequestRing(options.inspectedRequests ?? DEFAULT_INSPECTED_REQUESTS);
+    const recent = new RequestRing(
+      options.inspectedRequests ?? DEFAULT_INSPECTED_REQUESTS,
+      options.inspectedBytes ?? DEFAULT_INSPECTED_BYTES,
+    );
     const app = buildApp({
       authenticator,
       faults,
