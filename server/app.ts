@@ -55,7 +55,34 @@ export interface AppContext {
   requestLog: RecordedRequest[] | undefined;
   /** The last requests, for request inspection (`GET /_cpln-local/requests`). */
   recent?: RequestRing;
+  /** Connection limits (defaults: `DEFAULT_CONNECTION_LIMITS`). */
+  connections?: Partial<ConnectionLimits>;
 }
+
+/** How long a client may take, and how many connections it may hold: what keeps slow clients from holding sockets. */
+export interface ConnectionLimits {
+  /** The whole request (headers and body) must arrive within this (then 408 and the connection is closed). */
+  requestTimeoutMs: number;
+  /** The headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** A connection with no traffic for this long is closed. */
+  idleTimeoutMs: number;
+  /** A kept-alive connection waiting for its next request is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Connections open at once; further ones are closed as soon as they are accepted. */
+  maxConnections: number;
+  /** How often Node checks the request and headers timeouts (its default, 30 s, would let a slow client stay 30 s longer). */
+  checkIntervalMs: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  idleTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+  checkIntervalMs: 1_000,
+};
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -133,6 +160,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** The fastify instance with JSON parsing, the error shape, authentication, fault injection and the request log. */
 export function buildApp(context: AppContext): FastifyInstance {
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...context.connections };
   const app = Fastify({
     logger:
       context.logger && context.logFormat === "json"
@@ -144,6 +172,10 @@ export function buildApp(context: AppContext): FastifyInstance {
           }
         : false,
     bodyLimit: BODY_LIMIT,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
@@ -162,6 +194,8 @@ export function buildApp(context: AppContext): FastifyInstance {
         );
     },
   });
+
+  app.server.maxConnections = limits.maxConnections;
 
   // Lists and queries reuse the stored JSON text of their items instead of serializing each one again.
   app.setReplySerializer((payload) => serializeReply(payload));

@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { name } from "../api/schemas/common.js";
-import { buildApp, type RecordedRequest } from "./app.js";
+import { buildApp, type ConnectionLimits, type RecordedRequest } from "./app.js";
 import { Authenticator, type JwtOptions } from "./auth/authn.js";
 import { Authorizer } from "./auth/authz.js";
 import { kindRules } from "./domain/index.js";
@@ -18,7 +18,8 @@ import { isWholeRecord, restoreKeys, restoreRecord, wipeOrg } from "./seed/snaps
 import { SqliteStore } from "./store/sqlite.js";
 import type { JsonObject, Store } from "./store/store.js";
 
-export type { RecordedRequest } from "./app.js";
+export type { ConnectionLimits, RecordedRequest } from "./app.js";
+export { DEFAULT_CONNECTION_LIMITS } from "./app.js";
 export type { FaultMode, FaultOptions } from "./faults.js";
 export type { SeedDocument } from "./seed/file.js";
 export type { InspectedRequest } from "./inspect.js";
@@ -58,6 +59,8 @@ export interface ServerOptions {
   recordRequests?: boolean;
   /** Fault injection at start (off by default); see `RunningServer.setFaults`. */
   faults?: FaultOptions;
+  /** Request/header/idle timeouts and the connection cap (see `DEFAULT_CONNECTION_LIMITS`). */
+  connections?: Partial<ConnectionLimits>;
   /** Called for every route fastify registers (tools that list what is served, such as the routes/OpenAPI test). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -121,6 +124,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       logStream: options.logStream,
       requestLog,
       recent,
+      connections: options.connections,
     });
     const emulator: EmulatorHooks = {
       authenticator,
