@@ -1,7 +1,7 @@
-import { compileRegex, globMatches, type LinearRegex } from "./patterns.js";
+import { compileRegex, globMatches, globProblem, type LinearRegex } from "./patterns.js";
 import type { Issue } from "./errors.js";
 import type { Kind } from "./kinds.js";
-import type { QueryDocument, QueryOp, QuerySpec, QueryTerm } from "./schemas/query.js";
+import { MAX_QUERY_TERMS, type QueryDocument, type QueryOp, type QuerySpec, type QueryTerm } from "./schemas/query.js";
 
 /**
  * Query evaluation shared by the server (`POST .../-query`, policy `targetQuery`, group `memberQuery`) and any client
@@ -18,6 +18,46 @@ export class QueryError extends Error {
     super(message);
     this.name = "QueryError";
     this.issues = [{ path, message }];
+  }
+}
+
+/**
+ * What one query evaluation may cost, in units charged before each test runs: the text length (plus the pattern's)
+ * for comparisons, substring `~` and `contains`; text × pattern length for `~` with wildcards; text × instructions ×
+ * `REGEX_UNIT` for `=~`. So no evaluation passes the budget. Measured with Node 20 on this project's 2-core machine
+ * over 200 records with 50 maximal tags each (`npx vitest run test/server/stalls.test.ts` and docs/limits.md), the
+ * costliest unit is a character of a `~` substring search (≤ 18 ns, lower-casing included), then an `=~`
+ * character-instruction of `(.*a){20}$` (≤ 8 ns a unit at 20 units): 50 million units is at most about one second.
+ */
+export const QUERY_WORK_BUDGET = 50_000_000;
+/** Units charged per character per `=~` program instruction. */
+export const REGEX_UNIT = 20;
+
+/** A query that would cost more than its `WorkBudget`: the server answers 400 naming the limit. */
+export class QueryBudgetError extends QueryError {
+  constructor(path: string, limit: number) {
+    super(
+      `the query needs more work than the limit of ${limit} units (about one second): use fewer terms, shorter ` +
+        "patterns, or narrower ones (an exact property instead of '*')",
+      path,
+    );
+    this.name = "QueryBudgetError";
+  }
+}
+
+/** The work left to one query evaluation (one request, or one rebuild of stored queries). */
+export class WorkBudget {
+  private used = 0;
+  constructor(readonly limit: number = QUERY_WORK_BUDGET) {}
+
+  /** Takes `units`, or throws `QueryBudgetError` (at `path`) without taking them when they are not left. */
+  charge(units: number, path: string): void {
+    if (this.used + units > this.limit) throw new QueryBudgetError(path, this.limit);
+    this.used += units;
+  }
+
+  get spent(): number {
+    return this.used;
   }
 }
 
@@ -49,11 +89,23 @@ function normalizeTerm(term: QueryTerm, index: number, pathPrefix: string): Norm
   if (term.tag !== undefined) normalized.tag = term.tag;
   if (term.value !== undefined) normalized.value = term.value;
   if (normalized.op === "=~") checkedRegex(normalized.value, `${pathPrefix}terms.${index}.value`);
+  const problem = normalized.op === "~" ? globProblem(normalized.value) : undefined;
+  if (problem !== undefined) throw new QueryError(problem, `${pathPrefix}terms.${index}.value`);
   return normalized;
 }
 
-/** Fills the defaults of a spec: match `all`, op `=`, sort order `asc`. Throws `QueryError` on a bad regex. */
+/**
+ * Fills the defaults of a spec: match `all`, op `=`, sort order `asc`. Throws `QueryError` on a bad regex, a `~`
+ * pattern over `maxGlobLength` or more than `MAX_QUERY_TERMS` terms.
+ */
 export function normalizeSpec(spec: QuerySpec | undefined, pathPrefix = "spec."): NormalizedSpec {
+  const count = spec?.terms?.length ?? 0;
+  if (count > MAX_QUERY_TERMS) {
+    throw new QueryError(
+      `a query may have at most ${MAX_QUERY_TERMS} terms (this one has ${count})`,
+      `${pathPrefix}terms`,
+    );
+  }
   const normalized: NormalizedSpec = {
     match: spec?.match ?? "all",
     terms: (spec?.terms ?? []).map((term, index) => normalizeTerm(term, index, pathPrefix)),
@@ -162,7 +214,31 @@ function matchesPattern(actual: unknown, pattern: unknown): boolean {
 }
 
 /** A positive op on one actual value (negative ops are the negation over all values). */
-function holds(op: Exclude<QueryOp, "!=" | "!exists">, actual: unknown, expected: unknown, path: string): boolean {
+/** Charges what testing `actual` costs: its text length, times the pattern's size for `~` globs and `=~`. */
+function chargeTest(op: QueryOp, actual: unknown, expected: unknown, path: string, budget: WorkBudget): void {
+  const text = typeof actual === "string" ? actual.length : Array.isArray(actual) ? actual.length : 1;
+  let units = 1 + text;
+  if (op === "~") {
+    const wanted = asText(expected) ?? "";
+    if (/[*?]/.test(wanted)) units = (text + 1) * (wanted.length + 1);
+    else units += wanted.length;
+  } else if (op === "=~" && typeof expected === "string") {
+    const compiled = compileRegex(expected);
+    if (!("problem" in compiled)) units = (text + 1) * compiled.size * REGEX_UNIT;
+  } else if (typeof expected === "string") {
+    units += expected.length;
+  }
+  budget.charge(units, path);
+}
+
+function holds(
+  op: Exclude<QueryOp, "!=" | "!exists">,
+  actual: unknown,
+  expected: unknown,
+  path: string,
+  budget: WorkBudget,
+): boolean {
+  chargeTest(op, actual, expected, path, budget);
   switch (op) {
     case "exists":
       return actual !== undefined && actual !== null;
@@ -232,37 +308,42 @@ function termValues(term: NormalizedTerm, item: unknown): { values: unknown[]; e
   return { values: [readPath(item, property)], expected: term.value };
 }
 
-function evaluateTerm(term: NormalizedTerm, item: unknown, path: string): boolean {
+function evaluateTerm(term: NormalizedTerm, item: unknown, path: string, budget: WorkBudget): boolean {
   const { values, expected } = termValues(term, item);
   // Arrays are tested element by element, except by `contains` and `exists`, which look at the array itself.
   const spread =
     term.op === "contains" || term.op === "exists" || term.op === "!exists"
       ? values
       : values.flatMap((v) => (Array.isArray(v) ? v : [v]));
-  if (term.op === "!=") return !spread.some((v) => holds("=", v, expected, path));
-  if (term.op === "!exists") return !spread.some((v) => holds("exists", v, expected, path));
+  if (term.op === "!=") return !spread.some((v) => holds("=", v, expected, path, budget));
+  if (term.op === "!exists") return !spread.some((v) => holds("exists", v, expected, path, budget));
   const op = term.op;
-  return spread.some((v) => holds(op, v, expected, path));
+  return spread.some((v) => holds(op, v, expected, path, budget));
 }
 
 /**
  * Whether `item` matches `spec`: match `all` (every term holds), `any` (at least one) or `none` (no term holds).
  * A spec without terms matches everything. Throws `QueryError` for an invalid regular expression.
  */
-export function evaluateQuery(spec: QuerySpec | NormalizedSpec | undefined, item: unknown): boolean {
-  return evaluateNormalized(normalizeSpec(spec), item);
+export function evaluateQuery(
+  spec: QuerySpec | NormalizedSpec | undefined,
+  item: unknown,
+  budget: WorkBudget = new WorkBudget(),
+): boolean {
+  return evaluateNormalized(normalizeSpec(spec), item, budget);
 }
 
-function evaluateNormalized(normalized: NormalizedSpec, item: unknown): boolean {
+function evaluateNormalized(normalized: NormalizedSpec, item: unknown, budget: WorkBudget): boolean {
   if (normalized.terms.length === 0) return true;
-  const results = normalized.terms.map((term, index) => evaluateTerm(term, item, `spec.terms.${index}.value`));
+  // Stops at the first term that decides the answer.
+  const test = (term: NormalizedTerm, index: number) => evaluateTerm(term, item, `spec.terms.${index}.value`, budget);
   switch (normalized.match) {
     case "all":
-      return results.every(Boolean);
+      return normalized.terms.every(test);
     case "any":
-      return results.some(Boolean);
+      return normalized.terms.some(test);
     case "none":
-      return !results.some(Boolean);
+      return !normalized.terms.some(test);
   }
 }
 
@@ -278,10 +359,17 @@ export function compareForSort(a: unknown, b: unknown): number {
   return textA < textB ? -1 : textA > textB ? 1 : 0;
 }
 
-/** Filters `items` by `spec` and sorts them by `spec.sort` (stable; missing values last in either order). */
-export function runQuery<T>(items: readonly T[], spec: QuerySpec | NormalizedSpec | undefined): T[] {
+/**
+ * Filters `items` by `spec` and sorts them by `spec.sort` (stable; missing values last in either order). Throws
+ * `QueryBudgetError` when the evaluation would cost more than `budget`.
+ */
+export function runQuery<T>(
+  items: readonly T[],
+  spec: QuerySpec | NormalizedSpec | undefined,
+  budget: WorkBudget = new WorkBudget(),
+): T[] {
   const normalized = normalizeSpec(spec);
-  const matched = items.filter((item) => evaluateNormalized(normalized, item));
+  const matched = items.filter((item) => evaluateNormalized(normalized, item, budget));
   const sort = normalized.sort;
   if (sort === undefined) return matched;
   const direction = sort.order === "desc" ? -1 : 1;

@@ -25,6 +25,10 @@ declare module "fastify" {
   interface FastifyRequest {
     principal: Principal;
     fault: FaultMode | undefined;
+    /** The JSON text of the body as parsed (byte-order mark removed); undefined when there was none. */
+    bodyText: string | undefined;
+    /** Bytes of the body actually received (chunked bodies have no Content-Length). */
+    bodyBytes: number;
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
@@ -51,7 +55,34 @@ export interface AppContext {
   requestLog: RecordedRequest[] | undefined;
   /** The last requests, for request inspection (`GET /_cpln-local/requests`). */
   recent?: RequestRing;
+  /** Connection limits (defaults: `DEFAULT_CONNECTION_LIMITS`). */
+  connections?: Partial<ConnectionLimits>;
 }
+
+/** How long a client may take, and how many connections it may hold: what keeps slow clients from holding sockets. */
+export interface ConnectionLimits {
+  /** The whole request (headers and body) must arrive within this (then 408 and the connection is closed). */
+  requestTimeoutMs: number;
+  /** The headers must arrive within this. */
+  headersTimeoutMs: number;
+  /** A connection with no traffic for this long is closed. */
+  idleTimeoutMs: number;
+  /** A kept-alive connection waiting for its next request is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Connections open at once; further ones are closed as soon as they are accepted. */
+  maxConnections: number;
+  /** How often Node checks the request and headers timeouts (its default, 30 s, would let a slow client stay 30 s longer). */
+  checkIntervalMs: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  idleTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+  checkIntervalMs: 1_000,
+};
 
 export const BODY_LIMIT = 1024 * 1024;
 
@@ -119,10 +150,17 @@ function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void 
   socket.destroy();
 }
 
+/** Whether the request announced a body (a Content-Length above 0, or chunked transfer encoding). */
+export function announcesBody(request: FastifyRequest): boolean {
+  const length = request.headers["content-length"];
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** The fastify instance with JSON parsing, the error shape, authentication, fault injection and the request log. */
 export function buildApp(context: AppContext): FastifyInstance {
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...context.connections };
   const app = Fastify({
     logger:
       context.logger && context.logFormat === "json"
@@ -134,6 +172,10 @@ export function buildApp(context: AppContext): FastifyInstance {
           }
         : false,
     bodyLimit: BODY_LIMIT,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: { headersTimeout: limits.headersTimeoutMs, connectionsCheckingInterval: limits.checkIntervalMs },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     return503OnClosing: true,
@@ -153,18 +195,23 @@ export function buildApp(context: AppContext): FastifyInstance {
     },
   });
 
+  app.server.maxConnections = limits.maxConnections;
+
   // Lists and queries reuse the stored JSON text of their items instead of serializing each one again.
   app.setReplySerializer((payload) => serializeReply(payload));
 
-  // Reference-type decorations are not allowed; every request gets its principal in preHandler.
+  // Reference-type decorations are not allowed; every request gets its principal in onRequest.
   app.decorateRequest("principal", null as unknown as Principal);
   app.decorateRequest("fault", undefined);
+  app.decorateRequest("bodyText", undefined);
+  app.decorateRequest("bodyBytes", 0);
 
   // JSON only; an empty body is "no body" (clients send content-type on bodyless DELETEs). Bodies nesting deeper
   // than MAX_JSON_DEPTH are refused before parsing, and keys that could poison prototypes after parsing, each with
   // a message saying so.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    request.bodyBytes = typeof body === "string" ? Buffer.byteLength(body) : body.length;
     let text = typeof body === "string" ? body : body.toString("utf8");
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte-order mark is not part of the JSON
     if (text.trim() === "") {
@@ -193,6 +240,7 @@ export function buildApp(context: AppContext): FastifyInstance {
       );
       return;
     }
+    request.bodyText = text;
     done(null, parsed);
   });
 
@@ -217,7 +265,25 @@ export function buildApp(context: AppContext): FastifyInstance {
     return reply.code(404).send(errorBody(request, 404, ErrorCode.NotFound, `No route ${request.method} ${path}`));
   });
 
-  // After body parsing (so the request log keeps the body) and before authentication and the handler.
+  // Authentication comes first, before a byte of the body is read: a request without valid credentials is answered
+  // 401 at once, and its connection is closed rather than drained when a body was announced, so an unauthenticated
+  // client can make the server neither buffer nor wait for a body.
+  app.addHook("onRequest", async (request, reply) => {
+    request.principal = anonymous;
+    const mode = request.routeOptions.config.auth ?? "required";
+    if (mode === "none") return;
+    const header = request.headers.authorization;
+    if (mode === "optional" && (header === undefined || header.trim() === "")) return;
+    const params = request.params as { org?: string } | undefined;
+    try {
+      request.principal = await context.authenticator.authenticate(header, params?.org ?? context.defaultOrg);
+    } catch (error) {
+      if (announcesBody(request)) void reply.header("connection", "close");
+      throw error;
+    }
+  });
+
+  // After body parsing (so the request log keeps the body) and before the handler.
   app.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.noFaults) return;
     const fault = context.faults.pick();
@@ -232,16 +298,6 @@ export function buildApp(context: AppContext): FastifyInstance {
         .header("retry-after", context.faults.retryAfter())
         .send(errorBody(request, status, code, message));
     }
-  });
-
-  app.addHook("preHandler", async (request) => {
-    request.principal = anonymous;
-    const mode = request.routeOptions.config.auth ?? "required";
-    if (mode === "none") return;
-    const header = request.headers.authorization;
-    if (mode === "optional" && (header === undefined || header.trim() === "")) return;
-    const params = request.params as { org?: string } | undefined;
-    request.principal = await context.authenticator.authenticate(header, params?.org ?? context.defaultOrg);
   });
 
   app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply, payload) => {
@@ -264,7 +320,6 @@ export function buildApp(context: AppContext): FastifyInstance {
       if (textLog)
         textLog.write(`${logLine(request.method, request.url, reply.statusCode, durationMs, request.body)}\n`);
       if (context.recent && !request.routeOptions.config.emulator) {
-        const bytes = Number(request.headers["content-length"] ?? 0);
         context.recent.push(
           {
             time: new Date().toISOString(),
@@ -273,8 +328,7 @@ export function buildApp(context: AppContext): FastifyInstance {
             status: reply.statusCode,
             durationMs: Math.round(durationMs * 10) / 10,
           },
-          request.body,
-          Number.isFinite(bytes) ? bytes : 0,
+          { text: request.bodyText, bytes: request.bodyBytes },
         );
       }
     });

@@ -1,13 +1,13 @@
 import type { FastifyInstance, RouteOptions } from "fastify";
 import { name } from "../api/schemas/common.js";
-import { buildApp, type RecordedRequest } from "./app.js";
+import { buildApp, type ConnectionLimits, type RecordedRequest } from "./app.js";
 import { Authenticator, type JwtOptions } from "./auth/authn.js";
 import { Authorizer } from "./auth/authz.js";
 import { kindRules } from "./domain/index.js";
 import { RecordService } from "./domain/records.js";
 import { newServiceAccountKey } from "./domain/serviceAccount.js";
 import { FaultInjector, type FaultOptions } from "./faults.js";
-import { DEFAULT_INSPECTED_REQUESTS, RequestRing } from "./inspect.js";
+import { DEFAULT_INSPECTED_BYTES, DEFAULT_INSPECTED_REQUESTS, RequestRing } from "./inspect.js";
 import type { EmulatorHooks } from "./routes/emulator.js";
 import { serverRoutes } from "./routes/index.js";
 import { packageVersion } from "./routes/meta.js";
@@ -18,7 +18,8 @@ import { isWholeRecord, restoreKeys, restoreRecord, wipeOrg } from "./seed/snaps
 import { SqliteStore } from "./store/sqlite.js";
 import type { JsonObject, Store } from "./store/store.js";
 
-export type { RecordedRequest } from "./app.js";
+export type { ConnectionLimits, RecordedRequest } from "./app.js";
+export { DEFAULT_CONNECTION_LIMITS } from "./app.js";
 export type { FaultMode, FaultOptions } from "./faults.js";
 export type { SeedDocument } from "./seed/file.js";
 export type { InspectedRequest } from "./inspect.js";
@@ -50,12 +51,16 @@ export interface ServerOptions {
   pageSize?: number;
   /** Requests kept for `GET /_cpln-local/requests` (default 500). */
   inspectedRequests?: number;
+  /** Bytes those requests may account for (default 8 MiB, see `DEFAULT_INSPECTED_BYTES`). */
+  inspectedBytes?: number;
   /** Destination of the log when `logger` is on (default stdout); for embedding and tests. */
   logStream?: NodeJS.WritableStream;
   /** Keep `{method, path, body, status}` of every request (see `RunningServer.requests`). */
   recordRequests?: boolean;
   /** Fault injection at start (off by default); see `RunningServer.setFaults`. */
   faults?: FaultOptions;
+  /** Request/header/idle timeouts and the connection cap (see `DEFAULT_CONNECTION_LIMITS`). */
+  connections?: Partial<ConnectionLimits>;
   /** Called for every route fastify registers (tools that list what is served, such as the routes/OpenAPI test). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -106,7 +111,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
     const faults = new FaultInjector(options.faults);
     const requestLog: RecordedRequest[] | undefined = options.recordRequests ? [] : undefined;
-    const recent = new RequestRing(options.inspectedRequests ?? DEFAULT_INSPECTED_REQUESTS);
+    const recent = new RequestRing(
+      options.inspectedRequests ?? DEFAULT_INSPECTED_REQUESTS,
+      options.inspectedBytes ?? DEFAULT_INSPECTED_BYTES,
+    );
     const app = buildApp({
       authenticator,
       faults,
@@ -116,6 +124,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       logStream: options.logStream,
       requestLog,
       recent,
+      connections: options.connections,
     });
     const emulator: EmulatorHooks = {
       authenticator,

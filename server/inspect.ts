@@ -9,38 +9,91 @@ export interface InspectedRequest {
   path: string;
   status: number;
   durationMs: number;
-  /** The parsed JSON body; absent when there was none; a note instead when it was larger than `MAX_BODY_BYTES`. */
+  /** The parsed JSON body; absent when there was none; a note instead when it was not kept (size, 401). */
   body?: unknown;
 }
 
-/** Bodies larger than this are not kept (a note with their size is). */
+/** Bodies larger than this (bytes actually received, chunked or not) are not kept (a note with their size is). */
 export const MAX_BODY_BYTES = 64 * 1024;
-/** Requests kept by default: enough for a test's traffic, bounded in memory (≤ 500 × 64 KiB). */
+/** Requests kept by default. */
 export const DEFAULT_INSPECTED_REQUESTS = 500;
+/**
+ * Bytes the whole ring may account for (kept body texts and paths at 2 bytes a character, plus a fixed overhead per
+ * entry): the oldest entries
+ * are dropped first when a new one would go over. 8 MiB keeps at least the last 64 maximal bodies.
+ */
+export const DEFAULT_INSPECTED_BYTES = 8 * 1024 * 1024;
+/** Bytes accounted per entry besides its path and body (the object, its time and method strings). */
+export const ENTRY_OVERHEAD_BYTES = 256;
 
-/** The last `capacity` requests, oldest first. */
+interface Entry {
+  request: Omit<InspectedRequest, "body">;
+  /** The body's JSON text as received (parsed again when listed), or a note saying why it was not kept. */
+  body?: { text: string } | { note: string };
+  bytes: number;
+}
+
+/** What the ring holds a body of a request as: the text, a note, or nothing. */
+export interface ReceivedBody {
+  /** The JSON text as parsed (byte-order mark removed); undefined when the request had no body. */
+  text: string | undefined;
+  /** Bytes actually received on the wire (not the Content-Length header, which chunked bodies do not have). */
+  bytes: number;
+}
+
+/**
+ * The last requests, oldest first, bounded twice: at most `capacity` entries and at most `budget` accounted bytes.
+ * Bodies are kept as the text received (never a parsed object, whose size in memory is a multiple of its text), only
+ * up to `MAX_BODY_BYTES`, and never for a request answered 401.
+ */
 export class RequestRing {
-  private readonly entries: InspectedRequest[] = [];
+  private readonly entries: Entry[] = [];
   private seq = 0;
+  private accounted = 0;
 
-  constructor(readonly capacity: number = DEFAULT_INSPECTED_REQUESTS) {}
+  constructor(
+    readonly capacity: number = DEFAULT_INSPECTED_REQUESTS,
+    readonly budget: number = DEFAULT_INSPECTED_BYTES,
+  ) {}
 
-  push(entry: Omit<InspectedRequest, "seq" | "body">, body: unknown, bodyBytes: number): void {
-    const recorded: InspectedRequest = { seq: ++this.seq, ...entry };
-    if (body !== undefined) {
-      recorded.body = bodyBytes > MAX_BODY_BYTES ? `[body of ${bodyBytes} bytes not kept]` : body;
+  /** Bytes currently accounted for (always ≤ `budget`). */
+  get bytes(): number {
+    return this.accounted;
+  }
+
+  push(request: Omit<InspectedRequest, "seq" | "body">, body: ReceivedBody): void {
+    const entry: Entry = { request: { seq: ++this.seq, ...request }, bytes: 0 };
+    if (body.text !== undefined) {
+      if (request.status === 401) entry.body = { note: "[body of an unauthenticated request not kept]" };
+      else if (body.bytes > MAX_BODY_BYTES) entry.body = { note: `[body of ${body.bytes} bytes not kept]` };
+      else entry.body = { text: body.text };
     }
-    this.entries.push(recorded);
-    if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+    // Strings are accounted at two bytes per character (the most V8 spends on one), whatever their encoding on the wire.
+    const kept = entry.body === undefined ? "" : "text" in entry.body ? entry.body.text : entry.body.note;
+    entry.bytes = ENTRY_OVERHEAD_BYTES + 2 * (request.path.length + kept.length);
+    if (entry.bytes > this.budget) return; // cannot happen with the defaults (paths are bounded by the header limit)
+    this.entries.push(entry);
+    this.accounted += entry.bytes;
+    let drop = 0;
+    while (this.entries.length - drop > this.capacity || this.accounted > this.budget) {
+      this.accounted -= (this.entries[drop] as Entry).bytes;
+      drop += 1;
+    }
+    if (drop > 0) this.entries.splice(0, drop);
   }
 
   /** The last `limit` requests (all kept when undefined), oldest first. */
   list(limit?: number): InspectedRequest[] {
-    return limit === undefined ? [...this.entries] : this.entries.slice(Math.max(0, this.entries.length - limit));
+    const kept = limit === undefined ? this.entries : this.entries.slice(Math.max(0, this.entries.length - limit));
+    return kept.map(({ request, body }) => {
+      if (body === undefined) return { ...request };
+      return { ...request, body: "text" in body ? (JSON.parse(body.text) as unknown) : body.note };
+    });
   }
 
   clear(): void {
     this.entries.length = 0;
+    this.accounted = 0;
   }
 }
 

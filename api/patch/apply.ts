@@ -182,11 +182,21 @@ function itemList(value: Json, array: TargetArray): Json[] {
   return value;
 }
 
-/** Merges each partial into the item with the same key (a partial may hold directives); no match → appended. */
+/**
+ * Merges each partial into the item with the same key (a partial may hold directives); no match → appended. Items
+ * are found through a map from key to positions, so a patch of m partials over n items costs O(n + m), not O(n × m).
+ */
 function patchItems(partials: Json[], array: TargetArray, rules: PatchRules): Json[] {
   const items = [...array.items];
   const { rule } = array;
-  itemKeys(array); // every existing item must have a key for a partial to find its item
+  // Every existing item must have a key for a partial to find its item.
+  const positions = new Map<string, number[]>();
+  const place = (key: string, index: number) => {
+    const list = positions.get(key);
+    if (list) list.push(index);
+    else positions.set(key, [index]);
+  };
+  itemKeys(array).forEach(place);
   partials.forEach((partial, p) => {
     const at = `${array.at}[${p}]`;
     const key = isObject(partial) ? rule.key(pick(partial, rule.keyFields)) : rule.key(partial);
@@ -194,8 +204,11 @@ function patchItems(partials: Json[], array: TargetArray, rules: PatchRules): Js
       const names = rule.keyFields.length > 0 ? `its key field (${rule.keyFields.join(" | ")})` : "a key";
       throw new PatchError(at, `a $patch item must carry ${names}`);
     }
-    let index = items.findIndex((item) => rule.key(item) === key);
-    if (index < 0) index = items.push(null) - 1;
+    let index = positions.get(key)?.[0];
+    if (index === undefined) {
+      index = items.push(null) - 1;
+      place(key, index);
+    }
     if (isObject(partial)) {
       const base = isObject(items[index]) ? (items[index] as JsonObject) : {};
       mergeObject(base, partial, { rules, fieldPath: array.fieldPath, at });
@@ -205,7 +218,13 @@ function patchItems(partials: Json[], array: TargetArray, rules: PatchRules): Js
     }
     const newKey = rule.key(items[index] as Json);
     if (newKey === undefined) throw new PatchError(at, `the patched item lost its key`);
-    if (items.some((item, i) => i !== index && rule.key(item) === newKey)) {
+    if (newKey !== key) {
+      const old = (positions.get(key) ?? []).filter((i) => i !== index);
+      if (old.length > 0) positions.set(key, old);
+      else positions.delete(key);
+      place(newKey, index);
+    }
+    if ((positions.get(newKey) ?? []).some((i) => i !== index)) {
       throw new PatchError(at, `the patched item's key "${newKey}" duplicates another item of "${array.fieldPath}"`);
     }
   });

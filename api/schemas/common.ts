@@ -20,6 +20,9 @@ export const NAME_PATTERN = /^[a-z][-a-z0-9]*[a-z0-9]$/;
 export const NAME_MAX = 64;
 export const DESCRIPTION_MAX = 250;
 export const TAGS_MAX = 50;
+/** Longest tag key and string tag value: not documented by the API; chosen so that tags stay small (see docs/limits.md). */
+export const TAG_KEY_MAX = 256;
+export const TAG_VALUE_MAX = 1024;
 
 export const name = lazy(() =>
   z
@@ -41,21 +44,39 @@ export const description = lazy(() =>
 
 export const tagValue = lazy(() =>
   z
-    .union([z.string(), z.number(), z.boolean(), z.null()], { error: "must be a string, number, boolean or null" })
-    .describe("Tag value: string, number, boolean or null."),
+    .union(
+      [z.string().max(TAG_VALUE_MAX, `must be at most ${TAG_VALUE_MAX} characters`), z.number(), z.boolean(), z.null()],
+      { error: "must be a string, number, boolean or null" },
+    )
+    .describe(`Tag value: string (at most ${TAG_VALUE_MAX} characters), number, boolean or null.`),
+);
+
+/** A tag key as a request may set it: not empty, at most `TAG_KEY_MAX` characters. */
+export const tagKey = lazy(() =>
+  z
+    .string()
+    .min(1, "tag keys must not be empty")
+    .max(TAG_KEY_MAX, `tag keys must be at most ${TAG_KEY_MAX} characters`),
 );
 
 /** Tags of a record or of a create body: at most 50 keys. */
 export const tags = lazy(() =>
   z
-    .record(z.string().min(1, "tag keys must not be empty"), tagValue())
+    .record(tagKey(), tagValue())
     .refine((value) => Object.keys(value).length <= TAGS_MAX, { message: `at most ${TAGS_MAX} tags are allowed` })
     .describe(`Key/value tags, at most ${TAGS_MAX}. Keys under 'cpln/' are set by the server.`),
 );
 
 /** Tags as returned by the server (no count check: the server may add its own `cpln/` tags). */
 export const tagsOutput = lazy(() =>
-  z.record(z.string(), tagValue()).describe("Key/value tags. Keys under 'cpln/' are set by the server."),
+  z
+    .record(
+      z.string(),
+      z
+        .union([z.string(), z.number(), z.boolean(), z.null()], { error: "must be a string, number, boolean or null" })
+        .describe("Tag value: string, number, boolean or null."),
+    )
+    .describe("Key/value tags. Keys under 'cpln/' are set by the server."),
 );
 
 export const linkSchema = lazy(() =>
@@ -199,7 +220,9 @@ export function describedTaggedPatchFields(): Record<string, PatchField> {
     description: { value: description() },
     tags: {
       value: tags(),
-      merge: z.record(z.string().min(1), tagValue()).describe("Tags to set; a null value removes that tag."),
+      merge: z
+        .record(tagKey(), tagValue())
+        .describe(`Tags to set; a null value removes that tag. The record keeps at most ${TAGS_MAX}.`),
     },
   };
 }

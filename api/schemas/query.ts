@@ -1,9 +1,12 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import { crossFieldRules, documentedRules } from "./jsonRules.js";
-import { regexProblem } from "../patterns.js";
+import { globProblem, maxGlobLength, maxRegexLength, maxRegexProgram, regexProblem } from "../patterns.js";
 import { kindNames } from "../kinds.js";
 import { links, object, patchObject, type ObjectMode } from "./common.js";
+
+/** Most terms one query may have (each term is evaluated against every item). */
+export const MAX_QUERY_TERMS = 50;
 
 export const queryOps = ["=", "!=", ">", ">=", "<", "<=", "~", "=~", "contains", "exists", "!exists"] as const;
 export type QueryOp = (typeof queryOps)[number];
@@ -58,6 +61,10 @@ function checkTerm(
     const problem = regexProblem(term.value);
     if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
   }
+  if (op === "~") {
+    const problem = globProblem(term.value);
+    if (problem !== undefined) ctx.addIssue({ code: "custom", message: problem, path: ["value"] });
+  }
 }
 
 function buildTerm(mode: ObjectMode) {
@@ -71,9 +78,13 @@ function buildTerm(mode: ObjectMode) {
       else: { properties: { value: {} }, required: ["value"] },
       ...documentedRules([
         {
-          rule: "With op '=~' the value is a regular expression (RE2 syntax: no back-references or look-around), at most the documented length.",
+          rule: `With op '=~' the value is a regular expression (RE2 syntax: no back-references or look-around), at most ${maxRegexLength} characters and ${maxRegexProgram} compiled instructions.`,
           issue:
             /^(op '=~' needs a regular expression string|regular expression refused: .*|invalid regular expression: .*)$/,
+        },
+        {
+          rule: `With op '~' the value is at most ${maxGlobLength} characters.`,
+          issue: /^a '~' pattern may be at most \d+ characters \(this one has \d+\)$/,
         },
       ]),
     });
@@ -92,7 +103,12 @@ function buildSpec(mode: ObjectMode) {
       .enum(queryMatches)
       .optional()
       .describe("all (default): every term holds; any: at least one; none: no term holds."),
-    terms: z.array(buildTerm(mode)).optional().describe("Conditions; an empty list matches everything."),
+    terms: (mode === "strict"
+      ? z.array(buildTerm(mode)).max(MAX_QUERY_TERMS, `at most ${MAX_QUERY_TERMS} terms are allowed`)
+      : z.array(buildTerm(mode))
+    )
+      .optional()
+      .describe(`Conditions (at most ${MAX_QUERY_TERMS}); an empty list matches everything.`),
     sort: buildSort(mode).optional(),
   }).describe("What to select and how to sort it.");
 }

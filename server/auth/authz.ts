@@ -1,5 +1,6 @@
 import { grantedBy, impliedBy, isKind, kinds, type Kind } from "../../api/kinds.js";
 import { normalizeLink, selfLink } from "../../api/links.js";
+import { WorkBudget } from "../../api/query.js";
 import type { JsonObject, JsonValue, Store } from "../store/store.js";
 import type { Principal } from "./authn.js";
 import { targetQueryMatches } from "./targeting.js";
@@ -116,13 +117,16 @@ function buildIndex(
     }
   }
   const groupsOf = new Map<string, string[]>();
+  // One budget for every memberQuery of the org: a rebuild (paid by the write that triggered it) is bounded whatever
+  // the stored queries; once spent, the remaining queries add no member.
+  const budget = new WorkBudget();
   for (const group of groups) {
     const groupLink = selfLinkOf(group) || selfLink(org, "group", String(group["name"]));
     const members = new Set(strings(group["memberLinks"]).map((l) => normalizeLink(org, l)));
     // memberQuery adds the org's users it matches (evaluated here, once per change, never per request).
     const memberQuery = group["memberQuery"];
     if (isObject(memberQuery)) {
-      for (const user of users) if (targetQueryMatches(memberQuery, user)) members.add(selfLinkOf(user));
+      for (const user of users) if (targetQueryMatches(memberQuery, user, budget)) members.add(selfLinkOf(user));
     }
     for (const member of members) {
       let list = groupsOf.get(member);
@@ -140,15 +144,18 @@ function buildIndex(
 }
 
 /** How `policy` selects `doc` (first of all, link, query), or undefined. */
-function selection(policy: PolicyEntry, doc: JsonObject, link: string): MatchKind | undefined {
+function selection(policy: PolicyEntry, doc: JsonObject, link: string, budget: WorkBudget): MatchKind | undefined {
   if (policy.targetAll) return "all";
   if (link !== "" && policy.targetLinks.has(link)) return "link";
-  if (policy.targetQuery && targetQueryMatches(policy.targetQuery, doc)) return "query";
+  if (policy.targetQuery && targetQueryMatches(policy.targetQuery, doc, budget)) return "query";
   return undefined;
 }
 
-/** The authorization view of one org at one moment (an index snapshot). */
+/** The authorization view of one org at one moment (an index snapshot), for one request. */
 export class OrgAuthz {
+  /** The work the request may spend evaluating policies' `targetQuery` (then they select nothing more). */
+  private readonly budget = new WorkBudget();
+
   constructor(
     readonly org: string,
     private readonly index: OrgIndex,
@@ -181,7 +188,7 @@ export class OrgAuthz {
     const grants = this.relevantGrants(principal, kind, permission);
     if (grants.length === 0) return false;
     const link = selfLinkOf(doc);
-    for (const grant of grants) if (selection(grant.policy, doc, link) !== undefined) return true;
+    for (const grant of grants) if (selection(grant.policy, doc, link, this.budget) !== undefined) return true;
     return false;
   }
 
@@ -192,7 +199,7 @@ export class OrgAuthz {
     if (grants.some((g) => g.policy.targetAll)) return docs;
     return docs.filter((doc) => {
       const link = selfLinkOf(doc);
-      return grants.some((grant) => selection(grant.policy, doc, link) !== undefined);
+      return grants.some((grant) => selection(grant.policy, doc, link, this.budget) !== undefined);
     });
   }
 
@@ -203,7 +210,7 @@ export class OrgAuthz {
   accessReport(kind: Kind, doc: JsonObject): AccessReportPermission[] {
     const link = selfLinkOf(doc);
     const selecting = (this.index.policiesByKind.get(kind) ?? [])
-      .map((policy) => ({ policy, match: selection(policy, doc, link) }))
+      .map((policy) => ({ policy, match: selection(policy, doc, link, this.budget) }))
       .filter((s): s is { policy: PolicyEntry; match: MatchKind } => s.match !== undefined);
     return kinds[kind].permissions.map((permission) => {
       const granting = new Set(impliedBy(kind, permission.name));

@@ -9,6 +9,7 @@ export const groupRules: KindServerRules = {
   immutable: [],
   preserved: [],
   quota: { name: "groups", perGvc: false },
+  queryFields: ["memberQuery"],
   initialize(body, ctx) {
     const fields: JsonObject = { origin: "default", ...pick(body, ["memberLinks", "memberQuery", "identityMatcher"]) };
     if (fields["memberLinks"] !== undefined)

@@ -14,6 +14,7 @@ export const locationRules: KindServerRules = {
   readOnly: ["origin", "provider", "region"],
   immutable: [],
   preserved: ["status"],
+  serverTags: SERVER_LOCATION_TAGS,
   initialize(body, ctx) {
     const spec = isObject(body["spec"]) ? body["spec"] : {};
     void ctx;

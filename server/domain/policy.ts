@@ -27,6 +27,7 @@ export const policyRules: KindServerRules = {
   immutable: ["targetKind"],
   preserved: [],
   quota: { name: "policies", perGvc: false },
+  queryFields: ["targetQuery"],
   initialize(body, ctx) {
     return normalize(ctx.org, {
       origin: "default",

@@ -13,6 +13,7 @@ import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../st
 import { coerceScalars } from "./coerce.js";
 import { fullLinksInDirectives } from "./common.js";
 import { decodeCursor, encodeCursor, pageAfter, type Cursor } from "./paging.js";
+import { storedLimitIssues } from "./limits.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
 
@@ -298,7 +299,7 @@ export class RecordService {
     return doc;
   }
 
-  /** Checks a whole record: the record schema and the kind's extra rules (400 with every issue). */
+  /** Checks a whole record: the record schema, the kind's extra rules and the stored limits (400 with every issue). */
   private async check(kind: Kind, doc: JsonObject, ctx: RuleContext): Promise<void> {
     const rules = this.rules[kind];
     const issues: Issue[] = [];
@@ -306,6 +307,8 @@ export class RecordService {
     if (!parsed.success) issues.push(...issuesFromZod(parsed.error));
     // The kind's own rules read a well-formed record (a patch may have removed a field the record needs).
     else if (rules.validate) issues.push(...(await rules.validate(doc, ctx)));
+    // The body limits hold for the record as stored, whatever sequence of PATCHes and PUTs built it.
+    issues.push(...storedLimitIssues(doc, rules));
     if (issues.length > 0) throw badRequest(issues);
   }
 

@@ -68,6 +68,10 @@ export interface KindRules {
   initialize(body: JsonObject, ctx: RuleContext): JsonObject | Promise<JsonObject>;
   /** Rules beyond the schema (cross-field checks); run on create and on every patch result. */
   validate?(record: JsonObject, ctx: RuleContext): Issue[] | Promise<Issue[]>;
+  /** Tag keys the server sets on records of this kind: they do not count against the 50-tag limit. */
+  serverTags?: readonly string[];
+  /** Top-level fields holding a stored query document (checked like a query body: terms, patterns). */
+  queryFields?: readonly string[];
   /** Adjusts a patch result before validation (e.g. keeps server tags). */
   afterPatch?(previous: JsonObject, next: JsonObject, ctx: RuleContext): JsonObject;
   /**

@@ -111,6 +111,8 @@ const requestList = () =>
       }),
     ),
     capacity: z.number().int().describe("How many requests are kept."),
+    bytes: z.number().int().describe("Bytes the kept requests account for (bodies and paths at 2 bytes a character)."),
+    budget: z.number().int().describe("The most bytes the kept requests may account for; the oldest go first."),
   });
 
 /**
@@ -121,16 +123,15 @@ export function emulatorRoutes(hooks: EmulatorHooks, defaultOrg: string): Route[
   const orgOf = (request: FastifyRequest) => (request.params as { org?: string }).org ?? defaultOrg;
   const admin = (
     handler: Route["handler"],
-  ): Pick<Route, "auth" | "noFaults" | "emulator" | "tags" | "handler" | "description"> => ({
+  ): Pick<Route, "auth" | "noFaults" | "emulator" | "tags" | "handler" | "description" | "gate"> => ({
     auth: "none",
     noFaults: true,
     emulator: true,
     tags: ["cpln-local"],
     description: "Admin key only: 401 without valid credentials, 403 for any other principal.",
-    handler: async (request, reply) => {
-      await requireAdmin(hooks, request, orgOf(request));
-      return handler(request, reply);
-    },
+    // Before the body is read: a state import from anyone but the admin is refused without buffering it.
+    gate: (request) => requireAdmin(hooks, request, orgOf(request)),
+    handler,
   });
   return [
     {
@@ -222,7 +223,15 @@ export function emulatorRoutes(hooks: EmulatorHooks, defaultOrg: string): Route[
             throw badRequest([{ path: "limit", message: "must be a positive integer" }]);
           }
         }
-        return { kind: "list", itemKind: "request", items: hooks.recent.list(limit), capacity: hooks.recent.capacity };
+        const { recent } = hooks;
+        return {
+          kind: "list",
+          itemKind: "request",
+          items: recent.list(limit),
+          capacity: recent.capacity,
+          bytes: recent.bytes,
+          budget: recent.budget,
+        };
       }),
     },
     {

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { announcesBody } from "../app.js";
 import { ErrorCode } from "../../api/errors.js";
 import { ApiFailure } from "../errors.js";
 import { httpMethods, type HttpMethod, type Route } from "./table.js";
@@ -6,6 +7,18 @@ import { httpMethods, type HttpMethod, type Route } from "./table.js";
 /** `/org/{org}/policy/{name}` → `/org/:org/policy/:name`. */
 export function fastifyPath(template: string): string {
   return template.replace(/\{([^}]+)\}/g, ":$1");
+}
+
+/** A route's gate as an onRequest hook: a refusal closes the connection instead of draining an announced body. */
+function gateHook(gate: (request: FastifyRequest) => Promise<void>) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      await gate(request);
+    } catch (error) {
+      if (announcesBody(request)) void reply.header("connection", "close");
+      throw error;
+    }
+  };
 }
 
 /**
@@ -24,6 +37,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[]): 
         ...(route.noFaults ? { noFaults: true } : {}),
         ...(route.emulator ? { emulator: true } : {}),
       },
+      ...(route.gate ? { onRequest: gateHook(route.gate) } : {}),
       handler: route.handler,
     });
     const entry = served.get(url) ?? { template: route.path, methods: new Set<HttpMethod>() };

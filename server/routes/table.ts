@@ -74,6 +74,8 @@ export interface Route {
   readonly noFaults?: boolean;
   /** An emulator route (`/_cpln-local/...`): admin only, never kept by request inspection. */
   readonly emulator?: boolean;
+  /** A check run right after authentication, before the body is read (the emulator's admin-key check). */
+  readonly gate?: (request: FastifyRequest) => Promise<void>;
   readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
