@@ -24,6 +24,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[]): 
         ...(route.noFaults ? { noFaults: true } : {}),
         ...(route.emulator ? { emulator: true } : {}),
       },
+      ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
       handler: route.handler,
     });
     const entry = served.get(url) ?? { template: route.path, methods: new Set<HttpMethod>() };

@@ -74,6 +74,8 @@ export interface Route {
   readonly noFaults?: boolean;
   /** An emulator route (`/_cpln-local/...`): admin only, never kept by request inspection. */
   readonly emulator?: boolean;
+  /** Largest body this route accepts, when not the server's `BODY_LIMIT` (the state import). */
+  readonly bodyLimit?: number;
   readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
