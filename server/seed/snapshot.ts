@@ -178,7 +178,7 @@ function planSnapshot(
     const rules = records.rules[kind];
     const scoped = kinds[kind].scope === "gvc";
     if (scoped && (typeof gvcValue !== "string" || !nameSchema().safeParse(gvcValue).success)) {
-      throw new SnapshotError(`${at}.gvc`, `${at}.gvc: a ${kind} names its gvc (a valid gvc name is required)`);
+      throw new SnapshotError(`${at}.gvc`, `${at}.gvc: required for ${kind} (the name of its gvc)`);
     }
     if (!scoped && gvcValue !== undefined) {
       throw new SnapshotError(`${at}.gvc`, `${at}.gvc: a ${kind} is not inside a gvc (leave gvc out)`);
