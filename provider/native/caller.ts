@@ -1,22 +1,26 @@
 /**
  * Who may call the native plugin. The plugin listens on a TCP port of 127.0.0.1, which every local process can reach,
- * and Pulumi gives plugins no credential to check: the engine starts `pulumi-resource-<name> <engine address>`, reads
- * the port from the first stdout line and connects without any token (pulumi/pulumi `sdk/go/common/resource/plugin/
- * plugin.go`, `newPlugin`: the port is the only handshake; nodejs `@pulumi/pulumi/provider/server.ts`, `main`, binds
- * an insecure server on 127.0.0.1). A Unix socket or a per-run secret would need the engine's cooperation, which it
- * does not offer. What the plugin can check is the caller itself: on Linux the kernel tells who holds the other end
- * of a loopback connection.
+ * and Pulumi gives plugins no credential to check: the engine starts the plugin, reads the port from its first stdout
+ * line and dials 127.0.0.1:<port> without credentials (pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go`,
+ * `newPlugin`, v3.274.1; its Handshake request carries addresses and directories, no secret). A Unix socket or a
+ * per-run secret would need the engine's cooperation, which it does not offer. What the plugin can check is the
+ * caller itself: on Linux the kernel tells who holds the other end of a loopback connection.
  *
- * The rule: a call is served when the connection's client socket belongs to the plugin's parent process (the engine,
- * which starts an executable plugin itself) or to a process of the parent's process group (a source-based plugin is
- * started by the language host, a child of the engine in the engine's group). Everything else — another user's
- * process, an unrelated process of the same user in another process group — gets PERMISSION_DENIED. The lookup:
- * the peer's port → its row of /proc/net/tcp (uid, inode) → the process whose /proc/<pid>/fd holds `socket:[inode]`.
- * Verdicts are cached per (peer port, socket inode), so the scan runs once per connection.
+ * The rule: a call is served when the connection's client socket belongs to an ancestor of the plugin process, as
+ * recorded when the plugin started: the engine, which starts an executable plugin itself (`exec.Command` in the same
+ * `newPlugin`), or, for a source-based plugin, the engine above the language host that runs it (`RunPlugin`). The
+ * process group is no guide: the engine gives every plugin its own (`cmdutil.RegisterProcessGroup`, `Setpgid`).
+ * Ancestors are the processes that could already inspect the plugin (ptrace is allowed to ancestors even under
+ * Yama's `ptrace_scope = 1`), so trusting them adds nothing; every other process — another user's, or an unrelated
+ * one of the same user — gets PERMISSION_DENIED before the provider sees the call. The lookup: the peer's port → its
+ * row of /proc/net/tcp (uid, inode) → an ancestor whose /proc/<pid>/fd holds `socket:[inode]`, the ancestor's start
+ * time checked so a reused pid does not pass. Verdicts are cached per (peer port, socket inode): one scan per
+ * connection.
  *
  * Where /proc/net/tcp does not exist (macOS, Windows) the check is not available: the plugin says so once on stderr
  * and serves as before (docs/security.md).
  */
+import { readFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as grpc from "@grpc/grpc-js";
 
@@ -26,7 +30,7 @@ export type Verdict = { allowed: true } | { allowed: false; reason: string };
 export interface CallerCheckOptions {
   /** The port the plugin serves on (the client socket's remote port); known once the server is bound. */
   port: () => number;
-  /** The process allowed to call, with its process group (default: this process's parent). */
+  /** The first process allowed to call, with its ancestors (default: this process's parent). */
   parentPid?: number;
   /** Root of the proc file system (tests point it elsewhere); default `/proc`. */
   procRoot?: string;
@@ -61,22 +65,54 @@ export function findClientSocket(
   return undefined;
 }
 
-/** Field 5 of /proc/<pid>/stat (the process group); the command name in field 2 may hold spaces and parentheses. */
-export function processGroupOf(stat: string): number | undefined {
-  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const pgrp = Number(rest[2]);
-  return Number.isInteger(pgrp) ? pgrp : undefined;
+/**
+ * The fields of /proc/<pid>/stat after the command name (which may hold spaces and parentheses): index 0 is the state,
+ * 1 the parent pid, 2 the process group, 19 the start time.
+ */
+export function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** A process as first seen: pid and start time (a later process reusing the pid has another start time). */
+interface Ancestor {
+  pid: string;
+  start: string;
 }
 
 export class CallerCheck {
   private readonly procRoot: string;
-  private readonly parentPid: number;
   private readonly verdicts = new Map<string, Verdict>();
+  private readonly ancestors: Ancestor[] = [];
   private available: boolean | undefined;
 
   constructor(private readonly options: CallerCheckOptions) {
     this.procRoot = options.procRoot ?? "/proc";
-    this.parentPid = options.parentPid ?? process.ppid;
+    this.ancestors = this.ancestorsAtStart(options.parentPid ?? process.ppid);
+  }
+
+  /** The parent, its parent, … up to (not including) pid 1, each with its start time; read once, at start. */
+  private ancestorsAtStart(parent: number): Ancestor[] {
+    const chain: Ancestor[] = [];
+    let pid = parent;
+    while (pid > 1 && chain.length < 64) {
+      let fields: string[];
+      try {
+        fields = statFields(readFileSync(`${this.procRoot}/${pid}/stat`, "utf8"));
+      } catch {
+        break;
+      }
+      chain.push({ pid: String(pid), start: fields[19] ?? "" });
+      pid = Number(fields[1]);
+    }
+    return chain;
+  }
+
+  private async stillRunning(ancestor: Ancestor): Promise<boolean> {
+    try {
+      return statFields(await fs.readFile(`${this.procRoot}/${ancestor.pid}/stat`, "utf8"))[19] === ancestor.start;
+    } catch {
+      return false;
+    }
   }
 
   private async holdsSocket(pid: string, inode: string): Promise<boolean> {
@@ -98,24 +134,6 @@ export class CallerCheck {
     return false;
   }
 
-  private async groupOf(pid: string): Promise<number | undefined> {
-    try {
-      return processGroupOf(await fs.readFile(`${this.procRoot}/${pid}/stat`, "utf8"));
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Whether a process of `group` (other than the parent, already checked) holds the socket. */
-  private async groupHolds(group: number, inode: string): Promise<boolean> {
-    const pids = (await fs.readdir(this.procRoot)).filter((name) => /^\d+$/.test(name));
-    for (const pid of pids) {
-      if (pid === String(this.parentPid) || pid === String(process.pid)) continue;
-      if ((await this.groupOf(pid)) === group && (await this.holdsSocket(pid, inode))) return true;
-    }
-    return false;
-  }
-
   /** The verdict on a call from `peer` (grpc's `call.getPeer()`). */
   async check(peer: string): Promise<Verdict> {
     if (this.available === undefined) {
@@ -132,26 +150,22 @@ export class CallerCheck {
     if (!this.available) return { allowed: true };
     const clientPort = peerPort(peer);
     if (clientPort === undefined) return { allowed: false, reason: `unknown peer ${peer}` };
-    const socket = findClientSocket(
-      await fs.readFile(`${this.procRoot}/net/tcp`, "utf8"),
-      clientPort,
-      this.options.port(),
-    );
+    const table = await fs.readFile(`${this.procRoot}/net/tcp`, "utf8");
+    const socket = findClientSocket(table, clientPort, this.options.port());
     if (!socket) return { allowed: false, reason: `no loopback connection from port ${clientPort}` };
     const key = `${clientPort}/${socket.inode}`;
     const cached = this.verdicts.get(key);
     if (cached) return cached;
-    let verdict: Verdict;
+    let verdict: Verdict = { allowed: false, reason: "the caller is not the engine that started this plugin" };
     if (socket.uid !== process.getuid?.()) {
       verdict = { allowed: false, reason: "the caller runs as another user" };
-    } else if (await this.holdsSocket(String(this.parentPid), socket.inode)) {
-      verdict = { allowed: true };
     } else {
-      const group = await this.groupOf(String(this.parentPid));
-      verdict =
-        group !== undefined && (await this.groupHolds(group, socket.inode))
-          ? { allowed: true }
-          : { allowed: false, reason: "the caller is not the engine that started this plugin" };
+      for (const ancestor of this.ancestors) {
+        if ((await this.holdsSocket(ancestor.pid, socket.inode)) && (await this.stillRunning(ancestor))) {
+          verdict = { allowed: true };
+          break;
+        }
+      }
     }
     if (this.verdicts.size > 1000) this.verdicts.clear();
     this.verdicts.set(key, verdict);

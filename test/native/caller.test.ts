@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findClientSocket, peerPort, processGroupOf } from "../../provider/native/caller.js";
+import { findClientSocket, peerPort, statFields } from "../../provider/native/caller.js";
 import {
   executable,
   nativeClient,
@@ -99,11 +99,29 @@ describe("callers", () => {
     expect(created.id).toBe(`/org/${server.org}/group/made-by-the-engine`);
   });
 
-  it("a process of the engine's process group is served (a language host starts source-based plugins)", async () => {
-    const answers = await otherProcess(plugin.port, false, "http://127.0.0.1:9");
-    expect(answers["getPluginInfo"]).toBe(0);
-    // Served, and refused by the provider itself: the plugin was configured already.
-    expect(answers["configure"]).toBe(FAILED_PRECONDITION);
+  it("a process of the engine's own process group that is not its ancestor is refused too", async () => {
+    expect(await otherProcess(plugin.port, false, "http://127.0.0.1:9")).toEqual({
+      getPluginInfo: PERMISSION_DENIED,
+      configure: PERMISSION_DENIED,
+      create: PERMISSION_DENIED,
+    });
+  });
+
+  it("the engine above a launcher (as above a language host) is served: callers may be any ancestor", async () => {
+    // sh stays between this process and the plugin (`; true` keeps it from exec-ing the plugin).
+    const launched = await nativeClient.NativePluginClient.spawn({
+      command: "/bin/sh",
+      args: ["-c", `"${executable}" "$0"; true`],
+      cwd: scratchDir(),
+    });
+    try {
+      const shell = String(launched.pid);
+      const pluginPid = Number(fs.readFileSync(`/proc/${shell}/task/${shell}/children`, "utf8").trim().split(" ")[0]);
+      expect(statFields(fs.readFileSync(`/proc/${pluginPid}/stat`, "utf8"))[1]).toBe(shell);
+      expect(await launched.getPluginInfo()).toMatch(/^\d+\.\d+\.\d+/);
+    } finally {
+      await launched.stop();
+    }
   });
 });
 
@@ -163,6 +181,7 @@ describe("the lookup", () => {
     expect(peerPort("127.0.0.1:41234")).toBe(41234);
     expect(peerPort("ipv4:127.0.0.1:41234")).toBe(41234);
     expect(peerPort("unix:/tmp/x")).toBeUndefined();
-    expect(processGroupOf("4242 (node (x) y) S 1 4240 4239 0 -1")).toBe(4240);
+    const fields = statFields("4242 (node (x) y) S 1 4240 4239 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 987654 1 2");
+    expect([fields[0], fields[1], fields[2], fields[19]]).toEqual(["S", "1", "4240", "987654"]);
   });
 });
