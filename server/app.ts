@@ -111,13 +111,13 @@ function frameworkCode(status: number): ErrorCode | undefined {
   }
 }
 
-function frameworkMessage(error: FastifyError): string {
+function frameworkMessage(error: FastifyError, request: FastifyRequest): string {
   switch (error.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
       return "The request body is not valid JSON";
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return `The request body is larger than ${BODY_LIMIT} bytes`;
+      return `The request body is larger than ${request.routeOptions.bodyLimit ?? BODY_LIMIT} bytes`;
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
       return "Unsupported content type: send application/json";
     default:
@@ -252,7 +252,7 @@ export function buildApp(context: AppContext): FastifyInstance {
     const status = error.statusCode ?? 500;
     const code = frameworkCode(status);
     if (code !== undefined) {
-      const message = frameworkMessage(error);
+      const message = frameworkMessage(error, request);
       const details = code === ErrorCode.BadRequest ? { issues: [{ path: "", message }] } : undefined;
       return reply.code(status).send(errorBody(request, status, code, message, details));
     }

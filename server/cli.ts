@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { parseFaults } from "./faults.js";
 import { startServer, type ServerOptions } from "./index.js";
@@ -12,7 +13,9 @@ Usage: cpln-local [options]
   --data <file>          SQLite file to keep data in, or :memory: (default :memory:, nothing persists)
   --org <name>           org to serve and seed on first start (default demo)
   --seed <file.json>     extra records to create: {"records": [{"kind": "...", "gvc"?: "...", ...body}]}
-  --jwt-secret <s>       accept HS256 JWTs signed with this secret (the email claim names the user)
+  --jwt-secret-file <f>  accept HS256 JWTs signed with the secret in file <f> ("-": read it from stdin); the
+                         email claim names the user. Or set CPLN_LOCAL_JWT_SECRET. The secret is never taken from
+                         the command line: --jwt-secret <s> is refused (the process list shows every argument)
   --jwks <file>          accept JWTs signed by a key of this JWKS file
   --jwt-issuer <iss>     required JWT issuer
   --jwt-audience <aud>   required JWT audience
@@ -24,7 +27,46 @@ Usage: cpln-local [options]
 
 The admin key is CPLN_TOKEN when set, otherwise a new key printed at start.
 Use it as "Authorization: Bearer <key>".
+Secrets (the admin key, the JWT secret) come from the environment, a file or stdin, never from arguments.
 `;
+
+/** Environment variable that may carry the JWT secret (the process list shows arguments, not the environment). */
+const JWT_SECRET_ENV = "CPLN_LOCAL_JWT_SECRET";
+
+/**
+ * The HS256 secret from `--jwt-secret-file <file>` (`-`: stdin) or `CPLN_LOCAL_JWT_SECRET`; one trailing newline is
+ * not part of it. `--jwt-secret <s>` is refused: any local user can read a process's arguments (`ps`, /proc), so a
+ * secret passed that way has leaked before the server reads it — a warning would leave it leaking.
+ */
+function readJwtSecret(flag: string | undefined, file: string | undefined): string | undefined {
+  if (flag !== undefined) {
+    throw new Error(
+      `--jwt-secret puts the secret in the process list; pass it with --jwt-secret-file <file>, ` +
+        `--jwt-secret-file - (stdin) or ${JWT_SECRET_ENV}`,
+    );
+  }
+  const fromEnv = process.env[JWT_SECRET_ENV];
+  if (file !== undefined && fromEnv !== undefined && fromEnv !== "") {
+    throw new Error(`Use either --jwt-secret-file or ${JWT_SECRET_ENV}, not both`);
+  }
+  let secret: string;
+  if (file !== undefined) {
+    try {
+      secret = readFileSync(file === "-" ? 0 : file, "utf8");
+    } catch (error) {
+      throw new Error(`--jwt-secret-file: cannot read ${file === "-" ? "stdin" : file}: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  } else if (fromEnv !== undefined && fromEnv !== "") {
+    secret = fromEnv;
+  } else {
+    return undefined;
+  }
+  secret = secret.replace(/\r?\n$/, "");
+  if (secret === "") throw new Error(`--jwt-secret-file: the secret in ${file === "-" ? "stdin" : file} is empty`);
+  return secret;
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -35,6 +77,7 @@ async function main(): Promise<void> {
       org: { type: "string", default: "demo" },
       seed: { type: "string" },
       "jwt-secret": { type: "string" },
+      "jwt-secret-file": { type: "string" },
       jwks: { type: "string" },
       "jwt-issuer": { type: "string" },
       "jwt-audience": { type: "string" },
@@ -53,8 +96,9 @@ async function main(): Promise<void> {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port must be 0-65535 (got ${values.port})`);
-  if (values["jwt-secret"] !== undefined && values.jwks !== undefined) {
-    throw new Error("Use either --jwt-secret or --jwks, not both");
+  const jwtSecret = readJwtSecret(values["jwt-secret"], values["jwt-secret-file"]);
+  if (jwtSecret !== undefined && values.jwks !== undefined) {
+    throw new Error("Use either a JWT secret or --jwks, not both");
   }
   const logFormat = values["log-format"];
   if (logFormat !== "text" && logFormat !== "json")
@@ -75,9 +119,9 @@ async function main(): Promise<void> {
   };
   const token = process.env["CPLN_TOKEN"];
   if (token !== undefined && token.trim() !== "") options.adminKey = token.trim();
-  if (values["jwt-secret"] !== undefined || values.jwks !== undefined) {
+  if (jwtSecret !== undefined || values.jwks !== undefined) {
     options.jwt = {
-      secret: values["jwt-secret"],
+      secret: jwtSecret,
       jwksFile: values.jwks,
       issuer: values["jwt-issuer"],
       audience: values["jwt-audience"],

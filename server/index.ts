@@ -12,11 +12,11 @@ import type { EmulatorHooks } from "./routes/emulator.js";
 import { serverRoutes } from "./routes/index.js";
 import { packageVersion } from "./routes/meta.js";
 import { registerRoutes } from "./routes/register.js";
-import { installAdminKey, seedOrg } from "./seed/builtins.js";
+import { ADMIN_SERVICE_ACCOUNT, installAdminKey, installAdminKeyIn, seedOrg } from "./seed/builtins.js";
 import { checkSeed, loadSeed, readSeedFile, type SeedDocument } from "./seed/file.js";
-import { isWholeRecord, restoreKeys, restoreRecord, wipeOrg } from "./seed/snapshot.js";
+import { restoreSnapshot, wipeOrg } from "./seed/snapshot.js";
 import { SqliteStore } from "./store/sqlite.js";
-import type { JsonObject, Store } from "./store/store.js";
+import type { JsonObject, Store, StoreOps } from "./store/store.js";
 
 export type { ConnectionLimits, RecordedRequest } from "./app.js";
 export { DEFAULT_CONNECTION_LIMITS } from "./app.js";
@@ -102,10 +102,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       await seedOrg(records, target);
       if (target !== org) return;
       await installAdminKey(records, org, adminKey);
-      if (startSeed) await loadSeed(records, org, startSeed);
-      if (fileSeed) await loadSeed(records, org, fileSeed, options.seedFile);
-      // A seed may replace the controlplane account (a snapshot): the admin key stays valid.
-      await installAdminKey(records, org, adminKey);
+      // A seed may replace the controlplane account (a snapshot): the admin key is installed again in its transaction.
+      const reinstall = (tx: StoreOps) => installAdminKeyIn(tx, org, adminKey);
+      if (startSeed) await loadSeed(records, org, startSeed, "seed", reinstall);
+      if (fileSeed) await loadSeed(records, org, fileSeed, options.seedFile, reinstall);
     };
     await seedAsAtStart(org);
 
@@ -137,17 +137,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         await seedAsAtStart(target);
       },
       importState: async (target, snapshot) => {
-        const entries = snapshot.records as JsonObject[];
-        await store.transaction(async (tx) => {
-          await wipeOrg(tx, target);
-          for (const [index, entry] of entries.entries()) {
-            if (isWholeRecord(entry)) await restoreRecord(records, tx, target, entry, `state: records.${index}`);
-          }
-          await restoreKeys(tx, target, snapshot.serviceAccountKeys ?? []);
+        // Checked in full, then one transaction that ends by installing the admin key (served org): a refused
+        // snapshot changes nothing, an accepted one never locks the admin out.
+        await restoreSnapshot(records, target, snapshot as { records: JsonObject[] }, {
+          mode: "replace",
+          ...(target === org
+            ? { requiredAccount: ADMIN_SERVICE_ACCOUNT, finish: (tx) => installAdminKeyIn(tx, org, adminKey) }
+            : {}),
         });
-        const bodies = entries.filter((entry) => !isWholeRecord(entry));
-        if (bodies.length > 0) await loadSeed(records, target, { records: bodies }, "state");
-        if (target === org) await installAdminKey(records, org, adminKey);
       },
     };
     const { onRoute } = options;

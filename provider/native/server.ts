@@ -25,6 +25,7 @@ import { functions, resources, type FunctionDefinition } from "../index.js";
 import { changedFields, LOGICAL_NAME, managedValue, prune } from "../resources/engine.js";
 import type { AnyResourceDefinition, ResourceTypeName } from "../resources/types.js";
 import * as runtime from "../runtime.js";
+import { CallerCheck, guardService } from "./caller.js";
 import { NATIVE_PACKAGE, packageRoot, pluginVersion, tokenMember } from "./identity.js";
 import { rewrap, toStruct, unwrapProps, type Props } from "./values.js";
 
@@ -38,6 +39,7 @@ type Call<T> = grpc.ServerUnaryCall<T, unknown>;
 /** The provider's state: its configuration (the token only in memory) and whether the engine asked it to stop. */
 export class NativeProvider {
   private config: Partial<Record<ConfigKey, string>> = {};
+  private configured = false;
   private cancelled = false;
   private schemaText: string | undefined;
 
@@ -106,6 +108,10 @@ export class NativeProvider {
 
   /** Configure: `args` holds the provider's inputs by short key; `variables` the same by `<pkg>:config:<key>`. */
   private configure(request: provproto.ConfigureRequest): provproto.ConfigureResponse {
+    // One Configure per process (the engine starts one plugin per provider): a later one could point the token at
+    // another endpoint.
+    if (this.configured)
+      throw new ConfigError(`${NATIVE_PACKAGE} is already configured; a second Configure is refused`);
     const values: Props = {};
     request.getVariablesMap().forEach((value, key) => {
       const short = key.replace(`${NATIVE_PACKAGE}:config:`, "").replace(`${NATIVE_PACKAGE}:`, "");
@@ -122,7 +128,10 @@ export class NativeProvider {
       const value = values[key];
       if (typeof value === "string" && value.trim() !== "" && !isUnknown(value)) config[key] = value;
     }
+    // The environment is read here, once: after Configure the plugin never falls back to it.
+    for (const key of CONFIG_KEYS) config[key] ??= envConfig(key);
     this.config = config;
+    this.configured = true;
     runtime.configure(this.stackConfig);
     const response = new provproto.ConfigureResponse();
     response.setAcceptsecrets(true);
@@ -363,6 +372,12 @@ export class NativeProvider {
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
+/** `CPLN_ORG`, `CPLN_ENDPOINT`, `CPLN_TOKEN` (the documented fallbacks), when set. */
+function envConfig(key: ConfigKey): string | undefined {
+  const value = process.env[`CPLN_${key.toUpperCase()}`];
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
 function isUnknown(value: unknown): boolean {
   return value === UNKNOWN;
 }
@@ -425,8 +440,14 @@ export async function startNativeProvider(
 ): Promise<{ port: number; server: grpc.Server; provider: NativeProvider }> {
   const provider = new NativeProvider();
   const server = new grpc.Server({ "grpc.max_receive_message_length": 1 << 28 });
-  server.addService(ResourceProviderService, provider.service());
-  const bound = await new Promise<number>((resolve, reject) => {
+  let bound = 0;
+  // Only the engine that started this process may call it (see caller.ts for the rule and why).
+  const callers = new CallerCheck({
+    port: () => bound,
+    warn: (m) => process.stderr.write(`${NATIVE_PACKAGE}: ${m}\n`),
+  });
+  server.addService(ResourceProviderService, guardService(provider.service(), callers));
+  bound = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, actual) =>
       error ? reject(error) : resolve(actual),
     );

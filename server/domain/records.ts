@@ -224,8 +224,6 @@ export class RecordService {
   async create(call: Call, kind: Kind, rawBody: unknown): Promise<{ record: JsonObject; location: string }> {
     const rules = this.rules[kind];
     const raw = requireObject(rawBody, "The request body");
-    checkKindField(kind, raw);
-    checkVersionField(raw);
     const body = withoutReadOnly(kind, raw);
     // Server-owned fields of the kind that a create cannot set (a record as GET returned it carries them) are ignored.
     const createShape = rules.createBody?.();
@@ -249,6 +247,8 @@ export class RecordService {
     if (!authz.can(call.principal, kind, "create", prospective)) {
       throw forbidden(`Not allowed to create ${kind} objects in org ${call.org}`);
     }
+    checkKindField(kind, raw);
+    checkVersionField(raw);
     const scope = await this.scopeOf(call, kind);
     const input = coerceScalars(createBody(), body);
     const parsed = createBody().safeParse(input);
@@ -338,8 +338,8 @@ export class RecordService {
    * equivalent PATCH, so the same checks (version, immutable and read-only fields, validation) apply.
    */
   async put(call: Call, kind: Kind, key: string, rawBody: unknown): Promise<JsonObject> {
+    // Only the shape is read here; the patch checks `kind` and every field after authorization.
     const raw = requireObject(rawBody, "The request body");
-    checkKindField(kind, raw);
     const body = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
     const schema = this.rules[kind].patchBody?.();
     const replaceable =
@@ -364,11 +364,7 @@ export class RecordService {
     bodyPath: (path: string) => string = (path) => path,
   ): Promise<JsonObject> {
     const rules = this.rules[kind];
-    const raw = requireObject(rawBody, "The patch body");
-    checkKindField(kind, raw);
-    // `version` is checked (optimistic concurrency), `id`/`name`/`kind` must match; the other read-only fields go.
-    const stripped = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
-    const body = rules.patchBody ? coerceScalars(rules.patchBody(), stripped) : stripped;
+    // Authorization before validation: a caller who may not edit the object learns nothing from its body's flaws.
     const { record: visible, authz } = await this.loadVisible(call, kind, key);
     if (!authz.can(call.principal, kind, "edit", visible.doc)) {
       throw forbidden(`Not allowed to edit ${kind} ${key}`);
@@ -376,6 +372,11 @@ export class RecordService {
     const editForbidden = rules.editForbidden?.(visible.doc);
     if (editForbidden) throw forbidden(editForbidden);
     if (!rules.patchBody) throw new ApiFailure(ErrorCode.MethodNotAllowed, `Objects of kind ${kind} cannot be patched`);
+    const raw = requireObject(rawBody, "The patch body");
+    checkKindField(kind, raw);
+    // `version` is checked (optimistic concurrency), `id`/`name`/`kind` must match; the other read-only fields go.
+    const stripped = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
+    const body = coerceScalars(rules.patchBody(), stripped);
     const parsed = rules.patchBody().safeParse(body);
     if (!parsed.success) {
       throw badRequest(issuesFromZod(parsed.error).map((i) => ({ path: bodyPath(i.path), message: i.message })));
@@ -543,8 +544,8 @@ export class RecordService {
     rawBody: unknown,
   ): Promise<{ created: boolean; record: JsonObject; location: string }> {
     const rules = this.rules[kind];
+    const authz = await this.orgAuthz(call);
     const body = requireObject(rawBody, "The request body");
-    checkKindField(kind, body);
     const byId = rules.addressBy === "id";
     const keyField = byId ? "id" : (rules.nameField ?? "name");
     const key = body[keyField];
@@ -553,14 +554,21 @@ export class RecordService {
         { path: keyField, message: "is required: a PUT to a collection names the object it creates or replaces" },
       ]);
     }
-    await this.orgAuthz(call);
-    const scope = await this.scopeOf(call, kind);
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     const replacement: JsonObject = { ...body };
     if (!byId) delete replacement["id"];
     for (let attempt = 1; ; attempt++) {
-      const existing = await this.find(this.store, call, kind, scope, key);
-      if (existing) {
+      // Authorization before validation: an object the caller may not view (or one in a gvc that does not exist)
+      // takes the create path, whose permission check comes first, exactly like a missing one; an object the caller
+      // may view but not edit is a 403 whatever the manifest holds. Only then is the manifest checked.
+      const gvcExists = gvc === undefined || (await this.store.get(call.org, "gvc", "", gvc)) !== undefined;
+      const existing = gvcExists ? await this.find(this.store, call, kind, gvc ?? "", key) : undefined;
+      if (existing && authz.can(call.principal, kind, "view", existing.doc)) {
+        if (!authz.can(call.principal, kind, "edit", existing.doc))
+          throw forbidden(`Not allowed to edit ${kind} ${key}`);
+        const editForbidden = rules.editForbidden?.(existing.doc);
+        if (editForbidden) throw forbidden(editForbidden);
+        checkKindField(kind, body);
         // The body is a manifest (what a create takes): it is checked as one before it replaces the object.
         const createBody = rules.createBody?.();
         if (createBody) {
@@ -623,11 +631,11 @@ export class RecordService {
   ): Promise<{ status: number; body: JsonObject }> {
     const action = this.rules[kind].actions?.[name];
     if (!action) throw notFound(`action -${name} of ${kind}`);
-    const body = rawBody === undefined ? {} : requireObject(rawBody, "The request body");
     const { record, authz } = await this.loadVisible(call, kind, key);
     if (!authz.can(call.principal, kind, action.permission, record.doc)) {
       throw forbidden(`Not allowed to ${name} ${kind} ${key} (needs ${action.permission})`);
     }
+    const body = rawBody === undefined ? {} : requireObject(rawBody, "The request body");
     const now = new Date().toISOString();
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     return this.store.transaction(async (tx) => {

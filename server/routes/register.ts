@@ -38,6 +38,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[]): 
         ...(route.emulator ? { emulator: true } : {}),
       },
       ...(route.gate ? { onRequest: gateHook(route.gate) } : {}),
+      ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),
       handler: route.handler,
     });
     const entry = served.get(url) ?? { template: route.path, methods: new Set<HttpMethod>() };

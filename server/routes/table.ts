@@ -76,6 +76,8 @@ export interface Route {
   readonly emulator?: boolean;
   /** A check run right after authentication, before the body is read (the emulator's admin-key check). */
   readonly gate?: (request: FastifyRequest) => Promise<void>;
+  /** Largest body this route accepts, when not the server's `BODY_LIMIT` (the state import). */
+  readonly bodyLimit?: number;
   readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 

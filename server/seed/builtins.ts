@@ -4,7 +4,7 @@ import { keyNameOf, sha256Hex } from "../auth/authn.js";
 import { isObject } from "../domain/common.js";
 import { createQuota, quotaDefinitions } from "../domain/quota.js";
 import type { RecordService } from "../domain/records.js";
-import type { JsonObject } from "../store/store.js";
+import type { JsonObject, StoreOps } from "../store/store.js";
 import { builtinLocations } from "./locations.js";
 
 export const ADMIN_SERVICE_ACCOUNT = "controlplane";
@@ -106,30 +106,33 @@ export async function seedOrg(records: RecordService, org: string): Promise<bool
  * start. Other keys of the account are left alone.
  */
 export async function installAdminKey(records: RecordService, org: string, adminKey: string): Promise<void> {
+  await records.store.transaction((tx) => installAdminKeyIn(tx, org, adminKey));
+}
+
+/** `installAdminKey` inside a transaction the caller runs (an import installs it in the import's transaction). */
+export async function installAdminKeyIn(tx: StoreOps, org: string, adminKey: string): Promise<void> {
   const keyName = keyNameOf(adminKey);
   const now = new Date().toISOString();
-  await records.store.transaction(async (tx) => {
-    const account = await tx.get(org, "serviceaccount", "", ADMIN_SERVICE_ACCOUNT);
-    if (!account) throw new Error(`org ${org} has no ${ADMIN_SERVICE_ACCOUNT} service account`);
-    const keys = Array.isArray(account.doc["keys"]) ? account.doc["keys"].filter(isObject) : [];
-    const stale = keys.filter((k) => k["description"] === ADMIN_KEY_DESCRIPTION && k["name"] !== keyName);
-    for (const key of stale) await tx.deleteCredential(String(key["name"]));
-    await tx.putCredential({
-      id: keyName,
-      org,
-      ownerKind: "serviceaccount",
-      owner: ADMIN_SERVICE_ACCOUNT,
-      hash: sha256Hex(adminKey),
-    });
-    const kept = keys.filter((k) => !stale.includes(k));
-    if (stale.length === 0 && kept.some((k) => k["name"] === keyName)) return;
-    if (!kept.some((k) => k["name"] === keyName)) {
-      kept.push({ name: keyName, created: now, description: ADMIN_KEY_DESCRIPTION });
-    }
-    const version = account.version + 1;
-    await tx.replace(
-      { ...account, version, doc: { ...account.doc, keys: kept, version, lastModified: now } },
-      account.version,
-    );
+  const account = await tx.get(org, "serviceaccount", "", ADMIN_SERVICE_ACCOUNT);
+  if (!account) throw new Error(`org ${org} has no ${ADMIN_SERVICE_ACCOUNT} service account`);
+  const keys = Array.isArray(account.doc["keys"]) ? account.doc["keys"].filter(isObject) : [];
+  const stale = keys.filter((k) => k["description"] === ADMIN_KEY_DESCRIPTION && k["name"] !== keyName);
+  for (const key of stale) await tx.deleteCredential(String(key["name"]));
+  await tx.putCredential({
+    id: keyName,
+    org,
+    ownerKind: "serviceaccount",
+    owner: ADMIN_SERVICE_ACCOUNT,
+    hash: sha256Hex(adminKey),
   });
+  const kept = keys.filter((k) => !stale.includes(k));
+  if (stale.length === 0 && kept.some((k) => k["name"] === keyName)) return;
+  if (!kept.some((k) => k["name"] === keyName)) {
+    kept.push({ name: keyName, created: now, description: ADMIN_KEY_DESCRIPTION });
+  }
+  const version = account.version + 1;
+  await tx.replace(
+    { ...account, version, doc: { ...account.doc, keys: kept, version, lastModified: now } },
+    account.version,
+  );
 }

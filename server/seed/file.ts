@@ -1,10 +1,8 @@
 import { readFileSync } from "node:fs";
-import { issuesFromZod } from "../../api/errors.js";
-import { isKind, kinds } from "../../api/kinds.js";
 import { isObject } from "../domain/common.js";
 import type { RecordService } from "../domain/records.js";
-import type { JsonObject } from "../store/store.js";
-import { checkSnapshotKeys, isWholeRecord, restoreKeys, restoreRecord, type SnapshotKey } from "./snapshot.js";
+import type { JsonObject, StoreOps } from "../store/store.js";
+import { checkSnapshotKeys, restoreSnapshot, SnapshotError, type SnapshotKey } from "./snapshot.js";
 
 /**
  * Extra records to load at start: `{ "records": [ { "kind": "cloudaccount", "name": "aws-prod", "provider": "aws" },
@@ -31,63 +29,38 @@ export function readSeedFile(path: string): SeedDocument {
 
 export function checkSeed(value: unknown, source = "seed"): SeedDocument {
   if (!isObject(value as JsonObject) || !Array.isArray((value as JsonObject)["records"])) {
-    throw new Error(`${source}: expected {"records": [...]}`);
+    throw new SnapshotError("records", `${source}: expected {"records": [...]}`);
   }
   const records = (value as { records: unknown[] }).records;
   records.forEach((record, index) => {
-    if (!isObject(record as JsonObject)) throw new Error(`${source}: records.${index} must be an object`);
+    if (!isObject(record as JsonObject)) {
+      throw new SnapshotError(`records.${index}`, `${source}: records.${index} must be an object`);
+    }
   });
   const keys = checkSnapshotKeys((value as JsonObject)["serviceAccountKeys"], source);
   return { records: records as JsonObject[], serviceAccountKeys: keys };
 }
 
-/** Creates the seed records that do not exist yet (as the admin would, but without authorization checks). */
+/**
+ * Loads a seed at start: create bodies that do not exist yet are created (as the admin would, but without
+ * authorization checks), whole records replace records of the same key. The seed is untrusted input: it is checked
+ * in full and applied in one transaction (see `restoreSnapshot`), so a refused seed leaves the data file unchanged.
+ * `finish` runs last in that transaction.
+ */
 export async function loadSeed(
   records: RecordService,
   org: string,
   seed: SeedDocument,
   source = "seed",
+  finish?: (tx: StoreOps) => Promise<void>,
 ): Promise<number> {
-  let created = 0;
-  for (const [index, entry] of (seed.records as JsonObject[]).entries()) {
-    const where = `${source}: records.${index}`;
-    if (isWholeRecord(entry)) {
-      await records.store.transaction((tx) => restoreRecord(records, tx, org, entry, where));
-      created++;
-      continue;
-    }
-    const { kind, gvc, ...body } = entry;
-    if (!isKind(kind)) throw new Error(`${where}.kind: unknown kind ${JSON.stringify(kind)}`);
-    const rules = records.rules[kind];
-    if (!rules.createBody) throw new Error(`${where}.kind: ${kind} objects cannot be created`);
-    const scoped = kinds[kind].scope === "gvc";
-    if (scoped && typeof gvc !== "string") throw new Error(`${where}.gvc: required for ${kind}`);
-    const parsed = rules.createBody().safeParse(body);
-    if (!parsed.success) {
-      const issues = issuesFromZod(parsed.error).map((i) => `${i.path}: ${i.message}`);
-      throw new Error(`${where} (${kind}) is invalid: ${issues.join("; ")}`);
-    }
-    const scope = scoped ? String(gvc) : "";
-    const name = String(body[rules.nameField ?? "name"]);
-    if (scoped && !(await records.store.get(org, "gvc", "", scope))) {
-      throw new Error(`${where}.gvc: gvc ${scope} does not exist (list it before its volume sets)`);
-    }
-    if (await records.store.get(org, kind, scope, name)) continue;
-    const now = new Date().toISOString();
-    try {
-      await records.store.transaction((tx) =>
-        records.insert(tx, org, kind, scope, scoped ? scope : undefined, body, now),
-      );
-    } catch (error) {
-      const details = (error as { details?: { issues?: { path: string; message: string }[] } }).details;
-      const issues = details?.issues?.map((i) => `${i.path}: ${i.message}`).join("; ");
-      throw new Error(`${where} (${kind} ${name}) was refused: ${issues ?? (error as Error).message}`, {
-        cause: error,
-      });
-    }
-    created++;
+  try {
+    return await restoreSnapshot(records, org, seed as { records: JsonObject[]; serviceAccountKeys?: SnapshotKey[] }, {
+      mode: "merge",
+      ...(finish ? { finish } : {}),
+    });
+  } catch (error) {
+    if (error instanceof SnapshotError) throw new Error(`${source}: ${error.message}`, { cause: error });
+    throw error;
   }
-  const keys = seed.serviceAccountKeys ?? [];
-  if (keys.length > 0) await records.store.transaction((tx) => restoreKeys(tx, org, keys));
-  return created;
 }

@@ -73,6 +73,37 @@ function migrateLegacyKeys(db: Database.Database): void {
   })();
 }
 
+/** A data file already locked by another process (one server per data file). */
+export class DataFileInUseError extends Error {
+  constructor(readonly file: string) {
+    super(
+      `data file ${file} is in use by another process (another cpln-local?); one server per data file ` +
+        "(several servers need a shared database, not a shared SQLite file)",
+    );
+  }
+}
+
+/**
+ * Takes SQLite's own exclusive lock on the file for as long as it is open: `locking_mode = EXCLUSIVE` keeps every
+ * lock it takes until the connection closes, and an empty `BEGIN EXCLUSIVE` takes the write lock at once, so a
+ * second server fails here instead of diverging from the first (each caching what it believes is the file's only
+ * writer). With WAL under EXCLUSIVE locking SQLite uses no shared-memory index, so the lock covers the WAL too
+ * (https://www.sqlite.org/pragma.html#pragma_locking_mode, https://www.sqlite.org/wal.html#noshm). No wait: a busy
+ * file fails at once. The OS drops the lock when the process ends, even on a crash.
+ */
+function lockExclusively(db: Database.Database, file: string): void {
+  try {
+    db.pragma("busy_timeout = 0");
+    db.pragma("locking_mode = EXCLUSIVE");
+    db.pragma("journal_mode = WAL");
+    db.exec("BEGIN EXCLUSIVE; COMMIT;");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") throw new DataFileInUseError(file);
+    throw error;
+  }
+}
+
 /** Freezes a parsed document so a cached copy can be handed out without being altered by a caller. */
 function deepFreeze<T>(value: T): T {
   if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
@@ -139,7 +170,14 @@ export class SqliteStore implements Store {
 
   constructor(file: string) {
     this.db = new Database(file);
-    if (file !== ":memory:") this.db.pragma("journal_mode = WAL");
+    if (file !== ":memory:") {
+      try {
+        lockExclusively(this.db, file);
+      } catch (error) {
+        this.db.close();
+        throw error;
+      }
+    }
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
     this.db.exec(SCHEMA);

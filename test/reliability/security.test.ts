@@ -554,14 +554,15 @@ describe("logs of cpln-local --log", () => {
           "--log",
           "--log-format",
           format,
-          "--jwt-secret",
-          JWT_SECRET,
           "--jwt-issuer",
           ISSUER,
           "--jwt-audience",
           AUDIENCE,
         ],
-        { env: { ...process.env, CPLN_TOKEN: logAdmin }, stdio: ["ignore", "pipe", "pipe"] },
+        {
+          env: { ...process.env, CPLN_TOKEN: logAdmin, CPLN_LOCAL_JWT_SECRET: JWT_SECRET },
+          stdio: ["ignore", "pipe", "pipe"],
+        },
       );
       let output = "";
       child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));

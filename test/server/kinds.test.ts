@@ -265,7 +265,7 @@ describe("seed records", () => {
   it("a seed with an invalid record refuses to start, naming the record and the path", async () => {
     await expect(
       start({ seed: { records: [{ kind: "cloudaccount", name: "bad", provider: "ibm" }] } }),
-    ).rejects.toThrow(/^seed: records\.0 \(cloudaccount\) is invalid: provider: /);
+    ).rejects.toThrow(/^seed: records\.0 \(cloudaccount bad\) is invalid: provider: /);
     await expect(start({ seed: { records: [{ kind: "widget", name: "w1" }] } })).rejects.toThrow(
       'seed: records.0.kind: unknown kind "widget"',
     );

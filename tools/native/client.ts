@@ -123,6 +123,11 @@ export class NativePluginClient {
     return plugin;
   }
 
+  /** Pid of the process spawned (the plugin, or the launcher that runs it). */
+  get pid(): number | undefined {
+    return this.process.pid;
+  }
+
   /** Everything the plugin wrote to stdout (after the port) and stderr. */
   logs(): string[] {
     return [...this.output];
