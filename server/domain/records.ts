@@ -1,3 +1,4 @@
+import { isProtected, protectedMessage } from "../../api/protection.js";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ErrorCode, issuesFromZod, type Issue } from "../../api/errors.js";
@@ -245,7 +246,8 @@ export class RecordService {
       kind,
       links: name === "" ? [] : this.linksFor(call.org, kind, name, gvc),
     };
-    if (!authz.can(call.principal, kind, "create", prospective)) {
+    const createPermission = rules.createPermission ?? "create";
+    if (!authz.can(call.principal, kind, createPermission, prospective)) {
       throw forbidden(`Not allowed to create ${kind} objects in org ${call.org}`);
     }
     const scope = await this.scopeOf(call, kind);
@@ -459,11 +461,16 @@ export class RecordService {
     }
     const deleteForbidden = rules.deleteForbidden?.(record.doc);
     if (deleteForbidden) throw forbidden(deleteForbidden);
+    const refuseProtected = (doc: JsonObject) => {
+      if (isProtected(doc["tags"])) throw forbidden(protectedMessage(kind, key));
+    };
+    refuseProtected(record.doc);
     const now = new Date().toISOString();
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     await this.store.transaction(async (tx) => {
       const current = await this.find(tx, call, kind, record.scope, key);
       if (!current) throw notFound(`${kind} ${key}`);
+      refuseProtected(current.doc);
       const ctx: RuleContext = { org: call.org, gvc, tx, now };
       if (rules.deleting) await rules.deleting(current, ctx);
       await tx.delete(current.org, kind, current.scope, current.name);

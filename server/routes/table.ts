@@ -607,11 +607,14 @@ export function recordRoutes(records: RecordService): Route[] {
       method: "DELETE",
       path: item,
       operationId: `delete${Name}`,
-      summary: `Delete a ${kind}`,
+      summary: info.deletable === false ? `Refuses to delete a ${kind} (they cannot be deleted)` : `Delete a ${kind}`,
+      ...(info.deletable === false
+        ? { description: `No ${kind} can be deleted: the answer is 403 for an object the caller can view, else 404.` }
+        : {}),
       tags,
       params: itemParams,
-      responses: [{ status: 204, description: "Deleted" }],
-      errors: [400, 401, 403, 404, 409],
+      responses: info.deletable === false ? [] : [{ status: 204, description: "Deleted" }],
+      errors: info.deletable === false ? [400, 401, 403, 404] : [400, 401, 403, 404, 409],
       auth: "required",
       handler: async (request, reply) => {
         await records.delete(callOf(request), kind, key(request));
