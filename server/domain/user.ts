@@ -7,7 +7,8 @@ import type { KindServerRules } from "./rules.js";
  */
 export const userRules: KindServerRules = {
   kind: "user",
-  readOnly: ["email", "idp"],
+  // `name` is the email (set by the server from it).
+  readOnly: ["email", "idp", "name"],
   immutable: [],
   preserved: [],
   createPermission: "invite",

@@ -235,7 +235,7 @@ describe("kind rules", () => {
 
   it("quotas cannot be created (405) or deleted (403); max is patchable, usage is read-only", async () => {
     expect((await admin(server).post(`/org/${ORG}/quota`, { name: "x1", unit: "count", max: 1 })).body).toEqual(
-      apiError(405, "MethodNotAllowed", "POST is not allowed on /org/{org}/quota (allowed: GET, HEAD)"),
+      apiError(405, "MethodNotAllowed", "POST is not allowed on /org/{org}/quota (allowed: GET, PUT, HEAD)"),
     );
     const agents = field<{ id: string; name: string }[]>(
       (await admin(server).get(`/org/${ORG}/quota`)).body,

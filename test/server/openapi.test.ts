@@ -264,7 +264,7 @@ describe("unsupported methods", () => {
       apiError(405, "MethodNotAllowed", "DELETE is not allowed on /org/{org}/policy (allowed: GET, POST, PUT, HEAD)"),
     );
     const quota = await call(server, "POST", `/org/${ORG}/quota`, { auth: server.adminKey, body: { name: "q" } });
-    expect([quota.status, quota.headers["allow"]]).toEqual([405, "GET, HEAD"]);
+    expect([quota.status, quota.headers["allow"]]).toEqual([405, "GET, PUT, HEAD"]);
     const org = await call(server, "DELETE", `/org/${ORG}`, { auth: server.adminKey });
     expect([org.status, org.headers["allow"]]).toEqual([405, "GET, PATCH, HEAD"]);
     const unknown = await call(server, "DELETE", `/org/${ORG}/widgets`, { auth: server.adminKey });
