@@ -67,7 +67,17 @@ function context(org: string): ResourceContext {
     client = new CplnClient({ endpoint, token, org, timeoutMs });
     clients.set(key, client);
   }
-  return { client: resourceClient(client), org };
+  return { client: resourceClient(client), org, warn };
+}
+
+/**
+ * A warning for the user: Pulumi's log (a diagnostic on the resource's operation when the engine is connected; stderr
+ * otherwise). Loaded when used, so nothing of `@pulumi/pulumi` is captured in a serialized provider.
+ */
+function warn(message: string): void {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
+  void pulumi.log.warn(message);
 }
 
 function definition(typeName: ResourceTypeName): AnyResourceDefinition {

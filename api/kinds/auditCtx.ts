@@ -1,4 +1,4 @@
-import { perm, withManage } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { auditCtx, auditCtxCreate, auditCtxPatch } from "../schemas/auditCtx.js";
 import type { KindDescriptor } from "./types.js";
 
@@ -6,14 +6,7 @@ import type { KindDescriptor } from "./types.js";
 export const auditCtxKind: KindDescriptor = {
   kind: "auditctx",
   scope: "org",
-  // No `delete`: audit contexts cannot be deleted by any principal (reference §3.3, §9).
-  permissions: withManage([
-    perm("create", "Create new audit contexts"),
-    perm("edit", "Modify existing audit contexts", ["view"]),
-    perm("readAudit", "Read audit events", ["view"]),
-    perm("view", "Read-only access"),
-    perm("writeAudit", "Write audit events", ["view"]),
-  ]),
+  permissions: catalogOf("auditctx"),
   queryProperties: ["origin"],
   rels: [],
   schemas: {
@@ -23,4 +16,6 @@ export const auditCtxKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  // The API document gives DELETE only the error shape; no official client deletes one (docs/fidelity.md).
+  deletable: false,
 };

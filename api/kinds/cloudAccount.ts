@@ -1,4 +1,4 @@
-import { perm, withManage } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { cloudAccount, cloudAccountCreate, cloudAccountPatch } from "../schemas/cloudAccount.js";
 import type { KindDescriptor } from "./types.js";
 
@@ -6,13 +6,7 @@ import type { KindDescriptor } from "./types.js";
 export const cloudAccountKind: KindDescriptor = {
   kind: "cloudaccount",
   scope: "org",
-  permissions: withManage([
-    perm("browse", "Browse account contents", ["view"]),
-    perm("create", "Create new cloud accounts"),
-    perm("delete", "Delete existing cloud accounts"),
-    perm("edit", "Modify existing cloud accounts", ["view", "browse"]),
-    perm("view", "Read-only access"),
-  ]),
+  permissions: catalogOf("cloudaccount"),
   queryProperties: ["provider"],
   rels: [],
   schemas: {

@@ -1,4 +1,4 @@
-import { perm, withManage } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { queryTerms, valueSet } from "../patch/rules.js";
 import { group, groupCreate, groupPatch } from "../schemas/group.js";
 import type { KindDescriptor } from "./types.js";
@@ -7,12 +7,7 @@ import type { KindDescriptor } from "./types.js";
 export const groupKind: KindDescriptor = {
   kind: "group",
   scope: "org",
-  permissions: withManage([
-    perm("create", "Create new groups"),
-    perm("delete", "Delete a group"),
-    perm("edit", "Modify existing groups", ["view"]),
-    perm("view", "Read-only view"),
-  ]),
+  permissions: catalogOf("group"),
   queryProperties: ["origin"],
   rels: [],
   schemas: {

@@ -1,4 +1,4 @@
-import { standardCatalog } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { gvc, gvcCreate, gvcPatch } from "../schemas/gvc.js";
 import type { KindDescriptor } from "./types.js";
 
@@ -6,7 +6,7 @@ import type { KindDescriptor } from "./types.js";
 export const gvcKind: KindDescriptor = {
   kind: "gvc",
   scope: "org",
-  permissions: standardCatalog("gvcs"),
+  permissions: catalogOf("gvc"),
   queryProperties: [],
   rels: [],
   schemas: {

@@ -2,10 +2,8 @@
  * The registry of kinds: one descriptor per kind (`api/kinds/<kind>.ts`). A new kind is a new descriptor file plus
  * its line here; everything generic (routes, OpenAPI, authorization, the patch engine's rules, the client) reads it.
  *
- * Catalogs come from reference/control-plane-api.md §3.3. Kinds without a documented table (gvc, mk8s, user) follow
- * the common pattern create/delete/edit(view)/manage/view; mk8s adds `join` (the `-join` endpoint needs a permission
- * of its own; implied by `manage` only). Org implications other than `manage` are not documented: `edit` implies
- * `view` and `exec` implies `exec.echo` as on every other kind.
+ * The kinds cpln-local stores. Their permission catalogs, and those of every other kind a policy may target (the
+ * policy set, `policyKindNames`), are in `catalogs.ts` with their sources.
  */
 import type { PatchRules } from "../patch/rules.js";
 import { auditCtxKind } from "./auditCtx.js";

@@ -1,4 +1,4 @@
-import { perm, withManage } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { location, locationCreate, locationPatch } from "../schemas/location.js";
 import type { KindDescriptor } from "./types.js";
 
@@ -6,13 +6,7 @@ import type { KindDescriptor } from "./types.js";
 export const locationKind: KindDescriptor = {
   kind: "location",
   scope: "org",
-  permissions: withManage([
-    perm("create", "Create new locations"),
-    perm("delete", "Delete byok locations"),
-    perm("edit", "Modify existing locations", ["view"]),
-    perm("use", "Use this location for workload placement", ["view"]),
-    perm("view", "Read-only access"),
-  ]),
+  permissions: catalogOf("location"),
   queryProperties: ["origin", "provider", "region"],
   rels: [],
   schemas: {

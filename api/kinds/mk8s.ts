@@ -1,4 +1,4 @@
-import { perm, standardCatalog } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { mk8s, mk8sCreate, mk8sJoinRequest, mk8sJoinResponse, mk8sPatch } from "../schemas/mk8s.js";
 import type { KindDescriptor } from "./types.js";
 
@@ -6,7 +6,7 @@ import type { KindDescriptor } from "./types.js";
 export const mk8sKind: KindDescriptor = {
   kind: "mk8s",
   scope: "org",
-  permissions: standardCatalog("mk8s clusters", [perm("join", "Obtain a node join script")]),
+  permissions: catalogOf("mk8s"),
   queryProperties: [],
   rels: [],
   actions: {

@@ -1,4 +1,4 @@
-import { perm, withManage } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { org, orgPatch } from "../schemas/org.js";
 import type { KindDescriptor } from "./types.js";
 
@@ -6,17 +6,7 @@ import type { KindDescriptor } from "./types.js";
 export const orgKind: KindDescriptor = {
   kind: "org",
   scope: "org",
-  permissions: withManage([
-    perm("edit", "Modify the org", ["view"]),
-    perm("exec", "Execute commands", ["exec.echo"]),
-    perm("exec.echo", "Echo (test command)"),
-    perm("grafanaAdmin", "Administer Grafana"),
-    perm("readLogs", "Read logs"),
-    perm("readMetrics", "Read metrics"),
-    perm("readUsage", "Read usage"),
-    perm("view", "Read-only access"),
-    perm("viewAccessReport", "View access reports"),
-  ]),
+  permissions: catalogOf("org"),
   queryProperties: [],
   rels: [],
   singleton: true,

@@ -1,4 +1,4 @@
-import { perm, withManage } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { bindingSet, queryTerms, valueSet } from "../patch/rules.js";
 import { policy, policyCreate, policyPatch } from "../schemas/policy.js";
 import type { KindDescriptor } from "./types.js";
@@ -7,12 +7,7 @@ import type { KindDescriptor } from "./types.js";
 export const policyKind: KindDescriptor = {
   kind: "policy",
   scope: "org",
-  permissions: withManage([
-    perm("create", "Create new policies"),
-    perm("delete", "Delete existing policies"),
-    perm("edit", "Modify existing policies", ["view"]),
-    perm("view", "Read-only access"),
-  ]),
+  permissions: catalogOf("policy"),
   queryProperties: ["origin", "targetKind"],
   rels: [],
   schemas: {

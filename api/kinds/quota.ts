@@ -1,4 +1,4 @@
-import { perm, withManage } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { quota, quotaPatch } from "../schemas/quota.js";
 import type { KindDescriptor } from "./types.js";
 
@@ -6,11 +6,7 @@ import type { KindDescriptor } from "./types.js";
 export const quotaKind: KindDescriptor = {
   kind: "quota",
   scope: "org",
-  permissions: withManage([
-    perm("create", "Create new quotas"),
-    perm("edit", "Modify existing quotas", ["view"]),
-    perm("view", "Read-only access"),
-  ]),
+  permissions: catalogOf("quota"),
   queryProperties: ["origin", "max", "current", "unit"],
   rels: [],
   schemas: {

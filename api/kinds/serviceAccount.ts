@@ -1,4 +1,4 @@
-import { perm, withManage } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { namedSet } from "../patch/rules.js";
 import {
   serviceAccount,
@@ -13,13 +13,7 @@ import type { KindDescriptor } from "./types.js";
 export const serviceAccountKind: KindDescriptor = {
   kind: "serviceaccount",
   scope: "org",
-  permissions: withManage([
-    perm("addKey", "Add a key"),
-    perm("create", "Create new service accounts"),
-    perm("delete", "Delete existing service accounts"),
-    perm("edit", "Modify existing service accounts", ["view"]),
-    perm("view", "Read-only access"),
-  ]),
+  permissions: catalogOf("serviceaccount"),
   queryProperties: ["origin"],
   rels: [],
   actions: {

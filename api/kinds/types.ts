@@ -53,6 +53,11 @@ export interface KindDescriptor {
   readonly addressing: { readonly field: string; readonly by: "name" | "id" };
   /** The kind has one object per org, addressed as `/org/{org}` (the org itself). */
   readonly singleton?: boolean;
+  /**
+   * `false`: no object of the kind can be deleted; DELETE answers only errors (403 for an object the caller can view).
+   * Absent: objects are deleted by DELETE.
+   */
+  readonly deletable?: false;
   /** Creating one may be attempted without credentials (the API document's empty security alternative). */
   readonly anonymousCreate?: boolean;
   readonly actions?: Readonly<Record<string, ActionContract>>;

@@ -1,4 +1,4 @@
-import { standardCatalog } from "./catalog.js";
+import { catalogOf } from "./catalogs.js";
 import { user, userCreate, userPatch } from "../schemas/user.js";
 import type { KindDescriptor } from "./types.js";
 
@@ -6,7 +6,7 @@ import type { KindDescriptor } from "./types.js";
 export const userKind: KindDescriptor = {
   kind: "user",
   scope: "org",
-  permissions: standardCatalog("users"),
+  permissions: catalogOf("user"),
   queryProperties: ["email", "idp"],
   rels: [],
   schemas: {

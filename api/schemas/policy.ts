@@ -1,7 +1,17 @@
 import { crossFieldRules, documentedRules, echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import type { Issue } from "../errors.js";
-import { hasPermission, isKind, kindNames, kinds, permissionNames } from "../kinds.js";
+import {
+  hasPermission,
+  isKind,
+  isPolicyKind,
+  kinds,
+  linkFormOf,
+  permissionNames,
+  policyKindNames,
+  type LinkForm,
+  type PolicyKind,
+} from "../kinds.js";
 import { lazy } from "../lazy.js";
 import { normalizeLink, parseLink } from "../links.js";
 import {
@@ -116,7 +126,11 @@ export const policyCreate = lazy(() =>
       name: name(),
       description: description().optional(),
       tags: tags().optional(),
-      targetKind: z.enum(kindNames).describe("Kind of the objects the policy applies to. Immutable."),
+      targetKind: z
+        .enum(policyKindNames)
+        .describe(
+          "Kind of the objects the policy applies to (any kind of the policy set, whether or not this server stores it). Immutable.",
+        ),
       targetLinks: targetLinkList().optional(),
       targetQuery: queryDocument().optional().describe("Objects the policy applies to, by query."),
       target: z.literal("all").optional().describe("'all': the policy applies to every object of targetKind."),
@@ -209,6 +223,34 @@ function duplicates(values: readonly string[]): Map<string, number> {
   return repeated;
 }
 
+/** Link forms of objects of kinds this server does not store (checked for form only), by `LinkForm`. */
+const linkForms: Readonly<Record<LinkForm, (kind: string) => { pattern: RegExp; example: string }>> = {
+  org: () => ({ pattern: /^\/org\/[^/]+$/, example: "/org/<org>" }),
+  orgItem: (kind) => ({ pattern: new RegExp(`^/org/[^/]+/${kind}/[^/]+$`), example: `//${kind}/<name>` }),
+  gvcItem: (kind) => ({
+    pattern: new RegExp(`^/org/[^/]+/gvc/[^/]+/${kind}/[^/]+$`),
+    example: `//gvc/<gvc>/${kind}/<name>`,
+  }),
+  deployment: (kind) => ({
+    pattern: new RegExp(`^/org/[^/]+/gvc/[^/]+/workload/[^/]+/${kind}/[^/]+$`),
+    example: `//gvc/<gvc>/workload/<workload>/${kind}/<name>`,
+  }),
+};
+
+/** Whether `href` (full form) links an object of `kind`: parsed for stored kinds, by its form for the others. */
+function linksTo(kind: PolicyKind, href: string): boolean {
+  if (isKind(kind)) {
+    const parsed = parseLink(href);
+    return parsed !== undefined && parsed.kind === kind && parsed.name !== undefined;
+  }
+  return linkForms[linkFormOf(kind)](kind).pattern.test(href);
+}
+
+function linkExample(kind: PolicyKind): string {
+  if (isKind(kind)) return kinds[kind].scope === "gvc" ? `//gvc/<gvc>/${kind}/<name>` : `//${kind}/<name>`;
+  return linkForms[linkFormOf(kind)](kind).example;
+}
+
 /**
  * Rules spanning fields of a policy that passed its schema: permissions must exist in the target kind's catalog,
  * no two bindings may hold the same permission set, no duplicates inside a list, target links must point at objects
@@ -217,17 +259,15 @@ function duplicates(values: readonly string[]): Map<string, number> {
 export function policyIssues(policy: PolicyRules): Issue[] {
   const issues: Issue[] = [];
   const { targetKind } = policy;
-  if (!isKind(targetKind)) {
-    return [{ path: "targetKind", message: `unknown kind '${targetKind}'` }];
+  if (!isPolicyKind(targetKind)) {
+    return [{ path: "targetKind", message: `unknown kind '${targetKind}' (kinds: ${policyKindNames.join(", ")})` }];
   }
 
   policy.targetLinks?.forEach((href, index) => {
-    const parsed = parseLink(normalizeLink("-", href));
-    if (parsed === undefined || parsed.kind !== targetKind || parsed.name === undefined) {
-      const example = kinds[targetKind].scope === "gvc" ? `//gvc/<gvc>/${targetKind}/<name>` : `//${targetKind}/<name>`;
+    if (!linksTo(targetKind, normalizeLink("-", href))) {
       issues.push({
         path: `targetLinks.${index}`,
-        message: `must be a link to an object of kind ${targetKind}, e.g. ${example}`,
+        message: `must be a link to an object of kind ${targetKind}, e.g. ${linkExample(targetKind)}`,
       });
     }
   });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { lazy } from "../lazy.js";
 import { crossFieldRules, documentedRules } from "./jsonRules.js";
 import { globProblem, maxGlobLength, maxRegexLength, maxRegexProgram, regexProblem } from "../patterns.js";
-import { kindNames } from "../kinds.js";
+import { policyKindNames } from "../kinds.js";
 import { links, object, patchObject, type ObjectMode } from "./common.js";
 
 /** Most terms one query may have (each term is evaluated against every item). */
@@ -115,7 +115,7 @@ function buildSpec(mode: ObjectMode) {
 
 function buildDocument(mode: ObjectMode) {
   return object(mode, {
-    kind: (mode === "strict" ? z.enum(kindNames) : z.string())
+    kind: (mode === "strict" ? z.enum(policyKindNames) : z.string())
       .optional()
       .describe("Kind queried; the kind in the path wins."),
     context: z.record(z.string(), z.unknown()).optional().describe("Extra context (e.g. the gvc of gvc-scoped kinds)."),
@@ -212,7 +212,7 @@ export const querySpecPatch = lazy(() =>
 /** PATCH form of a query document (`targetQuery`, `memberQuery`). */
 export const queryDocumentPatch = lazy(() =>
   patchObject({
-    kind: { value: z.enum(kindNames).describe("Kind queried.") },
+    kind: { value: z.enum(policyKindNames).describe("Kind queried.") },
     context: { value: z.record(z.string(), z.unknown()).describe("Extra context.") },
     fetch: { value: z.enum(fetchModes).describe("items or links.") },
     spec: { value: querySpec(), merge: querySpecPatch() },

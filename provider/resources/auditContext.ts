@@ -15,7 +15,14 @@ import {
   namedRecordOutputs,
   recordOutputFields,
 } from "./common.js";
-import type { AnyResourceDefinition, FieldRules, InputIssue, Props, ResourceDefinition } from "./types.js";
+import type {
+  AnyResourceDefinition,
+  FieldRules,
+  InputIssue,
+  Props,
+  ResourceContext,
+  ResourceDefinition,
+} from "./types.js";
 
 /** The name of every org's builtin audit context. */
 export const BUILTIN_AUDIT_CONTEXT = "cpln";
@@ -89,10 +96,18 @@ export const auditContextDefinition = {
   normalize: (inputs) => inputs,
 
   // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH. read: one GET. update:
-  // one PATCH built by buildPatch, none when nothing managed changed. delete: one DELETE (the server requires `manage`
-  // on audit contexts); 404 counts as deleted.
+  // one PATCH built by buildPatch, none when nothing managed changed.
   ...namedKindLifecycle<AuditContextInputs, AuditContextOutputs>(
     "auditctx",
     (): AnyResourceDefinition => auditContextDefinition,
   ),
+
+  // delete: no request. Audit contexts cannot be deleted (the API refuses every DELETE; terraform-provider-cpln's
+  // resource_audit_context.go only removes it from state): the context is forgotten, and the user is told.
+  async delete(ctx: ResourceContext, id: string): Promise<void> {
+    ctx.warn(
+      `Audit contexts cannot be deleted: ${id} is only removed from the stack's state and stays in the org ` +
+        "(import or adopt it to manage it again)",
+    );
+  },
 } satisfies ResourceDefinition<AuditContextInputs, AuditContextOutputs>;

@@ -74,6 +74,8 @@ export interface ResourceClient {
 export interface ResourceContext {
   client: ResourceClient;
   org: string;
+  /** Tells the user something about the operation (a Pulumi warning diagnostic). */
+  warn(message: string): void;
 }
 
 // Methods (not function-typed properties) so that a concrete definition is assignable to `AnyResourceDefinition`.

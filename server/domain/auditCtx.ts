@@ -2,18 +2,21 @@ import { builtinMessage, isBuiltin } from "./common.js";
 import type { KindServerRules } from "./rules.js";
 
 /**
- * Audit contexts: custom ones can be deleted; the catalog has no `delete` permission, so DELETE needs `manage`
- * (which grants every permission of the kind). The builtin `cpln` context can be neither edited nor deleted.
+ * Audit contexts cannot be deleted, builtin or not: the API document gives `DELETE /org/{org}/auditctx/{name}` only
+ * the error shape, the catalog has no `delete`, the CLI's delete command is commented out and terraform-provider-cpln's
+ * delete only forgets the context. A DELETE of a context the caller can view is a 403 saying so (a context the caller
+ * cannot view is a 404, like a missing one); no permission changes that, so the refusal needs only `view`.
+ * The builtin `cpln` context cannot be edited either.
  */
 export const auditCtxRules: KindServerRules = {
   kind: "auditctx",
   readOnly: ["origin"],
   immutable: [],
   preserved: ["status"],
-  deletePermission: "manage",
+  deletePermission: "view",
   initialize: () => ({ origin: "default", status: {} }),
   editForbidden: (record) =>
     isBuiltin(record) ? builtinMessage("audit context", record["name"], "edited") : undefined,
   deleteForbidden: (record) =>
-    isBuiltin(record) ? builtinMessage("audit context", record["name"], "deleted") : undefined,
+    `Audit contexts cannot be deleted: ${String(record["name"])} stays (change its description or tags instead)`,
 };

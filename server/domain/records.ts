@@ -1,3 +1,4 @@
+import { isProtected, protectedMessage } from "../../api/protection.js";
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ErrorCode, issuesFromZod, type Issue } from "../../api/errors.js";
@@ -244,7 +245,8 @@ export class RecordService {
       kind,
       links: name === "" ? [] : this.linksFor(call.org, kind, name, gvc),
     };
-    if (!authz.can(call.principal, kind, "create", prospective)) {
+    const createPermission = rules.createPermission ?? "create";
+    if (!authz.can(call.principal, kind, createPermission, prospective)) {
       throw forbidden(`Not allowed to create ${kind} objects in org ${call.org}`);
     }
     checkKindField(kind, raw);
@@ -369,8 +371,8 @@ export class RecordService {
     if (!authz.can(call.principal, kind, "edit", visible.doc)) {
       throw forbidden(`Not allowed to edit ${kind} ${key}`);
     }
+    // Objects that cannot be edited (builtins) still accept a write that changes nothing (an unchanged apply).
     const editForbidden = rules.editForbidden?.(visible.doc);
-    if (editForbidden) throw forbidden(editForbidden);
     if (!rules.patchBody) throw new ApiFailure(ErrorCode.MethodNotAllowed, `Objects of kind ${kind} cannot be patched`);
     const raw = requireObject(rawBody, "The patch body");
     checkKindField(kind, raw);
@@ -406,6 +408,9 @@ export class RecordService {
           else next[field] = previous[field];
         }
         if (rules.afterPatch) next = rules.afterPatch(previous, next, ctx);
+        if (editForbidden !== undefined && !equalUnder(previous, next, this.patchRulesOf(kind))) {
+          throw forbidden(editForbidden);
+        }
         const issues: Issue[] = [];
         for (const field of [...SERVER_FIELDS, ...rules.readOnly]) {
           if (!sameJson(getPath(previous, field), getPath(next, field))) {
@@ -463,11 +468,16 @@ export class RecordService {
     }
     const deleteForbidden = rules.deleteForbidden?.(record.doc);
     if (deleteForbidden) throw forbidden(deleteForbidden);
+    const refuseProtected = (doc: JsonObject) => {
+      if (isProtected(doc["tags"])) throw forbidden(protectedMessage(kind, key));
+    };
+    refuseProtected(record.doc);
     const now = new Date().toISOString();
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     await this.store.transaction(async (tx) => {
       const current = await this.find(tx, call, kind, record.scope, key);
       if (!current) throw notFound(`${kind} ${key}`);
+      refuseProtected(current.doc);
       const ctx: RuleContext = { org: call.org, gvc, tx, now };
       if (rules.deleting) await rules.deleting(current, ctx);
       await tx.delete(current.org, kind, current.scope, current.name);
@@ -573,16 +583,29 @@ export class RecordService {
         const createBody = rules.createBody?.();
         if (createBody) {
           const manifest = withoutReadOnly(kind, body);
+          // Server-owned fields echoed as the object has them (what GET returned) are not part of the manifest.
+          // A create's rule on such a field (a new location is byok) does not apply to the object that exists.
+          const echoed = new Set<string>();
+          for (const field of [...rules.readOnly, ...rules.preserved, ...(rules.ignoredInPatch ?? [])]) {
+            if (field in manifest && sameJson(manifest[field], existing.doc[field])) {
+              delete manifest[field];
+              echoed.add(field);
+            }
+          }
           if (createBody instanceof z.ZodObject) {
             for (const field of rules.readOnly) if (!(field in createBody.shape)) delete manifest[field];
           }
           const parsed = createBody.safeParse(coerceScalars(createBody, manifest));
-          if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+          if (!parsed.success) {
+            const issues = issuesFromZod(parsed.error).filter((issue) => !echoed.has(issue.path.split(".")[0] ?? ""));
+            if (issues.length > 0) throw badRequest(issues);
+          }
         }
         const record = await this.put(call, kind, key, replacement);
         return { created: false, record, location: selfLink(call.org, kind, key, gvc) };
       }
-      if (byId) throw notFound(`${kind} ${key}`);
+      // Kinds not created through the API (quotas, the org) are only replaced.
+      if (byId || !rules.createBody) throw notFound(`${kind} ${key}`);
       try {
         return { created: true, ...(await this.create(call, kind, body)) };
       } catch (error) {

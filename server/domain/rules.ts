@@ -84,6 +84,8 @@ export interface KindRules {
   editForbidden?(record: JsonObject): string | undefined;
   /** Why this record may not be deleted: 403 with this message. */
   deleteForbidden?(record: JsonObject): string | undefined;
+  /** Permission a create (POST, or a PUT that creates) needs (default `create`). */
+  createPermission?: string;
   /** Permission a DELETE needs (default `delete`). */
   deletePermission?: string;
   /** Quota consumed by each record of this kind. */

@@ -465,6 +465,26 @@ export function recordRoutes(records: RecordService): Route[] {
         handler: async (request) => records.patch(callOf(request), kind, key(request), request.body),
       });
       routes.push({
+        method: "PUT",
+        path: "/org",
+        operationId: `apply${Name}`,
+        summary: `Replace the ${kind} the body names (what \`cpln apply\` sends; ${kind}s are not created through the API)`,
+        description: "Read-only fields are accepted and ignored; `version`, when given, must be current.",
+        tags,
+        params: [],
+        body: putBody,
+        rules: writeRules(records, kind, "PUT"),
+        responses: [{ status: 200, description: `The ${kind}`, body: record }],
+        errors: [400, 401, 403, 404, 409, 413, 415],
+        auth: "required",
+        handler: async (request) => {
+          const body = request.body as Record<string, unknown> | null;
+          const org = typeof body?.["name"] === "string" ? body["name"] : "";
+          if (org === "") throw badRequest([{ path: "name", message: `is required: it names the ${kind} replaced` }]);
+          return records.put({ org, gvc: undefined, principal: request.principal }, kind, org, request.body);
+        },
+      });
+      routes.push({
         method: "GET",
         path: "/org/{org}/-accessreport",
         operationId: `get${Name}AccessReport`,
@@ -541,28 +561,41 @@ export function recordRoutes(records: RecordService): Route[] {
           return reply.code(201).header("location", location).send(doc);
         },
       });
-      routes.push({
-        method: "PUT",
-        path: base,
-        operationId: `apply${Name}`,
-        summary: `Create or replace the ${kind} the body names (what \`cpln apply\` sends)`,
-        description:
-          "Creates the object (201 + Location) or replaces its writable fields (200), with the checks of a create or " +
-          "of a PUT to the object. Read-only fields are accepted and ignored; `version`, when given, must be current.",
-        tags,
-        params: scopeParams,
-        body: manifest,
-        rules: writeRules(records, kind, "PUT"),
-        responses: [{ status: 200, description: "Replaced", body: record }, created(record)],
-        errors: [400, 401, 403, 404, 409, 413, 415, 429],
-        auth: info.anonymousCreate ? "optional" : "required",
-        handler: async (request, reply) => {
-          const result = await records.upsert(callOf(request), kind, request.body);
-          if (result.created) return reply.code(201).header("location", result.location).send(result.record);
-          return reply.code(200).send(result.record);
-        },
-      });
     }
+    // PUT to the collection (what `cpln apply` sends) for every kind: it replaces the object the body names, and
+    // creates it where the kind has a create.
+    const applyBody: NamedSchema = createBody
+      ? {
+          name: `${Name}Create`,
+          io: "input",
+          build: () => manifestOf(jsonSchemaOf(createBody(), "input"), kind, info.scope === "gvc"),
+        }
+      : putBody;
+    routes.push({
+      method: "PUT",
+      path: base,
+      operationId: `apply${Name}`,
+      summary: createBody
+        ? `Create or replace the ${kind} the body names (what \`cpln apply\` sends)`
+        : `Replace the ${kind} the body names (what \`cpln apply\` sends; ${kind} objects are not created through the API)`,
+      description:
+        "Creates the object (201 + Location) or replaces its writable fields (200), with the checks of a create or " +
+        "of a PUT to the object. Read-only fields are accepted and ignored; `version`, when given, must be current.",
+      tags,
+      params: scopeParams,
+      body: applyBody,
+      rules: writeRules(records, kind, "PUT"),
+      responses: createBody
+        ? [{ status: 200, description: "Replaced", body: record }, created(record)]
+        : [{ status: 200, description: "Replaced", body: record }],
+      errors: [400, 401, 403, 404, 409, 413, 415, ...(createBody ? [429] : [])],
+      auth: info.anonymousCreate ? "optional" : "required",
+      handler: async (request, reply) => {
+        const result = await records.upsert(callOf(request), kind, request.body);
+        if (result.created) return reply.code(201).header("location", result.location).send(result.record);
+        return reply.code(200).send(result.record);
+      },
+    });
     routes.push(...collectionReads(records, kind, base, scopeParams, ""));
     // gvc-scoped kinds are also queried across every gvc, and their catalog read, at the org level (the CLI does).
     if (info.scope === "gvc") routes.push(...collectionReads(records, kind, `/org/{org}/${kind}`, [orgParam], "InOrg"));
@@ -611,11 +644,14 @@ export function recordRoutes(records: RecordService): Route[] {
       method: "DELETE",
       path: item,
       operationId: `delete${Name}`,
-      summary: `Delete a ${kind}`,
+      summary: info.deletable === false ? `Refuses to delete a ${kind} (they cannot be deleted)` : `Delete a ${kind}`,
+      ...(info.deletable === false
+        ? { description: `No ${kind} can be deleted: the answer is 403 for an object the caller can view, else 404.` }
+        : {}),
       tags,
       params: itemParams,
-      responses: [{ status: 204, description: "Deleted" }],
-      errors: [400, 401, 403, 404, 409],
+      responses: info.deletable === false ? [] : [{ status: 204, description: "Deleted" }],
+      errors: info.deletable === false ? [400, 401, 403, 404] : [400, 401, 403, 404, 409],
       auth: "required",
       handler: async (request, reply) => {
         await records.delete(callOf(request), kind, key(request));

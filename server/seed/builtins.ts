@@ -5,7 +5,7 @@ import { isObject } from "../domain/common.js";
 import { createQuota, quotaDefinitions } from "../domain/quota.js";
 import type { RecordService } from "../domain/records.js";
 import type { JsonObject, StoreOps } from "../store/store.js";
-import { builtinLocations } from "./locations.js";
+import { builtinLocations, geoOf } from "./locations.js";
 
 export const ADMIN_SERVICE_ACCOUNT = "controlplane";
 /** Marks the admin key in the controlplane account's key list, so a restart with another key replaces it. */
@@ -78,21 +78,15 @@ export async function seedOrg(records: RecordService, org: string): Promise<bool
       { origin: "builtin", status: {} },
     );
     for (const location of builtinLocations) {
-      const tags: JsonObject = {
-        "cpln/city": location.geo.city,
-        "cpln/country": location.geo.country,
-        "cpln/continent": location.geo.continent,
-      };
-      if (location.geo.state !== undefined) tags["cpln/state"] = location.geo.state;
       await insert(
         "location",
-        { name: location.name, description: location.description, tags },
+        { name: location.name, description: location.description, tags: { ...location.tags } },
         {
           origin: "builtin",
           provider: location.provider,
           region: location.region,
           spec: { enabled: true },
-          status: { geo: { ...location.geo }, ipRanges: [] },
+          status: { geo: geoOf(location), ipRanges: [] },
         },
       );
     }

@@ -191,7 +191,6 @@ describe("2 PATCH /org/{org}/location/{name}", () => {
         "cpln/city": "Frankfurt",
         "cpln/country": "Germany",
         "cpln/continent": "Europe",
-        "cpln/state": "Hesse",
       },
       created: field(before.body, "created"),
       lastModified: ANY_TIME,
@@ -200,7 +199,7 @@ describe("2 PATCH /org/{org}/location/{name}", () => {
       region: "eu-central-1",
       spec: { enabled: false },
       status: {
-        geo: { lat: 50.1109, lon: 8.6821, country: "Germany", state: "Hesse", city: "Frankfurt", continent: "Europe" },
+        geo: { lat: 50.1109, lon: 8.6821, country: "Germany", city: "Frankfurt", continent: "Europe" },
         ipRanges: [],
       },
       links: links("location", "aws-eu-central-1"),
@@ -642,21 +641,35 @@ describe("10 GET /org/{org}/group/{name}/-accessreport", () => {
 });
 
 describe("11 DELETE /org/{org}/auditctx/{name}", () => {
-  it("204 for a custom context (needs manage), after which it is gone", async () => {
+  it("403 for every context the caller can view, custom or builtin, whatever the caller's permissions; it stays", async () => {
     expect((await admin(server).post(`/org/${ORG}/auditctx`, { name: "temp" })).status).toBe(201);
-    const deleted = await admin(server).delete(`/org/${ORG}/auditctx/temp`);
-    expect(deleted.status).toBe(204);
-    expect(deleted.body).toBeUndefined();
-    expect((await admin(server).get(`/org/${ORG}/auditctx/temp`)).status).toBe(404);
-  });
-
-  it("403 for the builtin cpln context and for a viewer; 404 when absent or hidden", async () => {
+    const before = await admin(server).get(`/org/${ORG}/auditctx/temp`);
+    const refused = await admin(server).delete(`/org/${ORG}/auditctx/temp`);
+    expect(refused.body).toEqual(
+      apiError(
+        403,
+        "Forbidden",
+        "Audit contexts cannot be deleted: temp stays (change its description or tags instead)",
+      ),
+    );
+    expect((await admin(server).get(`/org/${ORG}/auditctx/temp`)).body).toEqual(before.body);
     expect((await admin(server).delete(`/org/${ORG}/auditctx/cpln`)).body).toEqual(
-      apiError(403, "Forbidden", "The builtin audit context cpln cannot be deleted"),
+      apiError(
+        403,
+        "Forbidden",
+        "Audit contexts cannot be deleted: cpln stays (change its description or tags instead)",
+      ),
     );
     expect((await viewer.delete(`/org/${ORG}/auditctx/app-events`)).body).toEqual(
-      apiError(403, "Forbidden", "Not allowed to delete auditctx app-events (needs manage)"),
+      apiError(
+        403,
+        "Forbidden",
+        "Audit contexts cannot be deleted: app-events stays (change its description or tags instead)",
+      ),
     );
+  });
+
+  it("404 when absent or hidden", async () => {
     expect((await admin(server).delete(`/org/${ORG}/auditctx/nope`)).body).toEqual(
       apiError(404, "NotFound", "auditctx nope not found"),
     );

@@ -3,7 +3,7 @@
  * the kind rules beyond the 13 endpoints: BYOK locations, gvc quotas and InUse, users and JWTs, quotas by id, seeds.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { permissionNames, type Kind } from "../../api/kinds.js";
+import { kinds, permissionNames, type Kind } from "../../api/kinds.js";
 import type { RunningServer } from "../../server/index.js";
 import { ANY_ID, ANY_TIME, ORG, admin, apiError, as, bearer, field, jwtFor, links, start } from "./helpers.js";
 
@@ -164,6 +164,12 @@ describe.each(lifecycles)("$kind lifecycle", (c) => {
     expect(field<{ name: string }[]>(report.body, "permissions").map((p) => p.name)).toEqual(permissionNames(c.kind));
 
     const deleted = await admin(server).delete(item);
+    if (kinds[c.kind].deletable === false) {
+      // Kinds whose objects cannot be deleted (audit contexts) refuse, and the object stays.
+      expect(deleted.status).toBe(403);
+      expect((await admin(server).get(item)).status).toBe(200);
+      return;
+    }
     expect(deleted.status).toBe(204);
     expect((await admin(server).get(item)).body).toEqual(apiError(404, "NotFound", `${c.kind} ${c.name} not found`));
     expect((await admin(server).delete(item)).status).toBe(404);
@@ -229,7 +235,7 @@ describe("kind rules", () => {
 
   it("quotas cannot be created (405) or deleted (403); max is patchable, usage is read-only", async () => {
     expect((await admin(server).post(`/org/${ORG}/quota`, { name: "x1", unit: "count", max: 1 })).body).toEqual(
-      apiError(405, "MethodNotAllowed", "POST is not allowed on /org/{org}/quota (allowed: GET, HEAD)"),
+      apiError(405, "MethodNotAllowed", "POST is not allowed on /org/{org}/quota (allowed: GET, PUT, HEAD)"),
     );
     const agents = field<{ id: string; name: string }[]>(
       (await admin(server).get(`/org/${ORG}/quota`)).body,

@@ -184,7 +184,9 @@ describe("kinds", () => {
       "viewAccessReport",
     ]);
     expect(permissionNames("mk8s")).toEqual(["create", "delete", "edit", "join", "manage", "view"]);
-    expect(permissionNames("gvc")).toEqual(["create", "delete", "edit", "manage", "view"]);
+    expect(permissionNames("gvc")).toEqual(["configureLoadBalancer", "create", "delete", "edit", "manage", "view"]);
+    expect(permissionNames("user")).toEqual(["delete", "edit", "impersonate", "invite", "manage", "view"]);
+    expect(permissionNames("workload")).toContain("exec.stopReplica");
   });
 
   it("gives auditctx no delete permission", () => {
@@ -600,7 +602,8 @@ describe("policy", () => {
   });
 
   it("rejects an unknown targetKind, target other than 'all', and bad principal links", () => {
-    expect(paths(policyCreate(), { name: "p1", targetKind: "workload" })).toEqual(["targetKind"]);
+    expect(paths(policyCreate(), { name: "p1", targetKind: "workload" })).toEqual([]);
+    expect(paths(policyCreate(), { name: "p1", targetKind: "widget" })).toEqual(["targetKind"]);
     expect(create({ target: "some" }).map((i) => i.path)).toEqual(["target"]);
     expect(create({ bindings: [{ permissions: ["view"], principalLinks: ["viewers"] }] }).map((i) => i.path)).toEqual([
       "bindings.0.principalLinks.0",
@@ -753,9 +756,13 @@ describe("policyIssues", () => {
   });
 
   it("rejects an unknown target kind", () => {
-    expect(policyIssues({ targetKind: "workload" })).toEqual([
-      { path: "targetKind", message: "unknown kind 'workload'" },
+    expect(policyIssues({ targetKind: "widget" })).toEqual([
+      {
+        path: "targetKind",
+        message: expect.stringMatching(/^unknown kind 'widget' \(kinds: org, cloudaccount, .*, volumeset\)$/),
+      },
     ]);
+    expect(policyIssues({ targetKind: "workload" })).toEqual([]);
   });
 });
 
