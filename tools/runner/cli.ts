@@ -5,7 +5,17 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
-import { findPulumiCli, formatRun, ProgramRunError, runnerLabel, runProgram, type RunProgramOptions } from "./index.js";
+import {
+  findPulumiCli,
+  formatFooter,
+  formatHeader,
+  formatStep,
+  ProgramRunError,
+  runnerLabel,
+  runProgram,
+  type ProgressMessage,
+  type RunProgramOptions,
+} from "./index.js";
 
 const commands = ["up", "preview", "destroy", "refresh"] as const;
 type Command = (typeof commands)[number];
@@ -30,6 +40,7 @@ options:
                           plugin's (cpln-native:index:*), through bin/pulumi-resource-cpln-native
   --diff                  per resource, the property paths that change (with --provider native, also the
                           plugin's detailed diff) and the requests the provider sent
+  --timeout <seconds>     give up after this long (default 300); the error says what the run was waiting for
   --verbose               on failure, also print stack traces (also: PULUMI_DEBUG=1 or CPLN_DEBUG=1)
   --help                  this text`;
 
@@ -66,6 +77,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         secret: { type: "string", multiple: true, default: [] },
         provider: { type: "string", default: "dynamic" },
         diff: { type: "boolean", default: false },
+        timeout: { type: "string" },
         verbose: { type: "boolean", default: false },
         help: { type: "boolean", default: false },
       },
@@ -90,6 +102,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     parseConfig(values.config, "--config", config);
     const secretConfigKeys = parseConfig(values.secret, "--secret", config);
     const stack = values.stack ?? "dev";
+    let timeoutMs: number | undefined;
+    if (values.timeout !== undefined) {
+      const seconds = Number(values.timeout);
+      if (!/^\d+(\.\d+)?$/.test(values.timeout) || !(seconds > 0)) {
+        throw new UsageError(`--timeout ${values.timeout}: expected a number of seconds greater than 0`);
+      }
+      timeoutMs = Math.round(seconds * 1000);
+    }
     options = {
       programDir,
       stateFile: values.state ?? path.join(programDir, ".cpln-state", `${stack}.json`),
@@ -103,6 +123,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       provider,
       stack,
       echo: true,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     };
   } catch (error) {
     console.error(`${runnerLabel}\nerror: ${(error as Error).message}\n\n${usage}`);
@@ -112,15 +133,37 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   console.log(
     `${runnerLabel} (${findPulumiCli(env) ? "a Pulumi CLI is installed: prefer `pulumi up`" : "Pulumi CLI not found"})`,
   );
+  // Ctrl-C (SIGINT) or SIGTERM ends the run: the program and every provider process it started are stopped.
+  const interrupt = new AbortController();
+  let interruptedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => () => {
+    interruptedBy ??= signal;
+    interrupt.abort();
+  };
+  const onInt = onSignal("SIGINT");
+  const onTerm = onSignal("SIGTERM");
+  process.once("SIGINT", onInt);
+  process.once("SIGTERM", onTerm);
+  // Progress: the header when the run begins, each step's line as it completes.
+  let headerPrinted = false;
+  const onProgress = (event: ProgressMessage): void => {
+    if (event.kind === "begin") {
+      headerPrinted = true;
+      const { preview = false, destroy = false, refresh = false } = options;
+      console.log(formatHeader({ project: event.project, stack: event.stack, preview, destroy, refresh }));
+    } else if (event.kind === "step") {
+      for (const line of formatStep(event.step, { diff })) console.log(line);
+    }
+  };
   try {
     if (!options.destroy && !options.refresh) fs.mkdirSync(path.dirname(options.stateFile), { recursive: true });
-    const result = await runProgram(options);
-    console.log(
-      formatRun(result, { cliPath: findPulumiCli(env), diff })
-        .split("\n")
-        .slice(1)
-        .join("\n"),
-    );
+    const result = await runProgram({ ...options, onProgress, signal: interrupt.signal });
+    if (!headerPrinted) {
+      // No program process ran (nothing deployed): the whole run is printed now.
+      console.log(formatHeader(result));
+      for (const step of result.steps) for (const line of formatStep(step, { diff })) console.log(line);
+    }
+    for (const line of formatFooter(result)) console.log(line);
     return 0;
   } catch (error) {
     const problems = error instanceof ProgramRunError ? error.problems : [(error as Error).message.split("\n")[0]];
@@ -130,11 +173,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       );
     }
     for (const problem of problems) console.error(`error: ${problem}`);
+    if (error instanceof ProgramRunError) for (const line of error.skipped) console.error(`skipped: ${line}`);
     if (verbose) {
       const stack = error instanceof ProgramRunError ? error.detail : (error as Error).stack;
       if (stack) console.error(stack);
     }
+    if (interruptedBy) return interruptedBy === "SIGINT" ? 130 : 143;
     return 1;
+  } finally {
+    process.removeListener("SIGINT", onInt);
+    process.removeListener("SIGTERM", onTerm);
   }
 }
 

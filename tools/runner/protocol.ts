@@ -42,7 +42,21 @@ export interface ChildRunResult {
   hostStartMs: number | undefined;
 }
 
+/** What the program process reports while it runs (progress, and what the runner must clean up). */
+export type ProgressMessage =
+  /** The run has begun: the stack it runs (the header a user sees first). */
+  | { kind: "begin"; project: string; stack: string }
+  /** The program declared a resource (it may wait for its inputs before it registers). */
+  | { kind: "declared"; urn: string; dependsOn: string[] }
+  /** A resource's step has started: the provider is being called for it. */
+  | { kind: "stepStart"; urn: string }
+  /** A step completed. */
+  | { kind: "step"; step: Step }
+  /** A provider process was started, leading its own process group: the runner ends it whatever happens. */
+  | { kind: "process"; pid: number };
+
 export type ChildMessage =
+  | ProgressMessage
   | { kind: "result"; result: ChildRunResult }
   | {
       kind: "error";
@@ -53,6 +67,14 @@ export type ChildMessage =
       stack: string | undefined;
       steps: Step[];
       requests: HostCall[];
+      /** The resources that were not run because of the failure, one line each: `<resource>: <why>`. */
+      skipped: string[];
     };
 
 export type ParentMessage = { kind: "run"; options: ChildRunOptions };
+
+/** `cpln:VolumeSet "data"` for `urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cpln:VolumeSet::data`. */
+export function resourceLabel(urn: string): string {
+  const [, , type = "", name = ""] = urn.split("::");
+  return `${type.replace(/^pulumi-nodejs:dynamic\/?/, "") || "dynamic resource"} "${name}"`;
+}
