@@ -30,6 +30,7 @@ const requestId = "\\[request id [0-9a-f-]{36}\\]";
 let work: string;
 let server: RunningServer;
 let runs = 0;
+const markers: string[] = [];
 
 /** A copy of the fixture program (its source edited by `edit`) in a fresh directory, resolving the repo's packages. */
 function program(edit?: (source: string) => string): string {
@@ -78,6 +79,7 @@ function runner(
   options: { during?: (pid: number, marker: string) => Promise<void>; killAfterMs?: number } = {},
 ): Promise<Run> {
   const marker = `${process.pid}-${++runs}-${crypto.randomBytes(4).toString("hex")}`;
+  markers.push(marker);
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], {
@@ -134,6 +136,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // A failing test may have left processes behind (that is what it reports): they end here.
+  for (const marker of markers)
+    for (const entry of survivors(marker)) process.kill(Number(entry.split(" ")[0]), "SIGKILL");
   await server?.close();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
