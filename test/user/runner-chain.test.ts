@@ -120,15 +120,20 @@ function runner(
   });
 }
 
-const config = (over: { org?: string | null; endpoint?: string; token?: string; prefix: string }): string[] => [
-  ...(over.org === null ? [] : ["--config", `cpln:org=${over.org ?? "demo"}`]),
-  "--config",
-  `cpln:endpoint=${over.endpoint ?? server.url}`,
-  "--secret",
-  `cpln:token=${over.token ?? adminKey}`,
-  "--config",
-  `chain-program:prefix=${over.prefix}`,
-];
+/** The stack config as a user passes it: the token from a file, off the command line. */
+const config = (over: { org?: string | null; endpoint?: string; token?: string; prefix: string }): string[] => {
+  const tokenFile = path.join(work, `token-${crypto.randomBytes(4).toString("hex")}`);
+  fs.writeFileSync(tokenFile, `${over.token ?? adminKey}\n`, { mode: 0o600 });
+  return [
+    ...(over.org === null ? [] : ["--config", `cpln:org=${over.org ?? "demo"}`]),
+    "--config",
+    `cpln:endpoint=${over.endpoint ?? server.url}`,
+    "--secret-file",
+    `cpln:token=${tokenFile}`,
+    "--config",
+    `chain-program:prefix=${over.prefix}`,
+  ];
+};
 
 beforeAll(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-runner-chain-"));

@@ -154,6 +154,7 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
     project: projectName,
     stack: options.stack,
     config: options.config,
+    replaceConfig: options.replaceConfig,
     secretConfigKeys: options.secretConfigKeys,
     preview: options.preview,
     host: { cwd: options.hostCwd, env: hostEnv },
@@ -175,6 +176,7 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
     let outputs: PropertyMap = {};
     if (options.refresh) {
       await engine.refresh();
+      engine.commitConfig();
     } else {
       if (project) {
         const program = runProgram(project.main, options.programDir as string, projectName, engine, errors, {
@@ -196,6 +198,7 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
         });
       }
       await engine.finish({ destroy: !project });
+      engine.commitConfig();
     }
     return {
       project: projectName,

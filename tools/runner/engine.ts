@@ -133,6 +133,8 @@ export interface MiniEngineOptions {
   /** The whole stack config (namespaced keys), recorded in the state file; omit to use the recorded config. */
   config?: Record<string, string>;
   secretConfigKeys?: readonly string[];
+  /** `config` replaces the recorded config instead of being merged into it. */
+  replaceConfig?: boolean;
   /** Plan only: check and diff, never create, update or delete, never write the state file. */
   preview?: boolean;
   /** How to start the dynamic-provider host (started lazily, once, and configured with the stack config). */
@@ -169,6 +171,9 @@ export class MiniEngine {
   private failedUrn: string | undefined;
   /** The URN whose step is running, if any. */
   private running: string | undefined;
+  /** The config the state file records: the one it had, until the run succeeds and `commitConfig` records the new. */
+  private storedConfig: Record<string, string> = {};
+  private storedSecretKeys: string[] = [];
 
   private constructor(
     private readonly options: MiniEngineOptions,
@@ -193,7 +198,9 @@ export class MiniEngine {
     const crypter =
       options.preview && !existing
         ? SecretCrypter.ephemeral()
-        : SecretCrypter.open(options.stateFile, existing?.secretsProvider, env);
+        : SecretCrypter.open(options.stateFile, existing?.secretsProvider, env, (text) =>
+            process.stderr.write(`${text}\n`),
+          );
     // Given config replaces the recorded one (the whole stack config); without it, the recorded config is used.
     const config: Record<string, string> = {};
     const secretKeys = new Set<string>();
@@ -207,13 +214,17 @@ export class MiniEngine {
         recordedSecrets.add(key);
       }
     }
-    if (options.config === undefined) {
+    // Given config is set over the recorded one, like `pulumi config set` (or replaces it, with replaceConfig).
+    if (options.config === undefined || !options.replaceConfig) {
       Object.assign(config, recorded);
       for (const key of recordedSecrets) secretKeys.add(key);
-    } else {
+    }
+    if (options.config !== undefined) {
       for (const [key, value] of Object.entries(options.config)) {
         if (!/^[^:]+:.+$/.test(key)) throw new Error(`config key "${key}" must be namespaced ("<namespace>:<name>")`);
         config[key] = value;
+        // Set without --secret, a key is plain from now on (as `pulumi config set` without --secret).
+        secretKeys.delete(key);
       }
       for (const key of options.secretConfigKeys ?? []) {
         if (!(key in config)) throw new Error(`secretConfigKeys names "${key}", which is not in config`);
@@ -233,6 +244,9 @@ export class MiniEngine {
       config,
       [...secretKeys].sort(),
     );
+    // Until the run succeeds (commitConfig), the state file keeps the config it had.
+    engine.storedConfig = recorded;
+    engine.storedSecretKeys = [...recordedSecrets].sort();
     engine.written = existingText;
     if (!options.preview) engine.save();
     return engine;
@@ -591,6 +605,13 @@ export class MiniEngine {
     return [...this.steps];
   }
 
+  /** Records this run's config in the state file (the run succeeded). */
+  commitConfig(): void {
+    this.storedConfig = { ...this.config };
+    this.storedSecretKeys = [...this.secretConfigKeys];
+    this.save();
+  }
+
   /** Starts and configures the host now (in the background), so it is ready when the first registration comes. */
   warmUp(): void {
     this.startHost(this.options.warm ?? "dynamic").catch(() => undefined);
@@ -631,9 +652,9 @@ export class MiniEngine {
   save(): void {
     if (this.preview) return;
     const config: StateFileBody["config"] = {};
-    for (const key of Object.keys(this.config).sort()) {
-      const value = this.config[key] as string;
-      const secure = this.secretConfigKeys.includes(key);
+    for (const key of Object.keys(this.storedConfig).sort()) {
+      const value = this.storedConfig[key] as string;
+      const secure = this.storedSecretKeys.includes(key);
       config[key] = secure ? { secure: this.crypter.encrypt(value, `config:${key}`) } : value;
     }
     const encode = (where: string) => (r: ResourceState) => ({

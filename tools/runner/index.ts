@@ -30,8 +30,13 @@ export interface RunProgramOptions {
   /** Directory holding Pulumi.yaml and the program. Omit together with `destroy: true` to delete everything. */
   programDir?: string;
   stateFile: string;
-  /** The whole stack config, namespaced keys (`cpln:org`); recorded in the state file. Omit to reuse the recorded config. */
+  /**
+   * Stack config to set, namespaced keys (`cpln:org`): merged into the config recorded in the state file (like
+   * `pulumi config set`), recorded only when the run succeeds. Omit to use the recorded config as it is.
+   */
   config?: Record<string, string>;
+  /** `config` is the whole stack config: the recorded keys it does not name are dropped. */
+  replaceConfig?: boolean;
   secretConfigKeys?: string[];
   preview?: boolean;
   /** Run an empty program: every resource in state is deleted. */
@@ -146,6 +151,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     programDir,
     stateFile,
     config: options.config,
+    replaceConfig: options.replaceConfig ?? false,
     secretConfigKeys: options.secretConfigKeys ?? [],
     preview: options.preview ?? false,
     stack,

@@ -7,8 +7,9 @@ export interface ChildRunOptions {
   /** Absolute program directory; undefined runs an empty program (destroy). */
   programDir: string | undefined;
   stateFile: string;
-  /** The whole stack config; undefined reuses the config recorded in the state file. */
+  /** Stack config to set over the recorded one (or, with `replaceConfig`, instead of it); undefined reuses it. */
   config: Record<string, string> | undefined;
+  replaceConfig: boolean;
   secretConfigKeys: string[];
   preview: boolean;
   stack: string;
