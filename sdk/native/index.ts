@@ -38,15 +38,24 @@ export type NativeTypeName =
   | "CloudAccount"
   | "PolicyBinding";
 
-/** The options every native resource is registered with: the caller's, plus the alias from the dynamic type. */
+/**
+ * The options every native resource is registered with: the caller's, plus the alias from the dynamic type and the
+ * type's secret outputs (the schema's `secret: true`, as a generated SDK passes them) in `additionalSecretOutputs`,
+ * so the engine keeps them secret in its state whatever the plugin returns.
+ */
 export function nativeResourceOptions(
   typeName: NativeTypeName,
   opts: pulumi.CustomResourceOptions = {},
 ): pulumi.CustomResourceOptions {
+  const descriptor = resources[typeName] as { secretOutputs?: readonly string[] };
+  const secretOutputs = descriptor.secretOutputs ?? [];
   return {
     version: pluginVersion(),
     ...opts,
     aliases: [...(opts.aliases ?? []), { type: resourceToken(typeName) }],
+    ...(secretOutputs.length > 0
+      ? { additionalSecretOutputs: [...new Set([...(opts.additionalSecretOutputs ?? []), ...secretOutputs])] }
+      : {}),
   };
 }
 

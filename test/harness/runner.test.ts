@@ -36,6 +36,7 @@ function up(settings: Record<string, string> = {}, extra: Partial<Runner.RunProg
   return runner.runProgram({
     programDir,
     stateFile,
+    replaceConfig: true,
     config: { "files:dir": dir, "files:token": token, "files:secretNote": note, ...settings },
     secretConfigKeys: ["files:token", "files:secretNote"],
     ...extra,

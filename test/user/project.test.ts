@@ -126,16 +126,30 @@ describe("a user's project built from the packed package", () => {
   const runner = (args: string[], env: NodeJS.ProcessEnv = {}) =>
     run(process.execPath, [path.join(project, "node_modules", ".bin", "cpln-pulumi-run"), ...args], {
       cwd: project,
-      env: { CPLN_TOKEN: "", CPLN_ORG: "", CPLN_ENDPOINT: "", PULUMI_DEBUG: "", CPLN_DEBUG: "", ...env },
+      env: {
+        CPLN_TOKEN: "",
+        CPLN_ORG: "",
+        CPLN_ENDPOINT: "",
+        PULUMI_DEBUG: "",
+        CPLN_DEBUG: "",
+        PULUMI_CONFIG_PASSPHRASE: "user-test",
+        ...env,
+      },
     });
   const config = (over: { org?: string; endpoint?: string; token?: string } = {}) => [
     "--config",
     `cpln:org=${over.org ?? "demo"}`,
     "--config",
     `cpln:endpoint=${over.endpoint ?? server.url}`,
-    "--secret",
-    `cpln:token=${over.token ?? adminKey}`,
+    // The token from a file, off the command line (a `--secret k=v` would print a warning).
+    "--secret-file",
+    `cpln:token=${tokenFile(over.token ?? adminKey)}`,
   ];
+  const tokenFile = (token: string): string => {
+    const file = path.join(work, `token-${Buffer.from(token).toString("hex")}`);
+    fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
+    return file;
+  };
 
   it("the tarball holds only what users run (allow-list), including the seed file the CI recipe uses", () => {
     expect(packed.filter((file) => !allowed.some((re) => re.test(file)))).toEqual([]);

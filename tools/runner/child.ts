@@ -5,10 +5,17 @@
 import Module, { createRequire } from "node:module";
 import * as path from "node:path";
 import type * as pulumiTypes from "@pulumi/pulumi";
-import { CheckFailedError, MiniEngine } from "./engine.js";
+import { CheckFailedError, MiniEngine, SkippedError, type RegisterOptions } from "./engine.js";
 import { ProviderHostError } from "./host.js";
 import { isNativeType } from "./nativehost.js";
-import type { ChildMessage, ChildRunOptions, ChildRunResult, ParentMessage } from "./protocol.js";
+import {
+  resourceLabel,
+  type ChildMessage,
+  type ChildRunOptions,
+  type ChildRunResult,
+  type ParentMessage,
+} from "./protocol.js";
+import { ProviderProcess } from "./providerProcess.js";
 import { readProject } from "./project.js";
 import { compilerOptionsFor, loadTypeScript, registerTypeScript } from "./tshook.js";
 import { toPropertyMap, type PropertyMap } from "./values.js";
@@ -16,6 +23,121 @@ import { toPropertyMap, type PropertyMap } from "./values.js";
 type Pulumi = typeof pulumiTypes;
 interface SettingsInternals {
   waitForRPCs(): Promise<void>;
+  getMonitor(): MonitorInternals | undefined;
+}
+
+/** The parts of a RegisterResourceRequest the runner reads besides what the mocks pass on. */
+interface AliasSpecInternals {
+  getName(): string;
+  getType(): string;
+  getStack(): string;
+  getProject(): string;
+}
+interface RegisterRequestInternals {
+  getType(): string;
+  getName(): string;
+  getAdditionalsecretoutputsList(): string[];
+  getAliasurnsList?(): string[];
+  getAliasesList?(): { getUrn(): string; hasSpec(): boolean; getSpec(): AliasSpecInternals | undefined }[];
+}
+interface MonitorInternals {
+  registerResource(request: RegisterRequestInternals, callback: (...args: unknown[]) => void): unknown;
+}
+interface ResourceModuleInternals {
+  registerResource(res: object, parent: unknown, type: string, name: string, custom: boolean, ...rest: unknown[]): void;
+  readResource(res: object, parent: unknown, type: string, name: string, ...rest: unknown[]): void;
+}
+
+/** How a declared resource's run went. */
+type Outcome = "done" | "failed" | "skipped";
+
+/**
+ * The custom resources the program declares, with the resources each one's inputs and `dependsOn` wait for, noted
+ * when the resource object is constructed (before its inputs resolve): a resource whose input comes from one that
+ * failed never reaches the engine, and this is how the runner knows it was waiting and says why it was skipped.
+ */
+class Declarations {
+  private readonly byResource = new Map<object, { urn: string; deps: Set<object> }>();
+  private readonly outcomes = new Map<string, Outcome>();
+
+  constructor(private readonly onDeclared: (urn: string, dependsOn: string[]) => void) {}
+
+  declare(resource: object, urn: string, deps: Set<object>): void {
+    this.byResource.set(resource, { urn, deps });
+    const dependsOn = [...deps].map((d) => this.byResource.get(d)?.urn).filter((u): u is string => u !== undefined);
+    this.onDeclared(urn, dependsOn);
+  }
+
+  settle(urn: string, outcome: Outcome): void {
+    if (!this.outcomes.has(urn)) this.outcomes.set(urn, outcome);
+  }
+
+  /**
+   * One line per declared resource that did not run, saying why: a dependency that failed, one that was skipped,
+   * or the first failure that stopped the run.
+   */
+  skipped(firstFailure: string | undefined): string[] {
+    const lines: string[] = [];
+    for (const { urn, deps } of this.byResource.values()) {
+      const outcome = this.outcomes.get(urn);
+      if (outcome === "done" || outcome === "failed") continue;
+      const depUrns = [...deps].map((d) => this.byResource.get(d)?.urn).filter((u): u is string => u !== undefined);
+      const failedDep = depUrns.find((u) => this.outcomes.get(u) === "failed");
+      const skippedDep = depUrns.find((u) => this.outcomes.get(u) !== "done");
+      const why = failedDep
+        ? `depends on ${resourceLabel(failedDep)}, which failed`
+        : skippedDep
+          ? `depends on ${resourceLabel(skippedDep)}, which was skipped`
+          : firstFailure
+            ? `not started: ${firstFailure} failed first`
+            : "not started: the run failed first";
+      lines.push(`${resourceLabel(urn)}: ${why}`);
+    }
+    return lines;
+  }
+}
+
+/** The resources a property value waits for: those of every Output in it, and resources themselves. */
+function resourcesIn(pulumi: Pulumi, value: unknown, into: Set<object>, depth = 0): void {
+  if (depth > 8 || value === null || typeof value !== "object") return;
+  if (pulumi.Output.isInstance(value)) {
+    const internals = value as unknown as { resources?: () => Set<object> };
+    for (const r of internals.resources?.() ?? []) into.add(r);
+    return;
+  }
+  if (pulumi.Resource.isInstance(value)) {
+    into.add(value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) resourcesIn(pulumi, item, into, depth + 1);
+    return;
+  }
+  if (Object.getPrototypeOf(value) === Object.prototype) {
+    for (const item of Object.values(value)) resourcesIn(pulumi, item, into, depth + 1);
+  }
+}
+
+/** The URNs a registration's aliases name (full URNs, or specs completed from the resource's own name and type). */
+function aliasUrns(request: RegisterRequestInternals, project: string, stack: string): string[] {
+  const urns = [...(request.getAliasurnsList?.() ?? [])];
+  for (const alias of request.getAliasesList?.() ?? []) {
+    const spec = alias.hasSpec() ? alias.getSpec() : undefined;
+    if (!spec) {
+      if (alias.getUrn()) urns.push(alias.getUrn());
+      continue;
+    }
+    const type = spec.getType() || request.getType();
+    urns.push(
+      `urn:pulumi:${spec.getStack() || stack}::${spec.getProject() || project}::${type}::${spec.getName() || request.getName()}`,
+    );
+  }
+  return urns;
+}
+
+/** Sends a progress message to the runner (dropped when the runner is gone). */
+function notify(message: ChildMessage): void {
+  if (process.connected) process.send?.(message);
 }
 
 const dynamicTypePrefix = "pulumi-nodejs:dynamic";
@@ -32,6 +154,7 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
     project: projectName,
     stack: options.stack,
     config: options.config,
+    replaceConfig: options.replaceConfig,
     secretConfigKeys: options.secretConfigKeys,
     preview: options.preview,
     host: { cwd: options.hostCwd, env: hostEnv },
@@ -40,21 +163,42 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
     warm: options.provider,
     env: process.env,
     requestLog: options.requestLog,
+    onStep: (step) => notify({ kind: "step", step }),
+    onStepStart: (urn) => notify({ kind: "stepStart", urn }),
   });
+  notify({ kind: "begin", project: projectName, stack: options.stack });
+  const declarations = new Declarations((urn, dependsOn) => notify({ kind: "declared", urn, dependsOn }));
   // The host starts while the program loads (a start failure surfaces at the first registration).
   engine.warmUp();
   try {
-    const errors: unknown[] = [];
-    process.on("unhandledRejection", (reason) => errors.push(reason));
+    const errors = new ErrorLog();
+    process.on("unhandledRejection", (reason) => errors.add(reason));
     let outputs: PropertyMap = {};
     if (options.refresh) {
       await engine.refresh();
+      engine.commitConfig();
     } else {
       if (project) {
-        outputs = await runProgram(project.main, options.programDir as string, projectName, engine, errors, options);
+        const program = runProgram(project.main, options.programDir as string, projectName, engine, errors, {
+          ...options,
+          declarations,
+        });
+        // The program ends, or the first failure ends it: once the step in flight is done nothing else will run,
+        // and no step waits for an output of a resource that failed (it would never resolve).
+        const stopped = errors.stepFailed.then(() => engine.idle()).then(() => undefined);
+        const ended = await Promise.race([program, stopped]);
+        if (ended) outputs = ended;
       }
-      if (errors.length > 0) throw errors[0];
+      if (errors.length > 0) {
+        const failed = engine.failed;
+        const first = errors.first;
+        throw Object.assign(first instanceof Error ? first : new Error(String(first)), {
+          problems: errors.problems(),
+          skipped: declarations.skipped(failed ? resourceLabel(failed) : undefined),
+        });
+      }
       await engine.finish({ destroy: !project });
+      engine.commitConfig();
     }
     return {
       project: projectName,
@@ -71,7 +215,47 @@ async function run(options: ChildRunOptions): Promise<ChildRunResult> {
       requests: engine.hostProcesses.flatMap((host) => host.calls),
     });
   } finally {
+    // The program's pending work (outputs that will never resolve) is abandoned: the process exits after replying.
     await engine.close();
+  }
+}
+
+/**
+ * The errors of a run: the resource steps that failed (in order) and the program's own errors (a throw, a rejected
+ * data-source call). `stepFailed` resolves at the first failed step, which stops the run.
+ */
+class ErrorLog {
+  private readonly stepErrors: unknown[] = [];
+  private readonly programErrors: unknown[] = [];
+  private resolveStepFailed!: () => void;
+  readonly stepFailed = new Promise<void>((resolve) => (this.resolveStepFailed = resolve));
+
+  /** A resource step failed. */
+  addStep(error: unknown): void {
+    this.stepErrors.push(error);
+    this.resolveStepFailed();
+  }
+
+  /** The program failed outside a step; resource steps go on (the one that needs the failed value never starts). */
+  add(error: unknown): void {
+    // Pulumi's own echo of a failed registration (the dependents' rejected inputs): the step's error says it all.
+    if (error instanceof Error && error.message.startsWith("failed to register new resource ")) return;
+    this.programErrors.push(error);
+  }
+
+  get length(): number {
+    return this.stepErrors.length + this.programErrors.length;
+  }
+
+  /** The error to raise: the first failed step's, else the program's first. */
+  get first(): unknown {
+    return this.stepErrors[0] ?? this.programErrors[0];
+  }
+
+  /** One line per problem, the failed steps' first, without repeats. */
+  problems(): string[] {
+    const lines = [...this.stepErrors, ...this.programErrors].flatMap((e) => problemsOf(e));
+    return [...new Set(lines)];
   }
 }
 
@@ -80,8 +264,8 @@ async function runProgram(
   programDir: string,
   project: string,
   engine: MiniEngine,
-  errors: unknown[],
-  options: ChildRunOptions,
+  errors: ErrorLog,
+  options: ChildRunOptions & { declarations: Declarations },
 ): Promise<PropertyMap> {
   // The stack config, as the language host hands it to a program.
   process.env.PULUMI_CONFIG = JSON.stringify(engine.config);
@@ -94,14 +278,37 @@ async function runProgram(
   const pulumi = sdkRequire("@pulumi/pulumi") as Pulumi;
   if (options.provider === "native") useNativeClasses(programRequire);
   const settings = sdkRequire("@pulumi/pulumi/runtime/settings") as SettingsInternals;
+  const { declarations } = options;
+  const urnOf = (type: string, name: string): string => `urn:pulumi:${options.stack}::${project}::${type}::${name}`;
 
+  // Each custom resource is noted when constructed, with what it waits for (see Declarations).
+  const resourceModule = sdkRequire("@pulumi/pulumi/runtime/resource") as ResourceModuleInternals;
+  const register = resourceModule.registerResource;
+  resourceModule.registerResource = function (res, parent, type, name, custom, ...rest) {
+    if (custom) {
+      const deps = new Set<object>();
+      const [, , props, opts] = rest as [unknown, unknown, unknown, pulumiTypes.CustomResourceOptions | undefined];
+      resourcesIn(pulumi, props, deps);
+      resourcesIn(pulumi, opts?.dependsOn, deps);
+      declarations.declare(res, urnOf(type, name), deps);
+    }
+    return register.call(this, res, parent, type, name, custom, ...rest);
+  };
+
+  // The options the engine applies that the mocks do not pass on, by URN (additionalSecretOutputs, aliases).
+  const registerOptions = new Map<string, RegisterOptions>();
   await pulumi.runtime.setMocks(
     {
       newResource: async (args) => {
+        const urn = urnOf(args.type, args.name);
         try {
-          return await newResource(pulumi, engine, project, options.stack, args);
+          const result = await newResource(pulumi, engine, urn, args, registerOptions.get(urn) ?? {});
+          declarations.settle(urn, "done");
+          return result;
         } catch (error) {
-          errors.push(error);
+          const skipped = error instanceof SkippedError;
+          declarations.settle(urn, skipped ? "skipped" : "failed");
+          if (!skipped) errors.addStep(error);
           throw error;
         }
       },
@@ -109,7 +316,7 @@ async function runProgram(
         const error = new Error(
           `offline runner: invoke ${args.token} is not supported (the runner only runs dynamic-provider resources)`,
         );
-        errors.push(error);
+        errors.add(error);
         throw error;
       },
     },
@@ -117,12 +324,23 @@ async function runProgram(
     options.stack,
     options.preview,
   );
+  const monitor = settings.getMonitor();
+  if (monitor) {
+    const registerResource = monitor.registerResource.bind(monitor);
+    monitor.registerResource = (request, callback) => {
+      registerOptions.set(urnOf(request.getType(), request.getName()), {
+        additionalSecretOutputs: request.getAdditionalsecretoutputsList(),
+        aliases: aliasUrns(request, project, options.stack),
+      });
+      return registerResource(request, callback);
+    };
+  }
 
   let exported: unknown;
   try {
     exported = programRequire(resolveEntry(programRequire, main));
   } catch (error) {
-    errors.push(error);
+    errors.add(error);
     return {};
   }
   // `export = async () => ({...})` programs: the returned object is the stack outputs.
@@ -136,7 +354,7 @@ async function runProgram(
   try {
     outputs = toPropertyMap(await pulumi.runtime.serializeProperties("stack outputs", values), "stack outputs");
   } catch (error) {
-    errors.push(error);
+    errors.add(error);
   }
   await settings.waitForRPCs();
   return outputs;
@@ -145,9 +363,9 @@ async function runProgram(
 async function newResource(
   pulumi: Pulumi,
   engine: MiniEngine,
-  project: string,
-  stack: string,
+  urn: string,
   args: pulumiTypes.runtime.MockResourceArgs,
+  opts: RegisterOptions,
 ): Promise<{ id: string | undefined; state: Record<string, unknown> }> {
   // Component resources have no provider: nothing to do but acknowledge them.
   if (args.custom === false) return { id: undefined, state: {} };
@@ -159,14 +377,13 @@ async function newResource(
         `Pulumi CLI for other providers`,
     );
   }
-  const urn = `urn:pulumi:${stack}::${project}::${args.type}::${args.name}`;
   const inputs = toPropertyMap(args.inputs, `${args.name} inputs`, pulumi.isUnknown);
   if (args.id) {
     // `Resource.get(name, id)`: a read of an existing object, not managed by this stack.
-    const read = await engine.read(urn, args.type, args.id, inputs);
+    const read = await engine.read(urn, args.type, args.id, inputs, opts);
     return { id: read.id, state: read.outputs };
   }
-  const result = await engine.register(urn, args.type, inputs);
+  const result = await engine.register(urn, args.type, inputs, opts);
   return { id: result.id, state: result.outputs };
 }
 
@@ -213,29 +430,42 @@ function resolveEntry(programRequire: NodeJS.Require, main: string): string {
   }
 }
 
+// Provider processes lead their own process groups: the runner hears of each one so it can end it, and so does this
+// process when it is told to stop or loses the runner.
+ProviderProcess.onSpawn((pid) => notify({ kind: "process", pid }));
+function abandon(code: number): void {
+  ProviderProcess.killAll("SIGKILL");
+  process.exit(code);
+}
+process.once("SIGTERM", () => abandon(143));
+process.once("SIGINT", () => abandon(130));
+process.once("disconnect", () => abandon(1));
+
+type RunError = Error & {
+  steps?: ChildRunResult["steps"];
+  requests?: ChildRunResult["requests"];
+  problems?: string[];
+  skipped?: string[];
+};
+
 process.once("message", (message: ParentMessage) => {
   void run(message.options).then(
     (result) => send({ kind: "result", result }),
-    (error: Error & { steps?: ChildRunResult["steps"]; requests?: ChildRunResult["requests"] }) => {
+    (error: RunError) => {
       // A failed run leaves Pulumi's outputs pending; a non-zero exit code keeps its promise-leak report quiet.
       process.exitCode = 1;
       send({
         kind: "error",
         message: error instanceof Error ? error.message : String(error),
-        problems: problemsOf(error),
+        problems: error.problems ?? problemsOf(error),
         stack: error instanceof Error ? error.stack : undefined,
         steps: error.steps ?? [],
         requests: error.requests ?? [],
+        skipped: error.skipped ?? [],
       });
     },
   );
 });
-
-/** `cpln:VolumeSet "data"` for `urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cpln:VolumeSet::data`. */
-export function resourceLabel(urn: string): string {
-  const [, , type = "", name = ""] = urn.split("::");
-  return `${type.replace(/^pulumi-nodejs:dynamic\/?/, "") || "dynamic resource"} "${name}"`;
-}
 
 /** The message without stack frames, on one line. */
 function oneLine(text: string): string {
@@ -260,6 +490,9 @@ export function problemsOf(error: unknown): string[] {
   return [oneLine(String(error))];
 }
 
+/** Sends the run's answer, then exits: nothing the program left pending (outputs of failed resources) is waited for. */
 function send(message: ChildMessage): void {
-  process.send?.(message, () => process.disconnect());
+  process.removeAllListeners("disconnect");
+  if (!process.send) process.exit(process.exitCode ?? 0);
+  process.send(message, () => process.exit(process.exitCode ?? 0));
 }

@@ -23,6 +23,7 @@ import {
   isPlainObject,
   isSecret,
   makeSecret,
+  remarkSecrets,
   secretSig,
   secretSigKey,
   stripSecretsMap,
@@ -74,6 +75,8 @@ export interface ResourceState {
   inputs: PropertyMap;
   /** Outputs as returned by the provider, secrets re-marked. */
   outputs: PropertyMap;
+  /** Outputs kept secret whatever the provider returns (the resource's `additionalSecretOutputs`, the schema's). */
+  secretOutputs?: string[];
 }
 
 interface StateFileBody {
@@ -87,6 +90,29 @@ interface StateFileBody {
   resources: ResourceState[];
   /** Old halves of create-before-delete replacements, deleted at the end of the run. */
   pendingDeletes: ResourceState[];
+}
+
+/**
+ * A registration the engine did not run because an earlier step failed: the run stops at the first failure, as
+ * `pulumi up` does without `--continue-on-error`.
+ */
+export class SkippedError extends Error {
+  constructor(
+    readonly urn: string,
+    readonly failedUrn: string,
+  ) {
+    super(`${urn}: skipped: not started, ${failedUrn} failed first`);
+    this.name = "SkippedError";
+  }
+}
+
+/** What a registration carries besides its inputs (the RegisterResourceRequest's options the engine applies). */
+export interface RegisterOptions {
+  preview?: boolean;
+  /** Output names to keep secret (`additionalSecretOutputs`). */
+  additionalSecretOutputs?: readonly string[];
+  /** URNs this resource had before (`aliases`): a resource in state under one of them is this resource. */
+  aliases?: readonly string[];
 }
 
 /** A registration rejected by the provider's check. */
@@ -107,6 +133,8 @@ export interface MiniEngineOptions {
   /** The whole stack config (namespaced keys), recorded in the state file; omit to use the recorded config. */
   config?: Record<string, string>;
   secretConfigKeys?: readonly string[];
+  /** `config` replaces the recorded config instead of being merged into it. */
+  replaceConfig?: boolean;
   /** Plan only: check and diff, never create, update or delete, never write the state file. */
   preview?: boolean;
   /** How to start the dynamic-provider host (started lazily, once, and configured with the stack config). */
@@ -119,6 +147,9 @@ export interface MiniEngineOptions {
   env?: NodeJS.ProcessEnv;
   /** A file the host's client appends its requests to (`CPLN_REQUEST_LOG`); each step takes the new lines. */
   requestLog?: string;
+  /** Called as each step completes (progress), and as a resource step starts. */
+  onStep?(step: Step): void;
+  onStepStart?(urn: string): void;
 }
 
 const writtenBy = "cpln-pulumi offline runner (a stand-in for the Pulumi engine)";
@@ -136,6 +167,13 @@ export class MiniEngine {
   private written: string | undefined;
   /** Bytes of the request log already attributed to a step. */
   private requestLogOffset = 0;
+  /** The URN of the first registration that failed: later registrations are not run. */
+  private failedUrn: string | undefined;
+  /** The URN whose step is running, if any. */
+  private running: string | undefined;
+  /** The config the state file records: the one it had, until the run succeeds and `commitConfig` records the new. */
+  private storedConfig: Record<string, string> = {};
+  private storedSecretKeys: string[] = [];
 
   private constructor(
     private readonly options: MiniEngineOptions,
@@ -160,7 +198,9 @@ export class MiniEngine {
     const crypter =
       options.preview && !existing
         ? SecretCrypter.ephemeral()
-        : SecretCrypter.open(options.stateFile, existing?.secretsProvider, env);
+        : SecretCrypter.open(options.stateFile, existing?.secretsProvider, env, (text) =>
+            process.stderr.write(`${text}\n`),
+          );
     // Given config replaces the recorded one (the whole stack config); without it, the recorded config is used.
     const config: Record<string, string> = {};
     const secretKeys = new Set<string>();
@@ -174,13 +214,17 @@ export class MiniEngine {
         recordedSecrets.add(key);
       }
     }
-    if (options.config === undefined) {
+    // Given config is set over the recorded one, like `pulumi config set` (or replaces it, with replaceConfig).
+    if (options.config === undefined || !options.replaceConfig) {
       Object.assign(config, recorded);
       for (const key of recordedSecrets) secretKeys.add(key);
-    } else {
+    }
+    if (options.config !== undefined) {
       for (const [key, value] of Object.entries(options.config)) {
         if (!/^[^:]+:.+$/.test(key)) throw new Error(`config key "${key}" must be namespaced ("<namespace>:<name>")`);
         config[key] = value;
+        // Set without --secret, a key is plain from now on (as `pulumi config set` without --secret).
+        secretKeys.delete(key);
       }
       for (const key of options.secretConfigKeys ?? []) {
         if (!(key in config)) throw new Error(`secretConfigKeys names "${key}", which is not in config`);
@@ -200,6 +244,9 @@ export class MiniEngine {
       config,
       [...secretKeys].sort(),
     );
+    // Until the run succeeds (commitConfig), the state file keeps the config it had.
+    engine.storedConfig = recorded;
+    engine.storedSecretKeys = [...recordedSecrets].sort();
     engine.written = existingText;
     if (!options.preview) engine.save();
     return engine;
@@ -224,21 +271,78 @@ export class MiniEngine {
     return [...this.startedHosts];
   }
 
-  /** One engine step for a registration. Registrations are processed one at a time, in arrival order. */
-  register(urn: string, type: string, inputs: PropertyMap, opts: { preview?: boolean } = {}): Promise<RegisterResult> {
-    const run = this.queue.then(() => this.step(urn, type, inputs, opts.preview ?? this.preview));
+  /**
+   * One engine step for a registration. Registrations are processed one at a time, in arrival order. After a step
+   * fails, later registrations are not run (they fail with `SkippedError`), as the engine stops at the first error.
+   */
+  register(urn: string, type: string, inputs: PropertyMap, opts: RegisterOptions = {}): Promise<RegisterResult> {
+    const run = this.queue.then(async () => {
+      if (this.failedUrn !== undefined) throw new SkippedError(urn, this.failedUrn);
+      this.running = urn;
+      this.options.onStepStart?.(urn);
+      try {
+        return await this.step(urn, type, inputs, opts.preview ?? this.preview, opts);
+      } catch (error) {
+        this.failedUrn ??= urn;
+        throw error;
+      } finally {
+        this.running = undefined;
+      }
+    });
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private async step(urn: string, type: string, news: PropertyMap, preview: boolean): Promise<RegisterResult> {
+  /** The URN of the first failed registration, if one failed. */
+  get failed(): string | undefined {
+    return this.failedUrn;
+  }
+
+  /** The URN whose step is running now, if any. */
+  get inFlight(): string | undefined {
+    return this.running;
+  }
+
+  /** Resolves when no step is running or queued. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const queue = this.queue;
+      await queue;
+      if (queue === this.queue) return;
+    }
+  }
+
+  private async step(
+    urn: string,
+    type: string,
+    news: PropertyMap,
+    preview: boolean,
+    opts: RegisterOptions,
+  ): Promise<RegisterResult> {
     if (this.finished) throw new Error("the engine has finished this run");
     if (this.registered.includes(urn))
       throw new Error(`duplicate resource URN ${urn}: each resource needs a unique name`);
     this.registered.push(urn);
     const host = await this.getHost(type);
-    const old = this.resources.find((r) => r.urn === urn);
+    let old = this.resources.find((r) => r.urn === urn);
+    if (!old) {
+      // An alias names the resource's previous URN (another name or type): the resource in state under it is this one.
+      const aliased = this.resources.find((r) => opts.aliases?.includes(r.urn) && !this.registered.includes(r.urn));
+      if (aliased) {
+        this.registered.push(aliased.urn);
+        if (!preview) {
+          aliased.urn = urn;
+          aliased.type = type;
+        }
+        old = preview ? { ...aliased, urn, type } : aliased;
+      }
+    }
     if (old && old.type !== type) throw new Error(`${urn} is recorded with type ${old.type}, registered as ${type}`);
+    const secretOutputs = [
+      ...new Set([...(opts.additionalSecretOutputs ?? []), ...((await host.secretOutputs?.(type)) ?? [])]),
+    ].sort();
+    const keepSecret = (outputs: PropertyMap): PropertyMap => remarkSecrets(outputs, secretOutputs);
+    const withSecrets = secretOutputs.length > 0 ? { secretOutputs } : {};
 
     const checked = await host.check(urn, old?.inputs ?? {}, news);
     if (checked.failures.length > 0) throw new CheckFailedError(urn, checked.failures);
@@ -246,9 +350,14 @@ export class MiniEngine {
 
     if (!old) {
       if (preview) return this.report({ urn, op: "create", id: undefined, detail: "create (planned)" }, inputs);
-      const created = await this.recordingInitFailure(() => host.create(urn, inputs), { urn, type, inputs });
-      const outputs = annotateSecrets(created.outputs, inputs);
-      this.resources.push({ urn, type, id: created.id, inputs, outputs });
+      const created = await this.recordingInitFailure(() => host.create(urn, inputs), {
+        urn,
+        type,
+        inputs,
+        secretOutputs,
+      });
+      const outputs = keepSecret(annotateSecrets(created.outputs, inputs));
+      this.resources.push({ urn, type, id: created.id, inputs, outputs, ...withSecrets });
       this.save();
       return this.report({ urn, op: "create", id: created.id, detail: `created ${created.id}` }, outputs);
     }
@@ -261,8 +370,11 @@ export class MiniEngine {
     const detailed = diff.detailedDiff && changes ? { detailedDiff: diff.detailedDiff } : {};
 
     if (!changes) {
-      if (!deepEqual(old.inputs, inputs) && !preview) {
+      const outputs = keepSecret(old.outputs);
+      if (!preview && (!deepEqual(old.inputs, inputs) || !deepEqual(old.outputs, outputs))) {
         old.inputs = inputs;
+        old.outputs = outputs;
+        Object.assign(old, withSecrets);
         this.save();
       }
       return this.report({ urn, op: "same", id: old.id, detail: "unchanged" }, old.outputs);
@@ -294,13 +406,15 @@ export class MiniEngine {
         urn,
         type,
         inputs: newInputs,
+        secretOutputs,
         replacing: diff.deleteBeforeReplace ? undefined : old,
       });
-      const outputs = annotateSecrets(created.outputs, newInputs);
-      const replacement: ResourceState = { urn, type, id: created.id, inputs: newInputs, outputs };
+      const outputs = keepSecret(annotateSecrets(created.outputs, newInputs));
+      const replacement: ResourceState = { urn, type, id: created.id, inputs: newInputs, outputs, ...withSecrets };
       if (diff.deleteBeforeReplace) this.resources.push(replacement);
       else {
-        this.resources = this.resources.map((r) => (r === old ? replacement : r));
+        const replaced = old;
+        this.resources = this.resources.map((r) => (r === replaced ? replacement : r));
         this.pendingDeletes.push(old);
       }
       this.save();
@@ -320,13 +434,15 @@ export class MiniEngine {
       // The update went through but the object did not become healthy: record what the provider reported.
       if (error instanceof ProviderHostError && error.initFailure) {
         old.inputs = inputs;
-        old.outputs = annotateSecrets(error.initFailure.properties, inputs);
+        old.outputs = keepSecret(annotateSecrets(error.initFailure.properties, inputs));
+        Object.assign(old, withSecrets);
         this.save();
       }
       throw error;
     }
     old.inputs = inputs;
-    old.outputs = annotateSecrets(updated, inputs);
+    old.outputs = keepSecret(annotateSecrets(updated, inputs));
+    Object.assign(old, withSecrets);
     this.save();
     return this.report({ ...base, detail: `updated ${what}` }, old.outputs);
   }
@@ -335,8 +451,9 @@ export class MiniEngine {
    * A read of an existing object (`Resource.get(name, id)`): the provider's read with the given properties as both
    * state and inputs, as the engine's ReadStep does. The object is not managed by the stack, so never deleted.
    */
-  read(urn: string, type: string, id: string, props: PropertyMap): Promise<RegisterResult> {
+  read(urn: string, type: string, id: string, props: PropertyMap, opts: RegisterOptions = {}): Promise<RegisterResult> {
     const run = this.queue.then(async () => {
+      if (this.failedUrn !== undefined) throw new SkippedError(urn, this.failedUrn);
       if (this.registered.includes(urn) || this.resources.some((r) => r.urn === urn && r.type === type)) {
         throw new Error(`${urn}: a resource read with .get() needs a name not used by a managed resource`);
       }
@@ -344,10 +461,13 @@ export class MiniEngine {
       const host = await this.getHost(type);
       const result = await host.read(id, urn, props, props);
       if (!result.id) throw new Error(`${urn}: the provider found no object with id ${id}`);
-      const outputs = annotateSecrets(result.props, props);
+      const secretOutputs = [...(opts.additionalSecretOutputs ?? []), ...((await host.secretOutputs?.(type)) ?? [])];
+      const outputs = remarkSecrets(annotateSecrets(result.props, props), secretOutputs);
       return this.report({ urn, op: "read", id: result.id, detail: `read ${result.id}` }, outputs);
     });
-    this.queue = run.catch(() => undefined);
+    this.queue = run.catch((error: unknown) => {
+      if (!(error instanceof SkippedError)) this.failedUrn ??= urn;
+    });
     return run;
   }
 
@@ -357,7 +477,7 @@ export class MiniEngine {
    */
   private async recordingInitFailure(
     create: () => Promise<{ id: string; outputs: PropertyMap }>,
-    target: { urn: string; type: string; inputs: PropertyMap; replacing?: ResourceState },
+    target: { urn: string; type: string; inputs: PropertyMap; secretOutputs: string[]; replacing?: ResourceState },
   ): Promise<{ id: string; outputs: PropertyMap }> {
     try {
       return await create();
@@ -369,7 +489,8 @@ export class MiniEngine {
           type: target.type,
           id: failed.id,
           inputs: target.inputs,
-          outputs: annotateSecrets(failed.properties, target.inputs),
+          outputs: remarkSecrets(annotateSecrets(failed.properties, target.inputs), target.secretOutputs),
+          ...(target.secretOutputs.length > 0 ? { secretOutputs: target.secretOutputs } : {}),
         };
         // A half-made replacement takes the old object's place; the old one is still deleted at the end.
         const at = target.replacing ? this.resources.indexOf(target.replacing) : -1;
@@ -384,8 +505,15 @@ export class MiniEngine {
   }
 
   private report(step: Step, outputs: PropertyMap): RegisterResult {
-    this.steps.push(this.withRequests(step));
+    this.push(step);
     return { id: step.id, outputs, step };
+  }
+
+  /** Records a completed step (with its requests) and reports it as progress. */
+  private push(step: Step): void {
+    const recorded = this.withRequests(step);
+    this.steps.push(recorded);
+    this.options.onStep?.(recorded);
   }
 
   /** Attaches the requests logged since the previous step (steps run one at a time). */
@@ -417,15 +545,18 @@ export class MiniEngine {
           this.resources = this.resources.filter((p) => p !== r);
           this.save();
         }
-        this.steps.push(
-          this.withRequests({ urn: r.urn, op: "delete", id: r.id, detail: `gone: ${r.id} no longer exists` }),
-        );
+        this.push({ urn: r.urn, op: "delete", id: r.id, detail: `gone: ${r.id} no longer exists` });
         continue;
       }
-      const outputs = annotateSecrets(result.props, r.inputs);
+      // Outputs that were secret stay secret, as do the resource's declared secret outputs.
+      const wereSecret = Object.keys(r.outputs).filter((k) => isSecret(r.outputs[k]));
+      const outputs = remarkSecrets(annotateSecrets(result.props, r.inputs), [
+        ...(r.secretOutputs ?? []),
+        ...wereSecret,
+      ]);
       const paths = changedPaths(stripSecretsMap(r.outputs), stripSecretsMap(outputs), "", [providerKey]);
       if (paths.length === 0) {
-        this.steps.push(this.withRequests({ urn: r.urn, op: "same", id: r.id, detail: "unchanged" }));
+        this.push({ urn: r.urn, op: "same", id: r.id, detail: "unchanged" });
         continue;
       }
       if (!this.preview) {
@@ -435,7 +566,7 @@ export class MiniEngine {
         this.save();
       }
       const detail = `refreshed: ${paths.join(", ")} changed outside the program`;
-      this.steps.push(this.withRequests({ urn: r.urn, op: "refresh", id: r.id, changedPaths: paths, detail }));
+      this.push({ urn: r.urn, op: "refresh", id: r.id, changedPaths: paths, detail });
     }
     return [...this.steps];
   }
@@ -456,7 +587,7 @@ export class MiniEngine {
     for (const { r, pending } of doomed) {
       const why = pending ? "replaced" : options.destroy ? "destroy" : "no longer in the program";
       if (this.preview) {
-        this.steps.push({ urn: r.urn, op: "delete", id: r.id, detail: `delete (planned) of ${r.id}: ${why}` });
+        this.push({ urn: r.urn, op: "delete", id: r.id, detail: `delete (planned) of ${r.id}: ${why}` });
         continue;
       }
       const host = await this.getHost(r.type);
@@ -464,7 +595,7 @@ export class MiniEngine {
       if (pending) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== r);
       else this.resources = this.resources.filter((p) => p !== r);
       this.save();
-      this.steps.push(this.withRequests({ urn: r.urn, op: "delete", id: r.id, detail: `deleted ${r.id}: ${why}` }));
+      this.push({ urn: r.urn, op: "delete", id: r.id, detail: `deleted ${r.id}: ${why}` });
     }
     if (!this.preview) {
       const position = (urn: string): number => this.registered.indexOf(urn);
@@ -472,6 +603,13 @@ export class MiniEngine {
       this.save();
     }
     return [...this.steps];
+  }
+
+  /** Records this run's config in the state file (the run succeeded). */
+  commitConfig(): void {
+    this.storedConfig = { ...this.config };
+    this.storedSecretKeys = [...this.secretConfigKeys];
+    this.save();
   }
 
   /** Starts and configures the host now (in the background), so it is ready when the first registration comes. */
@@ -514,9 +652,9 @@ export class MiniEngine {
   save(): void {
     if (this.preview) return;
     const config: StateFileBody["config"] = {};
-    for (const key of Object.keys(this.config).sort()) {
-      const value = this.config[key] as string;
-      const secure = this.secretConfigKeys.includes(key);
+    for (const key of Object.keys(this.storedConfig).sort()) {
+      const value = this.storedConfig[key] as string;
+      const secure = this.storedSecretKeys.includes(key);
       config[key] = secure ? { secure: this.crypter.encrypt(value, `config:${key}`) } : value;
     }
     const encode = (where: string) => (r: ResourceState) => ({

@@ -111,6 +111,8 @@ export interface ProviderHost {
     oldInputs?: PropertyMap,
   ): Promise<PropertyMap>;
   delete(id: string, urn: string, props: PropertyMap, oldInputs?: PropertyMap): Promise<void>;
+  /** Outputs of a type the provider's schema marks secret (a provider without a schema has none). */
+  secretOutputs?(type: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 

@@ -2,19 +2,27 @@
 // Pulumi engine, not the engine: each run forks a fresh program process (child.ts) whose `setMocks` routes dynamic
 // resources to the real dynamic-provider host (and, with `provider: "native"`, the native classes' registrations to the
 // native plugin), and a MiniEngine plans and applies the steps against a JSON state file.
-import { fork } from "node:child_process";
+import { fork, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { Step, StepOp } from "./engine.js";
 import type { HostCall } from "./host.js";
 import { readProject } from "./project.js";
-import type { ChildMessage, ChildRunOptions, ParentMessage, ProviderKind } from "./protocol.js";
+import {
+  resourceLabel,
+  type ChildMessage,
+  type ChildRunOptions,
+  type ParentMessage,
+  type ProgressMessage,
+  type ProviderKind,
+} from "./protocol.js";
 import { redactSecrets, type PropertyMap } from "./values.js";
 
 export type { Step, StepOp } from "./engine.js";
 export type { HostCall } from "./host.js";
-export type { ProviderKind } from "./protocol.js";
+export { resourceLabel } from "./protocol.js";
+export type { ProgressMessage, ProviderKind } from "./protocol.js";
 
 export const runnerLabel = "offline runner: stand-in for the Pulumi engine";
 
@@ -22,8 +30,13 @@ export interface RunProgramOptions {
   /** Directory holding Pulumi.yaml and the program. Omit together with `destroy: true` to delete everything. */
   programDir?: string;
   stateFile: string;
-  /** The whole stack config, namespaced keys (`cpln:org`); recorded in the state file. Omit to reuse the recorded config. */
+  /**
+   * Stack config to set, namespaced keys (`cpln:org`): merged into the config recorded in the state file (like
+   * `pulumi config set`), recorded only when the run succeeds. Omit to use the recorded config as it is.
+   */
   config?: Record<string, string>;
+  /** `config` is the whole stack config: the recorded keys it does not name are dropped. */
+  replaceConfig?: boolean;
   secretConfigKeys?: string[];
   preview?: boolean;
   /** Run an empty program: every resource in state is deleted. */
@@ -41,8 +54,12 @@ export interface RunProgramOptions {
   hostCwd?: string;
   /** Forward the program's and host's console output to this process (default: collect only). */
   echo?: boolean;
-  /** Give up after this long (ms, default 5 minutes). */
+  /** Give up after this long (ms, default 5 minutes): a last resort, the error says what the run was waiting for. */
   timeoutMs?: number;
+  /** Called as the run progresses: its start, each resource declared, each step started and completed. */
+  onProgress?(event: ProgressMessage): void;
+  /** Aborting ends the run at once: the program and every provider process are stopped (e.g. on Ctrl-C). */
+  signal?: AbortSignal;
   /**
    * `native`: the program's `cpln-pulumi` resource classes are the native ones (`cpln-pulumi/native`, same args) and
    * their `cpln-native:index:*` registrations go to the native plugin (bin/pulumi-resource-cpln-native), configured
@@ -85,6 +102,8 @@ export class ProgramRunError extends Error {
     readonly logs: string[],
     problems?: string[],
     readonly detail?: string,
+    /** The resources not run because of the failure: `<resource>: <why>` (a dependency failed, the run stopped). */
+    readonly skipped: string[] = [],
   ) {
     super(message);
     this.name = "ProgramRunError";
@@ -132,6 +151,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     programDir,
     stateFile,
     config: options.config,
+    replaceConfig: options.replaceConfig ?? false,
     secretConfigKeys: options.secretConfigKeys ?? [],
     preview: options.preview ?? false,
     stack,
@@ -146,11 +166,14 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
   };
 
   const logs: string[] = [];
+  // The program process leads its own process group, and each provider process leads one: the run ends them all,
+  // whatever way it ends (a terminal's Ctrl-C reaches only this process, which ends the rest).
   const child = fork(path.join(__dirname, "child.js"), [], {
     cwd: programDir ?? path.dirname(stateFile),
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
     execArgv: [],
+    detached: true,
   });
   const collect = (stream: NodeJS.WritableStream) => (chunk: Buffer) => {
     const text = chunk.toString("utf8");
@@ -159,36 +182,100 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
   };
   child.stdout?.on("data", collect(process.stdout));
   child.stderr?.on("data", collect(process.stderr));
+  const groups = new Set<number>();
+  const exited = new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once("exit", () => resolve());
+  });
+  // What the run is doing, for a timeout's message.
+  const declared = new Map<string, string[]>();
+  const completed = new Set<string>();
+  let inFlight: string | undefined;
 
   const message = await new Promise<ChildMessage>((resolve, reject) => {
     const timeoutMs = options.timeoutMs ?? 300_000;
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new ProgramRunError(`offline runner: the program did not finish within ${timeoutMs} ms`, [], [], logs));
-    }, timeoutMs);
-    let answer: ChildMessage | undefined;
-    child.once("message", (m: ChildMessage) => (answer = m));
-    child.once("error", (error) => {
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
       clearTimeout(timer);
-      reject(error);
+      options.signal?.removeEventListener("abort", onAbort);
+      return true;
+    };
+    const timer = setTimeout(() => {
+      if (!settle()) return;
+      // The resources whose own inputs are late (not those waiting for another late resource).
+      const pending = [...declared.keys()].filter((urn) => !completed.has(urn) && urn !== inFlight);
+      const late = pending.filter((urn) => (declared.get(urn) ?? []).every((dep) => completed.has(dep)));
+      const behind = pending.filter((urn) => !late.includes(urn));
+      const waiting = [
+        ...(inFlight ? [`the provider's answer for ${resourceLabel(inFlight)}`] : []),
+        ...(late.length > 0 ? [`the inputs of ${late.map(resourceLabel).join(", ")}`] : []),
+        ...(behind.length > 0 ? [`(and, behind them, ${behind.map(resourceLabel).join(", ")})`] : []),
+      ];
+      const what = waiting.length > 0 ? waiting.join("; ") : "the program's stack outputs";
+      reject(
+        new ProgramRunError(
+          `offline runner: the program did not finish within ${timeoutMs} ms; it was waiting for ${what}`,
+          [],
+          [],
+          logs,
+        ),
+      );
+    }, timeoutMs);
+    function onAbort(): void {
+      if (!settle()) return;
+      reject(
+        new ProgramRunError(
+          "offline runner: interrupted; the program and the provider processes were stopped",
+          [],
+          [],
+          logs,
+        ),
+      );
+    }
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort);
+    child.on("message", (m: ChildMessage) => {
+      if (m.kind === "result" || m.kind === "error") {
+        if (settle()) resolve(m);
+        return;
+      }
+      if (m.kind === "process") groups.add(m.pid);
+      else if (m.kind === "declared") declared.set(m.urn, m.dependsOn);
+      else if (m.kind === "stepStart") inFlight = m.urn;
+      else if (m.kind === "step") {
+        completed.add(m.step.urn);
+        if (inFlight === m.step.urn) inFlight = undefined;
+      }
+      options.onProgress?.(m);
+    });
+    child.once("error", (error) => {
+      if (settle()) reject(error);
     });
     child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      if (answer) resolve(answer);
-      else {
-        const detail = logs.slice(-20).join("\n");
-        reject(
-          new ProgramRunError(`offline runner: program process exited (${signal ?? code})\n${detail}`, [], [], logs),
-        );
-      }
+      if (!settle()) return;
+      const detail = logs.slice(-20).join("\n");
+      reject(
+        new ProgramRunError(`offline runner: program process exited (${signal ?? code})\n${detail}`, [], [], logs),
+      );
     });
     child.send({ kind: "run", options: childOptions } satisfies ParentMessage);
-  });
+  }).finally(() => endProcesses(child, exited, groups));
 
   if (childOptions.requestLog) fs.rmSync(path.dirname(childOptions.requestLog), { recursive: true, force: true });
   if (message.kind === "error") {
-    throw new ProgramRunError(message.message, message.steps, message.requests, logs, message.problems, message.stack);
+    throw new ProgramRunError(
+      message.message,
+      message.steps,
+      message.requests,
+      logs,
+      message.problems,
+      message.stack,
+      message.skipped,
+    );
   }
+  if (message.kind !== "result") throw new Error(`offline runner: unexpected message ${message.kind}`);
   const { result } = message;
   const summary: Record<StepOp, number> = { create: 0, update: 0, replace: 0, same: 0, delete: 0, read: 0, refresh: 0 };
   for (const step of result.steps) summary[step.op] += 1;
@@ -206,6 +293,37 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     logs,
     timings: { totalMs: performance.now() - started, hostStartMs: result.hostStartMs },
   };
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Gone already.
+  }
+}
+
+/**
+ * Ends the program process (it exits by itself after replying; else SIGTERM, which makes it stop its provider
+ * processes, then SIGKILL) and then every provider process group it reported, so that nothing the run started
+ * outlives it.
+ */
+async function endProcesses(child: ChildProcess, exited: Promise<void>, groups: Set<number>): Promise<void> {
+  const pid = child.pid;
+  const wait = (ms: number) =>
+    Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+  if (pid !== undefined) {
+    if (!(await wait(2_000))) {
+      killGroup(pid, "SIGTERM");
+      if (!(await wait(2_000))) {
+        killGroup(pid, "SIGKILL");
+        await exited;
+      }
+    }
+    // Anything the program itself started in its group.
+    killGroup(pid, "SIGKILL");
+  }
+  for (const group of groups) killGroup(group, "SIGKILL");
 }
 
 /** Where a `pulumi` CLI is installed (PATH or ~/.pulumi/bin), if anywhere. */
@@ -234,37 +352,43 @@ const symbols: Record<StepOp, string> = {
   refresh: "<",
 };
 
-/**
- * The run as a user would read it: the stand-in label, one line per step, the outputs (secrets hidden), a summary.
- * With `diff`, each changed resource also lists the property paths that change and the requests the provider sent.
- */
-export function formatRun(result: RunProgramResult, options: { cliPath?: string; diff?: boolean } = {}): string {
-  const cli = options.cliPath ? `Pulumi CLI found at ${options.cliPath} but not used` : "Pulumi CLI not found";
-  const lines = [`${runnerLabel} (${cli})`];
-  const verb = result.destroy ? "destroy" : result.refresh ? "refresh" : "update";
-  const action = `${result.preview ? "Previewing " : ""}${verb}`;
-  const stack = result.project
-    ? `${result.project}/${result.stack}`
-    : `${result.stack} (no state file: nothing deployed)`;
-  lines.push(`${action[0]?.toUpperCase()}${action.slice(1)} of stack ${stack}`);
-  for (const step of result.steps) {
-    const [, , type, name] = step.urn.split("::");
-    lines.push(`  ${symbols[step.op].padEnd(2)} ${step.op.padEnd(7)} ${type} ${name}  ${step.detail}`);
-    if (!options.diff) continue;
-    if (step.changedPaths && step.changedPaths.length > 0) {
-      lines.push(`       changes: ${step.changedPaths.join(", ")}`);
-    }
-    const detailed = Object.entries(step.detailedDiff ?? {});
-    if (detailed.length > 0) {
-      lines.push(`       detailed diff: ${detailed.map(([p, kind]) => `${p} ${kind}`).join(", ")}`);
-    }
-    if (step.replaces && step.replaces.length > 0)
-      lines.push(`       replaces because of: ${step.replaces.join(", ")}`);
-    for (const request of step.requests ?? []) {
-      const body = request.body === undefined ? "" : ` ${JSON.stringify(request.body)}`;
-      lines.push(`       sent: ${request.method} ${request.path}${body} → ${request.status}`);
-    }
+/** The line that names the run: `Update of stack proj/dev`, `Previewing destroy of stack ...`. */
+export function formatHeader(run: {
+  project: string;
+  stack: string;
+  preview: boolean;
+  destroy: boolean;
+  refresh: boolean;
+}): string {
+  const verb = run.destroy ? "destroy" : run.refresh ? "refresh" : "update";
+  const action = `${run.preview ? "Previewing " : ""}${verb}`;
+  const stack = run.project ? `${run.project}/${run.stack}` : `${run.stack} (no state file: nothing deployed)`;
+  return `${action[0]?.toUpperCase()}${action.slice(1)} of stack ${stack}`;
+}
+
+/** A step's line (with `diff`, also the paths that change and the requests the provider sent). */
+export function formatStep(step: Step, options: { diff?: boolean } = {}): string[] {
+  const [, , type, name] = step.urn.split("::");
+  const lines = [`  ${symbols[step.op].padEnd(2)} ${step.op.padEnd(7)} ${type} ${name}  ${step.detail}`];
+  if (!options.diff) return lines;
+  if (step.changedPaths && step.changedPaths.length > 0) {
+    lines.push(`       changes: ${step.changedPaths.join(", ")}`);
   }
+  const detailed = Object.entries(step.detailedDiff ?? {});
+  if (detailed.length > 0) {
+    lines.push(`       detailed diff: ${detailed.map(([p, kind]) => `${p} ${kind}`).join(", ")}`);
+  }
+  if (step.replaces && step.replaces.length > 0) lines.push(`       replaces because of: ${step.replaces.join(", ")}`);
+  for (const request of step.requests ?? []) {
+    const body = request.body === undefined ? "" : ` ${JSON.stringify(request.body)}`;
+    lines.push(`       sent: ${request.method} ${request.path}${body} → ${request.status}`);
+  }
+  return lines;
+}
+
+/** The end of a run: the outputs (secrets hidden) and the summary line. */
+export function formatFooter(result: RunProgramResult): string[] {
+  const lines: string[] = [];
   const outputKeys = Object.keys(result.outputs).sort();
   if (outputKeys.length > 0) {
     lines.push("Outputs:");
@@ -280,5 +404,17 @@ export function formatRun(result: RunProgramResult, options: { cliPath?: string;
       return result.preview ? `${n} to ${op}` : `${n} ${op}d`;
     });
   lines.push(`Resources: ${counts.length > 0 ? counts.join(", ") : "none"}`);
+  return lines;
+}
+
+/**
+ * The run as a user would read it: the stand-in label, one line per step, the outputs (secrets hidden), a summary.
+ * With `diff`, each changed resource also lists the property paths that change and the requests the provider sent.
+ */
+export function formatRun(result: RunProgramResult, options: { cliPath?: string; diff?: boolean } = {}): string {
+  const cli = options.cliPath ? `Pulumi CLI found at ${options.cliPath} but not used` : "Pulumi CLI not found";
+  const lines = [`${runnerLabel} (${cli})`, formatHeader(result)];
+  for (const step of result.steps) lines.push(...formatStep(step, options));
+  lines.push(...formatFooter(result));
   return lines.join("\n");
 }

@@ -58,8 +58,14 @@ export function nativeConfigArgs(config: Record<string, string>, secretKeys: rea
   return args;
 }
 
+/** The part of a Pulumi package schema the runner reads: which resource outputs are secret. */
+interface PackageSchema {
+  resources?: Record<string, { properties?: Record<string, { secret?: boolean } | undefined> } | undefined>;
+}
+
 export class NativePluginHost implements ProviderHost {
   readonly calls: HostCall[] = [];
+  private schema: Promise<PackageSchema> | undefined;
 
   private constructor(private readonly client: NativePluginClient) {}
 
@@ -152,6 +158,15 @@ export class NativePluginHost implements ProviderHost {
 
   async delete(id: string, urn: string, props: PropertyMap, oldInputs: PropertyMap = {}): Promise<void> {
     await this.call("delete", urn, () => this.client.delete(id, urn, props, oldInputs));
+  }
+
+  /** The outputs the plugin's schema (GetSchema) marks `secret: true` for `type`; the schema is fetched once. */
+  async secretOutputs(type: string): Promise<string[]> {
+    this.schema ??= this.call("getSchema", undefined, () => this.client.getSchema()).then(
+      (text) => JSON.parse(text) as PackageSchema,
+    );
+    const properties = (await this.schema).resources?.[type]?.properties ?? {};
+    return Object.keys(properties).filter((name) => properties[name]?.secret === true);
   }
 
   async stop(): Promise<void> {

@@ -7,8 +7,9 @@ export interface ChildRunOptions {
   /** Absolute program directory; undefined runs an empty program (destroy). */
   programDir: string | undefined;
   stateFile: string;
-  /** The whole stack config; undefined reuses the config recorded in the state file. */
+  /** Stack config to set over the recorded one (or, with `replaceConfig`, instead of it); undefined reuses it. */
   config: Record<string, string> | undefined;
+  replaceConfig: boolean;
   secretConfigKeys: string[];
   preview: boolean;
   stack: string;
@@ -42,7 +43,21 @@ export interface ChildRunResult {
   hostStartMs: number | undefined;
 }
 
+/** What the program process reports while it runs (progress, and what the runner must clean up). */
+export type ProgressMessage =
+  /** The run has begun: the stack it runs (the header a user sees first). */
+  | { kind: "begin"; project: string; stack: string }
+  /** The program declared a resource (it may wait for its inputs before it registers). */
+  | { kind: "declared"; urn: string; dependsOn: string[] }
+  /** A resource's step has started: the provider is being called for it. */
+  | { kind: "stepStart"; urn: string }
+  /** A step completed. */
+  | { kind: "step"; step: Step }
+  /** A provider process was started, leading its own process group: the runner ends it whatever happens. */
+  | { kind: "process"; pid: number };
+
 export type ChildMessage =
+  | ProgressMessage
   | { kind: "result"; result: ChildRunResult }
   | {
       kind: "error";
@@ -53,6 +68,14 @@ export type ChildMessage =
       stack: string | undefined;
       steps: Step[];
       requests: HostCall[];
+      /** The resources that were not run because of the failure, one line each: `<resource>: <why>`. */
+      skipped: string[];
     };
 
 export type ParentMessage = { kind: "run"; options: ChildRunOptions };
+
+/** `cpln:VolumeSet "data"` for `urn:pulumi:dev::proj::pulumi-nodejs:dynamic/cpln:VolumeSet::data`. */
+export function resourceLabel(urn: string): string {
+  const [, , type = "", name = ""] = urn.split("::");
+  return `${type.replace(/^pulumi-nodejs:dynamic\/?/, "") || "dynamic resource"} "${name}"`;
+}

@@ -1,6 +1,7 @@
 // Encryption of secret values in the runner's state file, modelled on Pulumi's passphrase secrets provider:
-// AES-256-GCM with a key derived by scrypt from PULUMI_CONFIG_PASSPHRASE and a per-stack salt. Without a
-// passphrase, a random key is generated once and kept beside the state file (mode 0600).
+// AES-256-GCM with a key derived by scrypt from PULUMI_CONFIG_PASSPHRASE (or the file PULUMI_CONFIG_PASSPHRASE_FILE
+// names) and a per-stack salt. Without a passphrase, a random key is generated once and kept beside the state file
+// (mode 0600); the runner says so when it creates it (docs/runner.md).
 import * as crypto from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -27,8 +28,13 @@ export class SecretCrypter {
    * Opens the crypter recorded in a state file, or creates one for a new state file. `env` supplies
    * PULUMI_CONFIG_PASSPHRASE (Pulumi allows an empty passphrase; an unset one selects the key file).
    */
-  static open(stateFile: string, existing: SecretsProviderState | undefined, env: NodeJS.ProcessEnv): SecretCrypter {
-    const passphrase = env.PULUMI_CONFIG_PASSPHRASE;
+  static open(
+    stateFile: string,
+    existing: SecretsProviderState | undefined,
+    env: NodeJS.ProcessEnv,
+    notice: (text: string) => void = () => undefined,
+  ): SecretCrypter {
+    const passphrase = passphraseFrom(env);
     if (!existing) {
       if (passphrase !== undefined) {
         const salt = crypto.randomBytes(16).toString("base64");
@@ -36,13 +42,24 @@ export class SecretCrypter {
         return new SecretCrypter(key, { type: "passphrase", salt, check: encryptWith(key, checkPlaintext) });
       }
       const file = `${path.basename(stateFile)}.key`;
-      const key = createKeyFile(path.join(path.dirname(stateFile), file));
+      const keyFile = path.join(path.dirname(stateFile), file);
+      const created = !fs.existsSync(keyFile);
+      const key = createKeyFile(keyFile);
+      if (created) {
+        notice(
+          `offline runner: PULUMI_CONFIG_PASSPHRASE is not set: the stack's secrets are encrypted with a new random key ` +
+            `kept in ${keyFile} (mode 0600). Keep it with the state file; anyone with both can read the secrets. ` +
+            "Set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE) before the first run to use a passphrase.",
+        );
+      }
       return new SecretCrypter(key, { type: "keyfile", file, check: encryptWith(key, checkPlaintext) });
     }
     let key: Buffer;
     if (existing.type === "passphrase") {
       if (passphrase === undefined) {
-        throw new Error(`${stateFile} encrypts its secrets with a passphrase: set PULUMI_CONFIG_PASSPHRASE`);
+        throw new Error(
+          `${stateFile} encrypts its secrets with a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)`,
+        );
       }
       key = deriveKey(passphrase, existing.salt);
     } else {
@@ -84,6 +101,23 @@ export class SecretCrypter {
     const plaintext = decryptWith(this.key, ciphertext);
     if (location !== undefined) this.cache.set(location, { plaintext, ciphertext });
     return plaintext;
+  }
+}
+
+/** PULUMI_CONFIG_PASSPHRASE, else the contents of the file PULUMI_CONFIG_PASSPHRASE_FILE names (as Pulumi reads them). */
+function passphraseFrom(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.PULUMI_CONFIG_PASSPHRASE !== undefined) return env.PULUMI_CONFIG_PASSPHRASE;
+  const file = env.PULUMI_CONFIG_PASSPHRASE_FILE;
+  if (!file) return undefined;
+  try {
+    return fs.readFileSync(file, "utf8").replace(/\r?\n$/, "");
+  } catch (error) {
+    throw new Error(
+      `PULUMI_CONFIG_PASSPHRASE_FILE ${file}: cannot read it (${(error as NodeJS.ErrnoException).code})`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
