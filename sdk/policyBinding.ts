@@ -19,6 +19,7 @@ const outputProps = {
   principalLinks: undefined,
   org: undefined,
   bindingKey: undefined,
+  markerTag: undefined,
 };
 
 /**
@@ -41,6 +42,11 @@ export class PolicyBinding extends pulumi.dynamic.Resource {
   declare readonly org: pulumi.Output<string>;
   /** The binding's key: its permissions, sorted and joined with `,`. */
   declare readonly bindingKey: pulumi.Output<string>;
+  /**
+   * The tag this resource keeps on the policy (`cpln/pulumiPolicyBinding.<id>`), listing its principals, so that a
+   * `Policy` resource on the same policy leaves them alone. Absent when read with `.get`.
+   */
+  declare readonly markerTag: pulumi.Output<string | undefined>;
 
   /** Reads a policy's binding (all of its principals) by id (`/org/<org>/policy/<name>#<permissions>`) without managing it. */
   static get(name: string, id: pulumi.Input<pulumi.ID>, opts?: pulumi.CustomResourceOptions): PolicyBinding {

@@ -1,6 +1,6 @@
 /**
- * `npm run gen`: writes schema.json (the Pulumi package schema) and the README's resource/function tables, both
- * generated from the provider's zod definitions. `--check` writes nothing and exits 1 when either is stale.
+ * `npm run gen`: writes schema.json (the Pulumi package schema) and the resource/function tables of
+ * docs/resources.md, both generated from the provider's zod definitions. `--check` writes nothing and exits 1 when either is stale.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -10,7 +10,7 @@ import { renderApiTables, spliceApiTables } from "./schema/readme.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const schemaFile = path.join(repoRoot, "schema.json");
-const readmeFile = path.join(repoRoot, "README.md");
+const readmeFile = path.join(repoRoot, "docs", "resources.md");
 
 function main(): void {
   const check = process.argv.includes("--check");
@@ -20,20 +20,22 @@ function main(): void {
   const readmeText = spliceApiTables(readme, renderApiTables(schema));
   const stale = [
     ...(fs.existsSync(schemaFile) && fs.readFileSync(schemaFile, "utf8") === schemaText ? [] : ["schema.json"]),
-    ...(readme === readmeText ? [] : ["README.md"]),
+    ...(readme === readmeText ? [] : ["docs/resources.md"]),
   ];
   if (check) {
     if (stale.length > 0) {
       console.error(`Out of date: ${stale.join(", ")}. Run npm run gen.`);
       process.exit(1);
     }
-    console.log("schema.json and the README tables are up to date.");
+    console.log("schema.json and the docs/resources.md tables are up to date.");
     return;
   }
   fs.writeFileSync(schemaFile, schemaText);
   fs.writeFileSync(readmeFile, readmeText);
   const counts = `${Object.keys(schema.resources).length} resources, ${Object.keys(schema.functions).length} functions, ${Object.keys(schema.types).length} types`;
-  console.log(`Wrote schema.json (${counts}) and the README tables${stale.length === 0 ? " (unchanged)" : ""}.`);
+  console.log(
+    `Wrote schema.json (${counts}) and the docs/resources.md tables${stale.length === 0 ? " (unchanged)" : ""}.`,
+  );
 }
 
 main();

@@ -3,6 +3,15 @@
  * the bindings that changed (`$patch/bindings` keyed by permission set) and add or remove links one by one
  * (`$append/`, `$drop/`), so principals another client adds to other bindings survive.
  *
+ * A PolicyBinding resource on the same policy, in this stack or another, is part of the design, not a fight: the policy's
+ * principals that PolicyBindings own (each keeps a `cpln/pulumiPolicyBinding.<id>` marker tag on the policy listing
+ * them, see policyBinding.ts) are left out of the outputs — so a refresh never reports a PolicyBinding's grant as drift
+ * — and updates never drop them: bindings change principal by principal (`$patch/bindings` partials), a binding is
+ * dropped only once it holds no principal at all. The Policy stays authoritative for every other principal: one
+ * added with the CLI is drift, and the next update after a refresh removes it. (GCP's IAMPolicy, by contrast, cannot
+ * be combined with IAMMember on one resource; a marker on the shared object is what lets the two agree here, since a
+ * provider never sees another resource's state.)
+ *
  * `ignoreUndeclaredPrincipals: true` lets the policy share its bindings with PolicyBinding resources, other stacks
  * and CLI edits: principals (and bindings) the args do not declare are left out of the outputs (never drift) and
  * updates touch only the declared principals, binding by binding (`$patch/bindings` with `$append/`/`$drop/` of
@@ -25,12 +34,19 @@ import {
   deleteIgnoringMissing,
   isEmptyPatch,
   managedBody,
-  patchUpdate,
+  desiredInputs,
   readIgnoringMissing,
   recordMeta,
   updatePatch,
 } from "./engine.js";
-import { bindingPartial, dropEmptiedBindings, permissionsKey, type BindingChange } from "./policyBinding.js";
+import {
+  bindingPartial,
+  dropEmptiedBindings,
+  isBindingMarker,
+  markedPrincipals,
+  permissionsKey,
+  type BindingChange,
+} from "./policyBinding.js";
 import { namedApiBody, namedFieldRules, namedInputFields, namedRecordOutputs, recordOutputFields } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
@@ -105,16 +121,31 @@ function declaredOnly(bindings: Bindings | undefined, declared: Bindings): Bindi
   return bindings === undefined ? undefined : result;
 }
 
+/** The bindings without the principals PolicyBindings own (listed by their marker tags); emptied bindings go. */
+function withoutMarked(bindings: Bindings | undefined, tags: Readonly<Record<string, unknown>> | undefined) {
+  const marked = markedPrincipals(tags);
+  if (bindings === undefined || marked.size === 0) return bindings;
+  const result: Bindings = [];
+  for (const b of bindings) {
+    const owned = marked.get(permissionsKey(b.permissions));
+    const principalLinks = owned === undefined ? b.principalLinks : b.principalLinks.filter((p) => !owned.has(p));
+    if (principalLinks.length > 0) result.push({ ...b, principalLinks });
+  }
+  return result;
+}
+
 function ignoresUndeclared(values: Props): boolean {
   return values.ignoreUndeclaredPrincipals === true;
 }
 
 function fromApi(record: unknown, prior: Props = {}): PolicyOutputs {
   const parsed = policyRecord().parse(record);
-  const bindings = ignoresUndeclared(prior)
-    ? declaredOnly(parsed.bindings as Bindings | undefined, (prior.bindings as Bindings | undefined) ?? [])
-    : parsed.bindings;
-  const meta = recordMeta(parsed, "cpln/");
+  const own = withoutMarked(parsed.bindings as Bindings | undefined, parsed.tags);
+  const bindings = ignoresUndeclared(prior) ? declaredOnly(own, (prior.bindings as Bindings | undefined) ?? []) : own;
+  const recorded = recordMeta(parsed, "cpln/");
+  // PolicyBindings' markers come and go with their grants: not the policy's own server tags, so never drift.
+  const serverTags = Object.fromEntries(Object.entries(recorded.serverTags).filter(([tag]) => !isBindingMarker(tag)));
+  const meta = { ...recorded, serverTags };
   return {
     targetKind: parsed.targetKind,
     targetLinks: parsed.targetLinks,
@@ -140,16 +171,18 @@ function normalize(inputs: PolicyInputs, org: string): PolicyInputs {
 }
 
 /**
- * The PATCH from `olds` to `news`: the generic one, except that with `ignoreUndeclaredPrincipals` the bindings change
- * principal by principal (`$patch/bindings` partials), so principals of others in the same bindings stay. Also
- * returns the keys of bindings that lost principals (they are dropped afterwards if that left them empty).
+ * The PATCH from `olds` to `news`: the generic one for every field but `bindings`, which change principal by principal
+ * (`$patch/bindings` partials with `$append/` and `$drop/` of principals; a new binding is a partial too, which the
+ * server appends, or merges into a binding a PolicyBinding already created). So a PolicyBinding's principals in the
+ * same binding stay, and so do others' with `ignoreUndeclaredPrincipals`. Also returns the keys of bindings that lost
+ * principals: those left empty are dropped afterwards (`dropEmptiedBindings`).
  */
 function policyPatch(olds: Props, news: Props): { body: JsonObject; dropped: string[] } {
-  if (!ignoresUndeclared(news)) return { body: updatePatch(policyDefinition, olds, news), dropped: [] };
   const body = updatePatch(policyDefinition, { ...olds, bindings: undefined }, { ...news, bindings: undefined });
   const before = (olds.bindings as Bindings | undefined) ?? [];
-  // Switching the option on: the old outputs may hold others' principals, which are not this resource's to drop.
-  const mayDrop = ignoresUndeclared(olds);
+  // Switching ignoreUndeclaredPrincipals on: the old outputs may hold others' principals, which are not this
+  // resource's to drop.
+  const mayDrop = !ignoresUndeclared(news) || ignoresUndeclared(olds);
   const after = (news.bindings as Bindings | undefined) ?? [];
   const keys = [...new Set([...before, ...after].map((b) => permissionsKey(b.permissions)))];
   const partials: JsonObject[] = [];
@@ -203,9 +236,13 @@ export const policyDefinition = {
       record = await ctx.client.createIn(collectionPath(ctx.org, "policy"), managedBody(policyDefinition, inputs));
     } catch (error) {
       const link = selfLink(ctx.org, "policy", String(inputs.name));
+      let dropped: string[] = [];
       record = await adoptExisting(policyDefinition, ctx, error, inputs, link, (current, desired) => {
-        return policyPatch(current, desired).body;
+        const patch = policyPatch(current, desired);
+        dropped = patch.dropped;
+        return patch.body;
       });
+      record = await dropEmptiedBindings(ctx, link, record, dropped);
     }
     const outs = fromApi(record, inputs);
     return { id: outs.selfLink, outs };
@@ -217,12 +254,16 @@ export const policyDefinition = {
     return record === undefined ? undefined : fromApi(record, props);
   },
 
-  // update: one PATCH built by buildPatch, none when nothing managed changed. With ignoreUndeclaredPrincipals, one
-  // PATCH of principal directives, plus one dropping a binding that lost its last principal.
+  // update: one PATCH (generic for the other fields, principal by principal for bindings), none when nothing managed
+  // changed; plus one dropping a binding that lost its last principal.
   async update(ctx: ResourceContext, id: string, olds: PolicyOutputs, news: PolicyInputs): Promise<PolicyOutputs> {
-    if (!ignoresUndeclared(news)) return patchUpdate(policyDefinition, ctx, id, olds, news);
     const { body, dropped } = policyPatch(olds, news);
-    if (isEmptyPatch(body)) return { ...olds, ...news } as PolicyOutputs;
+    if (isEmptyPatch(body)) {
+      // Outputs echo the inputs: the new ones, over the computed values the server already holds.
+      const outs: Props = { ...olds };
+      for (const field of Object.keys(fields)) delete outs[field];
+      return { ...outs, ...desiredInputs(policyDefinition, { ...olds }, { ...news }) } as PolicyOutputs;
+    }
     const patched = await ctx.client.patchByLink(id, body);
     const record = await dropEmptiedBindings(ctx, id, patched, dropped);
     return fromApi(record, { ...olds, ...news });

@@ -8,7 +8,17 @@
  *   update = one PATCH that `$append/`s and `$drop/`s exactly the principals that changed;
  *   delete = one PATCH that `$drop/`s its own principals, and a second one that drops the binding when it is left
  *            empty; read sees only its own principals.
+ *
+ * Every one of these PATCHes also sets (or, on delete, removes) the binding's marker: one tag on the policy,
+ * `cpln/pulumiPolicyBinding.<random id>`, whose value is the binding's key and its principals
+ * (`"edit /org/o/serviceaccount/ci"`). It is how a Policy resource on the same policy — which cannot see other
+ * resources' state — tells the principals a PolicyBinding owns from drift: it leaves them out of its outputs and never
+ * drops them (see policy.ts). The tag is under `cpln/`, the prefix every resource already treats as not the user's
+ * (as terraform-provider-cpln's own `cpln/managedByTerraform` tag, internal/provider/constants/constants.go), and it
+ * rides in the same PATCH, so a binding and its marker appear and disappear together. One tag per PolicyBinding (not
+ * per principal) keeps a policy well under the API's 50 tags.
  */
+import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
 import { normalizeLink, parseLink, selfLink } from "../../api/links.js";
@@ -51,6 +61,13 @@ export const policyBindingOutputs = lazy(() =>
       .describe("This resource's principals that the policy grants the permissions to (full links)."),
     org: z.string().describe("Org of the policy."),
     bindingKey: z.string().describe("The binding's key: its permissions, sorted and joined with ','."),
+    markerTag: z
+      .string()
+      .optional()
+      .describe(
+        "The tag this resource keeps on the policy (cpln/pulumiPolicyBinding.<id>), listing its principals, so that " +
+          "a Policy resource on the same policy leaves them alone. Absent when read with .get.",
+      ),
   }),
 );
 export type PolicyBindingOutputs = z.infer<ReturnType<typeof policyBindingOutputs>>;
@@ -87,6 +104,39 @@ export function bindingPartial(change: BindingChange): JsonObject {
     ...(change.drop.length > 0 ? { "$drop/principalLinks": [...change.drop] } : {}),
     ...(change.append.length > 0 ? { "$append/principalLinks": [...change.append] } : {}),
   };
+}
+
+// ---- the marker tag ------------------------------------------------------------------------------------------------
+
+/** Prefix of the tags PolicyBindings keep on their policy; the rest of the key is a random id per resource. */
+export const BINDING_MARKER_PREFIX = "cpln/pulumiPolicyBinding.";
+
+function newMarkerTag(): string {
+  return `${BINDING_MARKER_PREFIX}${randomBytes(6).toString("hex")}`;
+}
+
+/** A marker's value: the binding's key, then its principals, space-separated. */
+function markerValue(key: string, principals: readonly string[]): string {
+  return [key, ...principals].join(" ");
+}
+
+/** The principals PolicyBindings own on a policy, per binding key, from the policy's tags. */
+export function markedPrincipals(tags: Readonly<Record<string, unknown>> | undefined): Map<string, Set<string>> {
+  const owned = new Map<string, Set<string>>();
+  for (const [tag, value] of Object.entries(tags ?? {})) {
+    if (!tag.startsWith(BINDING_MARKER_PREFIX) || typeof value !== "string") continue;
+    const [key, ...principals] = value.split(" ").filter((part) => part !== "");
+    if (key === undefined) continue;
+    const set = owned.get(key) ?? new Set<string>();
+    for (const principal of principals) set.add(principal);
+    owned.set(key, set);
+  }
+  return owned;
+}
+
+/** True for a tag key that is a PolicyBinding's marker. */
+export function isBindingMarker(tag: string): boolean {
+  return tag.startsWith(BINDING_MARKER_PREFIX);
 }
 
 type PolicyBindings = { permissions: string[]; principalLinks: string[] }[];
@@ -134,6 +184,7 @@ function fromApi(record: unknown, prior: Props): PolicyBindingOutputs {
     principalLinks: own === undefined ? present : own.filter((p) => present.includes(p)),
     org: link?.org ?? String(prior.org),
     bindingKey: key,
+    ...(typeof prior.markerTag === "string" ? { markerTag: prior.markerTag } : {}),
   };
 }
 
@@ -167,6 +218,19 @@ function issues(inputs: PolicyBindingInputs): InputIssue[] {
     seen.add(principal);
   });
   return found;
+}
+
+/** Removes a marker left behind (its binding is already gone): one PATCH, only when the policy still has the tag. */
+async function removeMarker(ctx: ResourceContext, link: string, markerTag: string, known?: unknown): Promise<void> {
+  const current = known ?? (await readIgnoringMissing(ctx, link));
+  if (current === undefined) return;
+  const tags = policyRecord().parse(current).tags ?? {};
+  if (!(markerTag in tags)) return;
+  try {
+    await ctx.client.patchByLink(link, { tags: { [markerTag]: null } });
+  } catch (error) {
+    if (!(isCplnApiError(error) && error.status === 404)) throw error;
+  }
 }
 
 function patchFailed(error: unknown, link: string): never {
@@ -226,10 +290,12 @@ export const policyBindingDefinition = {
   async create(ctx: ResourceContext, inputs: PolicyBindingInputs): Promise<{ id: string; outs: PolicyBindingOutputs }> {
     const link = inputs.policy;
     const change = { permissions: inputs.permissions, append: inputs.principalLinks, drop: [] };
+    const markerTag = newMarkerTag();
+    const marker = markerValue(permissionsKey(inputs.permissions), inputs.principalLinks);
     const record = await ctx.client
-      .patchByLink(link, { "$patch/bindings": [bindingPartial(change)] })
+      .patchByLink(link, { "$patch/bindings": [bindingPartial(change)], tags: { [markerTag]: marker } })
       .catch((error: unknown) => patchFailed(error, link));
-    const outs = fromApi(record, inputs);
+    const outs = fromApi(record, { ...inputs, markerTag });
     return { id: bindingId(link, outs.bindingKey), outs };
   },
 
@@ -262,10 +328,13 @@ export const policyBindingDefinition = {
     if (change.append.length === 0 && change.drop.length === 0) {
       return { ...olds, principalLinks: news.principalLinks };
     }
+    // A state from before markers existed gets one now.
+    const markerTag = olds.markerTag ?? newMarkerTag();
+    const marker = markerValue(permissionsKey(news.permissions), news.principalLinks);
     const record = await ctx.client
-      .patchByLink(link, { "$patch/bindings": [bindingPartial(change)] })
+      .patchByLink(link, { "$patch/bindings": [bindingPartial(change)], tags: { [markerTag]: marker } })
       .catch((error: unknown) => patchFailed(error, link));
-    return fromApi(record, { ...olds, ...news, policy: link });
+    return fromApi(record, { ...olds, ...news, policy: link, markerTag });
   },
 
   // delete: one PATCH dropping its own principals (plus one dropping the binding when that leaves it empty). A policy
@@ -273,11 +342,16 @@ export const policyBindingDefinition = {
   async delete(ctx: ResourceContext, id: string, props: PolicyBindingOutputs): Promise<void> {
     const { link, key } = splitId(id);
     const own = props.principalLinks ?? [];
-    if (own.length === 0) return;
+    const unmark: JsonObject = props.markerTag === undefined ? {} : { tags: { [props.markerTag]: null } };
+    if (own.length === 0) {
+      if (props.markerTag !== undefined) await removeMarker(ctx, link, props.markerTag);
+      return;
+    }
     let record: unknown;
     try {
       record = await ctx.client.patchByLink(link, {
         "$patch/bindings": [bindingPartial({ permissions: props.permissions, append: [], drop: own })],
+        ...unmark,
       });
     } catch (error) {
       if (isCplnApiError(error) && error.status === 404) return;
@@ -285,7 +359,12 @@ export const policyBindingDefinition = {
       const current = await readIgnoringMissing(ctx, link);
       const binding =
         current === undefined ? undefined : bindingsOf(current).find((b) => permissionsKey(b.permissions) === key);
-      if (binding === undefined || !binding.principalLinks.some((p) => own.includes(p))) return;
+      if (binding === undefined || !binding.principalLinks.some((p) => own.includes(p))) {
+        if (current !== undefined && props.markerTag !== undefined) {
+          await removeMarker(ctx, link, props.markerTag, current);
+        }
+        return;
+      }
       throw error;
     }
     await dropEmptiedBindings(ctx, link, record, [key]);

@@ -1,13 +1,15 @@
 /**
  * ServiceAccount: a non-human principal that authenticates with keys (`/org/{org}/serviceaccount/{name}`). The
- * resource manages description and tags; its keys are ServiceAccountKey resources (or anyone's `-addKey`), and the
- * outputs list their names.
+ * resource manages description and tags; its keys are ServiceAccountKey resources (or anyone's `-addKey`). The
+ * `keyNames` output lists the keys no ServiceAccountKey resource manages (those carry a marker tag, see
+ * serviceAccountKey.ts): a key the stack adds itself is not drift, a key added with the CLI is.
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { serviceAccount as serviceAccountRecord, serviceAccountOrigins } from "../../api/schemas/serviceAccount.js";
 import { recordMeta } from "./engine.js";
+import { isKeyMarker, keyMarker } from "./serviceAccountKey.js";
 import {
   namedApiBody,
   namedFieldRules,
@@ -29,7 +31,10 @@ export const serviceAccountOutputs = lazy(() =>
     origin: z.enum(serviceAccountOrigins).describe("default; the builtin controlplane account cannot be changed."),
     keyNames: z
       .array(z.string())
-      .describe("Names of the account's keys (the text before the first '.'); the keys themselves are never read."),
+      .describe(
+        "Names of the account's keys that no ServiceAccountKey resource manages (added with the CLI, the console or " +
+          "-addKey; the text before the first '.'); the keys themselves are never read.",
+      ),
   }),
 );
 export type ServiceAccountOutputs = z.infer<ReturnType<typeof serviceAccountOutputs>>;
@@ -46,11 +51,14 @@ function toApi(inputs: Props) {
 
 function fromApi(record: unknown): ServiceAccountOutputs {
   const parsed = serviceAccountRecord().parse(record);
-  const meta = recordMeta(parsed, "cpln/");
+  const recorded = recordMeta(parsed, "cpln/");
+  // ServiceAccountKeys' markers come and go with their keys: not the account's own server tags, so never drift.
+  const serverTags = Object.fromEntries(Object.entries(recorded.serverTags).filter(([tag]) => !isKeyMarker(tag)));
+  const tags = parsed.tags ?? {};
   return {
-    ...namedRecordOutputs(parsed, meta),
+    ...namedRecordOutputs(parsed, { ...recorded, serverTags }),
     origin: parsed.origin,
-    keyNames: (parsed.keys ?? []).map((key) => key.name),
+    keyNames: (parsed.keys ?? []).map((key) => key.name).filter((name) => !(keyMarker(name) in tags)),
   } as ServiceAccountOutputs;
 }
 

@@ -3,6 +3,12 @@
  * the only time the key itself is returned: it becomes the `key` output, which the SDK class marks secret
  * (`additionalSecretOutputs`), and it is never put in an error or a log line. Delete = the key's revocation,
  * `PATCH {"$drop/keys": [name]}`. Nothing about a key can change in place: a new description replaces it.
+ *
+ * The key's marker: right after `-addKey`, one PATCH tags the service account with `cpln/pulumiServiceAccountKey.<key
+ * name>`, and the revocation removes the tag in the same PATCH. A ServiceAccount resource leaves marked keys out of
+ * its `keyNames` (so a refresh does not report the stack's own key as drift; a key added with the CLI still shows).
+ * The tag is under `cpln/`, like PolicyBinding's marker (see policyBinding.ts for why). If the marker cannot be set,
+ * the new key is revoked and create fails: no key is left behind that no resource knows of.
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
@@ -51,6 +57,20 @@ const fields: FieldRules<ServiceAccountKeyInputs> = {
   description: { replace: true, whenOmitted: "unmanaged" },
   org: { replace: true },
 };
+
+// ---- the marker tag ------------------------------------------------------------------------------------------------
+
+const KEY_MARKER_PREFIX = "cpln/pulumiServiceAccountKey.";
+
+/** The tag that marks a key as managed by a ServiceAccountKey resource. */
+export function keyMarker(keyName: string): string {
+  return `${KEY_MARKER_PREFIX}${keyName}`;
+}
+
+/** True for a tag key that is a ServiceAccountKey's marker. */
+export function isKeyMarker(tag: string): boolean {
+  return tag.startsWith(KEY_MARKER_PREFIX);
+}
 
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
 
@@ -119,7 +139,8 @@ export const serviceAccountKeyDefinition = {
   contractIssues: () => [],
   normalize: (inputs) => inputs,
 
-  // create: one POST `-addKey`. The answer is parsed here, never echoed: a malformed one is reported without it.
+  // create: one POST `-addKey`, then one PATCH setting the key's marker. The answer is parsed here, never echoed: a
+  // malformed one is reported without it.
   async create(
     ctx: ResourceContext,
     inputs: ServiceAccountKeyInputs,
@@ -131,6 +152,29 @@ export const serviceAccountKeyDefinition = {
       throw new Error(`-addKey on ${serviceAccountLink} answered without a key name, key and creation time`);
     }
     const { name: keyName, key, created } = parsed.data;
+    try {
+      await ctx.client.patchByLink(serviceAccountLink, { tags: { [keyMarker(keyName)]: "true" } });
+    } catch (error) {
+      // Roll back: a key nobody manages must not outlive a failed create (and if it does, say so).
+      const revoked = await ctx.client.patchByLink(serviceAccountLink, { "$drop/keys": [keyName] }).then(
+        () => true,
+        () => false,
+      );
+      if (revoked) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(
+          `The new key's marker tag could not be set on ${serviceAccountLink}, so the key was revoked: ${reason}`,
+          {
+            cause: error,
+          },
+        );
+      }
+      throw new Error(
+        `Key "${keyName}" was added to ${serviceAccountLink} but could not be marked nor revoked: revoke it by hand ` +
+          `(cpln serviceaccount remove-key)`,
+        { cause: error },
+      );
+    }
     const outs: ServiceAccountKeyOutputs = {
       serviceAccount: inputs.serviceAccount,
       description: parsed.data.description ?? keyName,
@@ -163,11 +207,14 @@ export const serviceAccountKeyDefinition = {
     return { ...olds, ...news, description: news.description ?? olds.description, org: olds.org };
   },
 
-  // delete: one PATCH revoking the key; a service account that is gone counts as done.
+  // delete: one PATCH revoking the key and removing its marker; a service account that is gone counts as done.
   async delete(ctx: ResourceContext, id: string): Promise<void> {
     const { serviceAccountLink, keyName } = splitId(id);
     try {
-      await ctx.client.patchByLink(serviceAccountLink, { "$drop/keys": [keyName] });
+      await ctx.client.patchByLink(serviceAccountLink, {
+        "$drop/keys": [keyName],
+        tags: { [keyMarker(keyName)]: null },
+      });
     } catch (error) {
       if (!(isCplnApiError(error) && error.status === 404)) throw error;
     }

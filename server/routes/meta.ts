@@ -28,18 +28,51 @@ const aboutSchema = () =>
     })
     .describe("What this server is.");
 
+const rootSchema = () =>
+  z
+    .strictObject({
+      name: z.literal("cpln-local").describe("Always 'cpln-local'."),
+      about: z.literal("/about").describe("What this server is: name, version, org."),
+      openapi: z.literal("/openapi.json").describe("The OpenAPI 3.1 document of every served route."),
+      api: z.string().describe("Where the API starts, with the seeded org."),
+      auth: z.string().describe("How to authenticate."),
+      docs: z.string().describe("Where the server is documented."),
+    })
+    .describe("Pointers for someone who opened the server's address.");
+
 /** An OpenAPI document is any JSON object; its own schema is the OpenAPI 3.1 specification's. */
 const openApiSchema = () =>
   z.looseObject({ openapi: z.string().describe("OpenAPI version (3.1.x).") }).describe("The OpenAPI 3.1 document.");
 
 /**
- * `GET /about` and `GET /openapi.json`: public, never subject to fault injection. `routes` is every served route,
+ * `GET /` (pointers to the rest, so a browser or `curl` on the bare address is not met by a 401), `GET /about` and
+ * `GET /openapi.json`: public, never subject to fault injection. `routes` is every served route,
  * this pair included: the document is generated from it.
  */
 export function metaRoutes(org: string, routes: () => readonly Route[]): Route[] {
   const version = packageVersion();
   const documents = new Map<string, string>();
   return [
+    {
+      method: "GET",
+      path: "/",
+      operationId: "getRoot",
+      summary: "Pointers to /about, /openapi.json and the docs",
+      tags: ["meta"],
+      params: [],
+      responses: [{ status: 200, description: "Pointers", body: named("Root", "output", rootSchema) }],
+      errors: [],
+      auth: "none",
+      noFaults: true,
+      handler: async () => ({
+        name: "cpln-local",
+        about: "/about",
+        openapi: "/openapi.json",
+        api: `/org/${org}`,
+        auth: "Authorization: Bearer <key> (the admin key is printed at start, or CPLN_TOKEN)",
+        docs: "docs/cpln-local.md in the cpln-pulumi package",
+      }),
+    },
     {
       method: "GET",
       path: "/about",

@@ -111,7 +111,14 @@ describe("Policy lifecycle", () => {
     expect(await policy.up(await policyInputs(reordered))).toMatchObject({ op: "same", requests: [] });
   });
 
-  const updates: { what: string; change: (a: PolicyArgs) => PolicyArgs; patch: () => Record<string, unknown> }[] = [
+  // Each update is one PATCH, except a binding's removal: its principals are dropped one by one (a PolicyBinding's
+  // principals in the same binding must stay), then the binding, now empty, with a second PATCH.
+  const updates: {
+    what: string;
+    change: (a: PolicyArgs) => PolicyArgs;
+    patch: () => Record<string, unknown>;
+    then?: () => Record<string, unknown>;
+  }[] = [
     {
       what: "a principal added to one binding",
       change: (a) => ({
@@ -129,7 +136,8 @@ describe("Policy lifecycle", () => {
         ...a,
         bindings: [{ permissions: ["view"], principalLinks: ["//group/devs", "//group/auditors"] }],
       }),
-      patch: () => ({ "$drop/bindings": ["edit,view"] }),
+      patch: () => ({ "$patch/bindings": [{ permissions: ["edit", "view"], "$drop/principalLinks": [group("ops")] }] }),
+      then: () => ({ "$drop/bindings": ["edit,view"] }),
     },
     {
       what: "a binding added",
@@ -140,7 +148,8 @@ describe("Policy lifecycle", () => {
           { permissions: ["manage"], principalLinks: ["//group/ops"] },
         ],
       }),
-      patch: () => ({ "$append/bindings": [{ permissions: ["manage"], principalLinks: [group("ops")] }] }),
+      // A partial, which the server appends (or merges into a binding a PolicyBinding created meanwhile).
+      patch: () => ({ "$patch/bindings": [{ permissions: ["manage"], "$append/principalLinks": [group("ops")] }] }),
     },
     {
       what: "target links: one dropped, one appended",
@@ -158,15 +167,17 @@ describe("Policy lifecycle", () => {
   ];
 
   for (const update of updates) {
-    it(`update with ${update.what}: exactly one PATCH with that change only`, async () => {
+    const count = update.then === undefined ? "exactly one PATCH" : "two PATCHes";
+    it(`update with ${update.what}: ${count} with that change only`, async () => {
       const before = await serverRecord(env, link);
       args = update.change(args);
       const step = await policy.up(await policyInputs(args));
       expect(step.op).toBe("update");
       expect(step.diff).toEqual({ changes: true, replaces: [], deleteBeforeReplace: false });
-      expect(step.requests).toEqual([{ method: "PATCH", path: link, status: 200, body: update.patch() }]);
+      const bodies = [update.patch(), ...(update.then === undefined ? [] : [update.then()])];
+      expect(step.requests).toEqual(bodies.map((body) => ({ method: "PATCH", path: link, status: 200, body })));
       const after = await serverRecord(env, link);
-      expect(after?.version).toBe((before?.version as number) + 1);
+      expect(after?.version).toBe((before?.version as number) + bodies.length);
       const touched = Object.keys(update.patch()).map((key) => key.replace(/^\$\w+\//, ""));
       for (const field of Object.keys(stable(before))) {
         if (!touched.includes(field)) expect(after?.[field], field).toEqual(before?.[field]);
@@ -276,9 +287,9 @@ describe("Policy with a user-chosen name", () => {
       `GET ${link} 200`,
       `PATCH ${link} 200`,
     ]);
-    // The existing policy has no bindings: the whole list is set.
+    // The existing policy has no bindings: the binding is a partial, which the server appends.
     expect(created.requests[2]?.body).toEqual({
-      bindings: [{ permissions: ["view"], principalLinks: [group("devs")] }],
+      "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [group("devs")] }],
     });
 
     const step = await policy.up(await inputs({ ...base, targetKind: "location" }));

@@ -34,6 +34,11 @@ function bindingInputs(name: string, args: PolicyBindingArgs): Promise<PropertyM
   return inputsOf(BINDING, () => new sdk.PolicyBinding(name, args));
 }
 
+/** The `tags` of a PATCH that sets a binding's marker (its key and principals) or, with `null`, removes it. */
+function marker(stack: ResourceStack, value: string | null): Record<string, string | null> {
+  return { [stack.outputs.markerTag as string]: value };
+}
+
 async function policyInputs(args: PolicyArgs): Promise<PropertyMap> {
   return (await programInputs(() => new sdk.Policy("shared", args))).inputs;
 }
@@ -118,7 +123,10 @@ describe("PolicyBinding: two stacks, a Policy resource and a client on one polic
         method: "PATCH",
         path: link(),
         status: 200,
-        body: { "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("a1"), g("a2")] }] },
+        body: {
+          "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("a1"), g("a2")] }],
+          tags: marker(a, `view ${g("a1")} ${g("a2")}`),
+        },
       },
     ]);
     expect(a.id).toBe(`${link()}#view`);
@@ -140,7 +148,10 @@ describe("PolicyBinding: two stacks, a Policy resource and a client on one polic
         method: "PATCH",
         path: link(),
         status: 200,
-        body: { "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("b1")] }] },
+        body: {
+          "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("b1")] }],
+          tags: marker(b, `view ${g("b1")}`),
+        },
       },
     ]);
     const edit = await bEdit.up(await bindingInputs("b-edit", bEditArgs));
@@ -149,7 +160,10 @@ describe("PolicyBinding: two stacks, a Policy resource and a client on one polic
         method: "PATCH",
         path: link(),
         status: 200,
-        body: { "$patch/bindings": [{ permissions: ["edit"], "$append/principalLinks": [g("b1")] }] },
+        body: {
+          "$patch/bindings": [{ permissions: ["edit"], "$append/principalLinks": [g("b1")] }],
+          tags: marker(bEdit, `edit ${g("b1")}`),
+        },
       },
     ]);
     await expectParties({ view: [g("a1"), g("a2"), g("b1"), g("owner")].sort(), edit: [g("b1")] });
@@ -178,6 +192,7 @@ describe("PolicyBinding: two stacks, a Policy resource and a client on one polic
           "$patch/bindings": [
             { permissions: ["view"], "$drop/principalLinks": [g("a2")], "$append/principalLinks": [g("a3")] },
           ],
+          tags: marker(a, `view ${g("a1")} ${g("a3")}`),
         },
       },
     ]);
@@ -226,7 +241,10 @@ describe("PolicyBinding: two stacks, a Policy resource and a client on one polic
         method: "PATCH",
         path: link(),
         status: 200,
-        body: { "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("a3")] }] },
+        body: {
+          "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("a3")] }],
+          tags: marker(a, `view ${g("a1")} ${g("a3")}`),
+        },
       },
     ]);
     await expectParties({
@@ -236,12 +254,16 @@ describe("PolicyBinding: two stacks, a Policy resource and a client on one polic
   });
 
   it("deleting stack B's view binding: one PATCH dropping only its principal; everyone else untouched", async () => {
+    const unmarkB = marker(b, null);
     expect(await b.destroy()).toEqual([
       {
         method: "PATCH",
         path: link(),
         status: 200,
-        body: { "$patch/bindings": [{ permissions: ["view"], "$drop/principalLinks": [g("b1")] }] },
+        body: {
+          "$patch/bindings": [{ permissions: ["view"], "$drop/principalLinks": [g("b1")] }],
+          tags: unmarkB,
+        },
       },
     ]);
     await expectParties({
@@ -261,12 +283,16 @@ describe("PolicyBinding: two stacks, a Policy resource and a client on one polic
         body: { "$patch/bindings": [{ permissions: ["edit"], "$drop/principalLinks": [g("owner")] }] },
       },
     ]);
+    const unmarkBEdit = marker(bEdit, null);
     expect(await bEdit.destroy()).toEqual([
       {
         method: "PATCH",
         path: link(),
         status: 200,
-        body: { "$patch/bindings": [{ permissions: ["edit"], "$drop/principalLinks": [g("b1")] }] },
+        body: {
+          "$patch/bindings": [{ permissions: ["edit"], "$drop/principalLinks": [g("b1")] }],
+          tags: unmarkBEdit,
+        },
       },
       { method: "PATCH", path: link(), status: 200, body: { "$drop/bindings": ["edit"] } },
     ]);
@@ -274,12 +300,16 @@ describe("PolicyBinding: two stacks, a Policy resource and a client on one polic
   });
 
   it("deleting stack A's binding leaves the Policy resource's and the client's principals", async () => {
+    const unmarkA = marker(a, null);
     expect(await a.destroy()).toEqual([
       {
         method: "PATCH",
         path: link(),
         status: 200,
-        body: { "$patch/bindings": [{ permissions: ["view"], "$drop/principalLinks": [g("a1"), g("a3")] }] },
+        body: {
+          "$patch/bindings": [{ permissions: ["view"], "$drop/principalLinks": [g("a1"), g("a3")] }],
+          tags: unmarkA,
+        },
       },
     ]);
     await expectParties({ view: [g("cli"), g("owner2")].sort() });
@@ -299,13 +329,22 @@ describe("PolicyBinding edge cases", () => {
     const link = `/org/${org}/policy/other`;
     const stack = new ResourceStack(env, BINDING, "x");
     await stack.up(await bindingInputs("x", { policy: "other", permissions: ["view"], principalLinks: [rel("a1")] }));
+    const unmarkOld = marker(stack, null);
     const step = await stack.up(
       await bindingInputs("x", { policy: "other", permissions: ["edit", "view"], principalLinks: [rel("a1")] }),
     );
     expect(step.diff).toEqual({ changes: true, replaces: ["permissions"], deleteBeforeReplace: false });
+    // The replacement has a marker of its own; the old one's goes with its principals.
+    expect(Object.keys(unmarkOld)).not.toEqual([stack.outputs.markerTag]);
     expect(step.requests.map((r) => [r.method, r.body])).toEqual([
-      ["PATCH", { "$patch/bindings": [{ permissions: ["edit", "view"], "$append/principalLinks": [g("a1")] }] }],
-      ["PATCH", { "$patch/bindings": [{ permissions: ["view"], "$drop/principalLinks": [g("a1")] }] }],
+      [
+        "PATCH",
+        {
+          "$patch/bindings": [{ permissions: ["edit", "view"], "$append/principalLinks": [g("a1")] }],
+          tags: marker(stack, `edit,view ${g("a1")}`),
+        },
+      ],
+      ["PATCH", { "$patch/bindings": [{ permissions: ["view"], "$drop/principalLinks": [g("a1")] }], tags: unmarkOld }],
       ["PATCH", { "$drop/bindings": ["view"] }],
     ]);
     expect(stack.id).toBe(`${link}#edit,view`);

@@ -56,6 +56,8 @@ describe("ServiceAccount and ServiceAccountKey lifecycle", () => {
   let link = "";
   let name = "";
   const keys: string[] = [];
+  /** Names of the keys added by hand (not by a ServiceAccountKey resource): the account's keyNames. */
+  const keyNamesByHand: string[] = [];
   const seen: unknown[] = [];
 
   it("account create: one POST and a generated name; keyNames is empty", async () => {
@@ -80,15 +82,21 @@ describe("ServiceAccount and ServiceAccountKey lifecycle", () => {
     });
   });
 
-  it("key create: one POST -addKey; the key is an output that authenticates, and nowhere else", async () => {
+  it("key create: one POST -addKey and one PATCH marking it; the key is an output that authenticates, and nowhere else", async () => {
     key = new ResourceStack(env, KEY, "ci-key");
     const inputs = await keyInputs({ serviceAccount: name, description: "GitHub Actions" });
     const step = await key.up(inputs);
-    expect(step.requests).toEqual([
-      { method: "POST", path: `${link}/-addKey`, status: 200, body: { description: "GitHub Actions" } },
-    ]);
     const value = key.outputs.key as string;
     const keyName = key.outputs.name as string;
+    expect(step.requests).toEqual([
+      { method: "POST", path: `${link}/-addKey`, status: 200, body: { description: "GitHub Actions" } },
+      {
+        method: "PATCH",
+        path: link,
+        status: 200,
+        body: { tags: { [`cpln/pulumiServiceAccountKey.${keyName}`]: "true" } },
+      },
+    ]);
     expect(value.startsWith(`${keyName}.`)).toBe(true);
     keys.push(value);
     expect(key.id).toBe(`${link}#${keyName}`);
@@ -103,10 +111,15 @@ describe("ServiceAccount and ServiceAccountKey lifecycle", () => {
     const { key: _secret, ...others } = key.outputs;
     seen.push(inputs, key.inputs, others);
 
-    // The account's read shows the key's name only.
+    // The account's read leaves out the stack's own (marked) key; a key added by hand shows by its name only.
     const refreshed = await account.refresh();
     expect(refreshed.requests).toEqual([{ method: "GET", path: link, status: 200, body: undefined }]);
-    expect(account.outputs.keyNames).toEqual([keyName]);
+    expect(account.outputs.keyNames).toEqual([]);
+    const byHand = await env.client.addServiceAccountKey(name, "by hand");
+    keys.push(byHand.key);
+    keyNamesByHand.push(byHand.name);
+    await account.refresh();
+    expect(account.outputs.keyNames).toEqual([byHand.name]);
     seen.push(account.outputs, account.inputs);
   });
 
@@ -135,8 +148,12 @@ describe("ServiceAccount and ServiceAccountKey lifecycle", () => {
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `POST ${link}/-addKey 200`,
       `PATCH ${link} 200`,
+      `PATCH ${link} 200`,
     ]);
-    expect(step.requests.find((r) => r.method === "PATCH")?.body).toEqual({ "$drop/keys": [oldName] });
+    expect(step.requests.slice(1).map((r) => r.body)).toEqual([
+      { tags: { [`cpln/pulumiServiceAccountKey.${newName}`]: "true" } },
+      { "$drop/keys": [oldName], tags: { [`cpln/pulumiServiceAccountKey.${oldName}`]: null } },
+    ]);
     keys.push(key.outputs.key as string);
     expect(await authenticates(oldKey)).toBe(false);
     expect(await authenticates(key.outputs.key as string)).toBe(true);
@@ -147,15 +164,20 @@ describe("ServiceAccount and ServiceAccountKey lifecycle", () => {
   it("account update: one PATCH with the description only; keys untouched", async () => {
     const step = await account.up(await accountInputs({ tags: { purpose: "ci" }, description: "CI identity" }));
     expect(step.requests).toEqual([{ method: "PATCH", path: link, status: 200, body: { description: "CI identity" } }]);
-    expect(account.outputs.keyNames).toEqual([key.outputs.name]);
+    expect(account.outputs.keyNames).toEqual(keyNamesByHand);
   });
 
-  it("key delete: one PATCH revoking it; the key no longer authenticates and a refresh drops it", async () => {
+  it("key delete: one PATCH revoking it and removing its marker; the key no longer authenticates and a refresh drops it", async () => {
     const keyName = key.outputs.name as string;
     const value = key.outputs.key as string;
     const state = { id: key.id, outputs: key.outputs, inputs: key.inputs };
     expect(await key.destroy()).toEqual([
-      { method: "PATCH", path: link, status: 200, body: { "$drop/keys": [keyName] } },
+      {
+        method: "PATCH",
+        path: link,
+        status: 200,
+        body: { "$drop/keys": [keyName], tags: { [`cpln/pulumiServiceAccountKey.${keyName}`]: null } },
+      },
     ]);
     expect(await authenticates(value)).toBe(false);
     Object.assign(key, state);

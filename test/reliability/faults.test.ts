@@ -109,7 +109,8 @@ function desiredStack(lifecycle: number, phase: "create" | "update"): Desired[] 
               // A changed tag beside the directives: a cut patch is then partly plain merge, partly `$append/`.
               tags: { i: String(i), phase: "update" },
               // A new target link: `$append/targetLinks`. A new principal in the binding: `$patch/bindings` with
-              // `$append/principalLinks`. Every other policy also gains a binding: `$append/bindings`.
+              // `$append/principalLinks`. Every other policy also gains a binding: a `$patch/bindings` partial, which
+              // the server appends.
               targetLinks: [`//group/t${i}-a`, `//group/t${i}-b`],
               bindings: [
                 { permissions: ["view"], principalLinks: ["//group/viewers", `//user/u${i}@example.com`] },
@@ -411,7 +412,7 @@ describe(`${RESOURCES} resources through the real provider host with ${FAULT_RAT
         expect(body["$append/targetLinks"], `${d.name}: ${JSON.stringify(body)}`).toEqual([
           link("group", `${d.name.replace(/^pol-\d+-/, "t")}-b`),
         ]);
-        const bindingPatch = JSON.stringify(body["$patch/bindings"] ?? body["$append/bindings"] ?? null);
+        const bindingPatch = JSON.stringify(body["$patch/bindings"] ?? null);
         expect(bindingPatch, `${d.name}: ${JSON.stringify(body)}`).toContain("$append/principalLinks");
       }
       const appendsResent = log.filter(

@@ -126,6 +126,19 @@ describe("routes", () => {
     );
   });
 
+  it("GET / needs no credentials and points to /about, /openapi.json, the API and the docs", async () => {
+    const root = await send("GET", "/", { auth: null });
+    expect(root.status).toBe(200);
+    expect(root.body).toEqual({
+      name: "cpln-local",
+      about: "/about",
+      openapi: "/openapi.json",
+      api: `/org/${ORG}`,
+      auth: "Authorization: Bearer <key> (the admin key is printed at start, or CPLN_TOKEN)",
+      docs: "docs/cpln-local.md in the cpln-pulumi package",
+    });
+  });
+
   it("GET /about needs no credentials", async () => {
     const about = await send("GET", "/about", { auth: null });
     expect(about.body).toEqual({

@@ -20,6 +20,7 @@ import {
   changedKeys,
   changedPaths,
   deepEqual,
+  withoutEmpty,
   isPlainObject,
   isSecret,
   makeSecret,
@@ -559,14 +560,27 @@ export class MiniEngine {
         this.push({ urn: r.urn, op: "same", id: r.id, detail: "unchanged" });
         continue;
       }
+      const oldInputs = r.inputs;
       if (!this.preview) {
         r.outputs = outputs;
         if (result.inputs)
           r.inputs = annotateSecrets({ ...result.inputs, [providerKey]: r.inputs[providerKey] ?? null }, r.inputs);
         this.save();
       }
-      const detail = `refreshed: ${paths.join(", ")} changed outside the program`;
-      this.push({ urn: r.urn, op: "refresh", id: r.id, changedPaths: paths, detail });
+      // Drift is a changed input. Computed outputs alone (a version bumped by the stack's own PolicyBinding or key)
+      // are recorded but not called a change made outside the program. Empty maps and lists count as absent.
+      const drifted =
+        result.inputs === undefined
+          ? paths
+          : changedPaths(withoutEmpty(stripSecretsMap(oldInputs)), withoutEmpty(stripSecretsMap(result.inputs)), "", [
+              providerKey,
+            ]);
+      const detail =
+        drifted.length > 0
+          ? `refreshed: ${drifted.join(", ")} changed outside the program`
+          : `refreshed: computed ${paths.join(", ")} (no input changed)`;
+      const changed = drifted.length > 0 ? drifted : paths;
+      this.push({ urn: r.urn, op: "refresh", id: r.id, changedPaths: changed, detail });
     }
     return [...this.steps];
   }

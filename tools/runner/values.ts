@@ -137,6 +137,20 @@ export function changedPaths(
   return [path === "" ? "(value)" : path];
 }
 
+/** The map without empty maps and lists, at any depth (the API treats them as absent). Secrets are kept whole. */
+export function withoutEmpty(map: PropertyMap): PropertyMap {
+  const prune = (value: PropertyValue): PropertyValue | undefined => {
+    if (Array.isArray(value)) return value.length === 0 ? undefined : value.map((v) => prune(v) ?? null);
+    if (!isPlainObject(value) || isSecret(value)) return value;
+    const kept = Object.entries(value).flatMap(([k, v]) => {
+      const p = prune(v as PropertyValue);
+      return p === undefined ? [] : [[k, p] as const];
+    });
+    return kept.length === 0 ? undefined : Object.fromEntries(kept);
+  };
+  return (prune(map) as PropertyMap | undefined) ?? {};
+}
+
 /**
  * Converts a JavaScript value into a property value: drops `undefined` members (the wire has no undefined),
  * turns values `isUnknown` recognises into `unknownValue`, and rejects what the wire cannot carry.

@@ -1,5 +1,5 @@
 /**
- * The README's resource and function tables, rendered from `schema.json` and kept between marker comments, so the
+ * The resource and function tables of docs/resources.md, rendered from `schema.json` and kept between marker comments, so the
  * documentation cannot drift from the schema (the schema test compares them).
  */
 import type { PackageSchema } from "./generate.js";
@@ -100,7 +100,7 @@ export function renderApiTables(schema: PackageSchema): string {
 export function spliceApiTables(readme: string, tables: string): string {
   const begin = readme.indexOf(BEGIN_MARKER);
   const end = readme.indexOf(END_MARKER);
-  if (begin < 0 || end < begin) throw new Error(`README.md lacks the markers ${BEGIN_MARKER} … ${END_MARKER}`);
+  if (begin < 0 || end < begin) throw new Error(`docs/resources.md lacks the markers ${BEGIN_MARKER} … ${END_MARKER}`);
   return readme.slice(0, begin) + tables + readme.slice(end + END_MARKER.length);
 }
 
