@@ -98,6 +98,7 @@ export type PolicyInputs = {
     | "mk8s"
     | "auditctx"
     | "quota";
+  gvc?: string;
   ignoreUndeclaredPrincipals?: boolean;
   name?: string;
   description?: string;
@@ -143,6 +144,7 @@ export type PolicyOutputs = {
   created: string;
   lastModified: string;
   targetKind: string;
+  gvc?: string;
   ignoreUndeclaredPrincipals?: boolean;
   adopt?: boolean;
   targetLinks?: string[];
