@@ -155,6 +155,14 @@ describe("pulumi import of objects a pulumiverse stack made, by their Terraform 
     for (const o of objects()) expect((await get(o.link.split("#")[0] as string)).version).toBe(before.get(o.link));
   });
 
+  it("a key id without the key name is refused, naming the form, before any request", async () => {
+    takeRequests(server);
+    await expect(plugin.read("ci", urnFor(token("ServiceAccountKey"), "k"))).rejects.toThrow(
+      'ServiceAccountKey: "ci" is not an id of this resource: use its id or "<service account>:<key name>"',
+    );
+    expect(takeRequests(server)).toEqual([]);
+  });
+
   it("the Terraform tags stay on the objects as server tags, not as drift", async () => {
     const read = await plugin.read("ops", urnFor(token("Group"), "ops"));
     expect(read.props.serverTags).toEqual(TF_TAGS);
