@@ -78,6 +78,18 @@ export function normalizeLink(org: string, href: string): string {
   return href;
 }
 
+/**
+ * The short form of a link that users of the Terraform provider and `@pulumiverse/cpln` write: relative to the org
+ * without the leading `//` (`group/admins`, `serviceaccount/ci`, `gvc/main/identity/app`), which that provider prefixes
+ * with `/org/<org>/` (terraform-provider-cpln internal/provider/resource_policy.go, buildPrincipalLinks). Returns the
+ * relative form (`//group/admins`) when the first segment is a kind and a name follows; anything else unchanged.
+ */
+export function fromShortLink(href: string): string {
+  const slash = href.indexOf("/");
+  if (slash <= 0 || slash === href.length - 1) return href;
+  return isKind(href.slice(0, slash)) ? `//${href}` : href;
+}
+
 /** The href of the first link with `rel`, if any. */
 export function findLink(links: readonly Link[] | undefined, rel: string): string | undefined {
   return links?.find((l) => l.rel === rel)?.href;

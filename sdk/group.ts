@@ -34,15 +34,29 @@ export interface GroupMemberQuery {
 
 /** Arguments of a `Group`. */
 export interface GroupArgs extends NamedResourceArgs {
-  /** Members: `//user/<email>`, `//serviceaccount/<name>` or full `/org/<org>/...` links. A set: order is ignored. */
+  /**
+   * Members: `//user/<email>`, `//serviceaccount/<name>`, full `/org/<org>/...` links, or the short forms of
+   * @pulumiverse/cpln (`user/<email>`, `serviceaccount/<name>`). A set: order is ignored.
+   */
   memberLinks?: pulumi.Input<pulumi.Input<string>[]>;
   /** Users added by query. */
   memberQuery?: pulumi.Input<GroupMemberQuery>;
+  /** Adds users whose identity-provider claims match the expression. */
+  identityMatcher?: pulumi.Input<GroupIdentityMatcher>;
+}
+
+/** Users whose identity-provider claims match an expression. */
+export interface GroupIdentityMatcher {
+  /** Expression evaluated against a user's claims. */
+  expression: pulumi.Input<string>;
+  /** `jmespath` (default) or `javascript`. */
+  language?: pulumi.Input<"jmespath" | "javascript">;
 }
 
 const outputProps = {
   memberLinks: undefined,
   memberQuery: undefined,
+  identityMatcher: undefined,
   ...namedArgsProps,
   ...recordOutputProps,
   origin: undefined,
@@ -59,6 +73,9 @@ export class Group extends NamedResource {
   /** Members, as full links. */
   declare readonly memberLinks: pulumi.Output<string[] | undefined>;
   declare readonly memberQuery: pulumi.Output<Record<string, unknown> | undefined>;
+  declare readonly identityMatcher: pulumi.Output<
+    { expression: string; language?: "jmespath" | "javascript" } | undefined
+  >;
   /** `default`; `builtin` groups (superusers, viewers) cannot be deleted. */
   declare readonly origin: pulumi.Output<"default" | "builtin" | "synthetic">;
 

@@ -26,7 +26,7 @@ export type {
 export { Location } from "./location.js";
 export type { LocationArgs } from "./location.js";
 export { Group } from "./group.js";
-export type { GroupArgs, GroupMemberQuery, GroupQueryTerm } from "./group.js";
+export type { GroupArgs, GroupIdentityMatcher, GroupMemberQuery, GroupQueryTerm } from "./group.js";
 export { ServiceAccount } from "./serviceAccount.js";
 export type { ServiceAccountArgs } from "./serviceAccount.js";
 export { ServiceAccountKey } from "./serviceAccountKey.js";

@@ -8,7 +8,10 @@ import type { PolicyOutputs as PolicyPublicOutputs, PolicyInputs as PolicyPublic
 export interface PolicyBinding {
   /** Permissions from the target kind's catalog (`view`, `edit`, `manage`, ...). No two bindings may hold the same set. */
   permissions: pulumi.Input<pulumi.Input<string>[]>;
-  /** 1–200 principals: `//group/<g>`, `//user/<email>`, `//serviceaccount/<s>`, `//gvc/<g>/identity/<i>` or full `/org/<org>/...` links. */
+  /**
+   * 1–200 principals: `//group/<g>`, `//user/<email>`, `//serviceaccount/<s>`, `//gvc/<g>/identity/<i>` or full
+   * `/org/<org>/...` links; the short forms of @pulumiverse/cpln (`group/<g>`, ...) are accepted too.
+   */
   principalLinks: pulumi.Input<pulumi.Input<string>[]>;
 }
 
@@ -60,8 +63,13 @@ export interface PolicyTargetQuery {
 export interface PolicyArgs extends NamedResourceArgs {
   /** Kind of the objects the policy applies to (`volumeset`, `gvc`, `secret`, ...). Changing it replaces the policy. */
   targetKind: pulumi.Input<PolicyPublicInputs["targetKind"]>;
-  /** Objects of `targetKind` the policy applies to (at most 200): `//<kind>/<name>` (`//gvc/<g>/<kind>/<name>` for gvc-scoped kinds) or full links. */
+  /**
+   * Objects of `targetKind` the policy applies to (at most 200): `//<kind>/<name>` (`//gvc/<g>/<kind>/<name>` for
+   * gvc-scoped kinds), full links, or (as with @pulumiverse/cpln) the name alone, in `gvc` for gvc-scoped kinds.
+   */
   targetLinks?: pulumi.Input<pulumi.Input<string>[]>;
+  /** The gvc of targets named by name alone, for a `targetKind` that lives in a gvc. Never sent to the API. */
+  gvc?: pulumi.Input<string>;
   /** Objects the policy applies to, selected by a query. */
   targetQuery?: pulumi.Input<PolicyTargetQuery>;
   /** `all`: the policy applies to every object of `targetKind`. */
@@ -87,6 +95,7 @@ const outputProps: Record<keyof PolicyOutputs, undefined> = {
   targetQuery: undefined,
   target: undefined,
   bindings: undefined,
+  gvc: undefined,
   ...namedArgsProps,
   ignoreUndeclaredPrincipals: undefined,
   ...recordOutputProps,

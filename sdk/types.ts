@@ -119,6 +119,7 @@ export type PolicyInputs = {
     | "command"
     | "imagesummary"
     | "volumeset";
+  gvc?: string;
   ignoreUndeclaredPrincipals?: boolean;
   name?: string;
   description?: string;
@@ -164,6 +165,7 @@ export type PolicyOutputs = {
   created: string;
   lastModified: string;
   targetKind: string;
+  gvc?: string;
   ignoreUndeclaredPrincipals?: boolean;
   adopt?: boolean;
   targetLinks?: string[];

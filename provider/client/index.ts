@@ -340,6 +340,16 @@ export class CplnClient {
     }
   }
 
+  /** Every object of a collection (`/org/o/policy`, `/org/o/gvc/g/volumeset`, `/org/o/gvc`), all pages. */
+  async listByLink(collection: string, options?: CallOptions): Promise<ApiRecord[]> {
+    const path = this.fullLink(collection, options);
+    const parsed = parseLink(path);
+    if (parsed === undefined || parsed.name !== undefined || parsed.kind === "org") {
+      throw new Error(`"${collection}" is not a collection link (e.g. /org/<org>/policy)`);
+    }
+    return this.list(path, asApiRecord(recordSchema(parsed.kind)));
+  }
+
   async patchByLink(link: string, patch: Record<string, unknown>, options?: CallOptions): Promise<ApiRecord> {
     const path = this.fullLink(link, options);
     return this.call("PATCH", path, recordSchemaOf(path), patch);

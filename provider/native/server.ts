@@ -224,7 +224,10 @@ export class NativeProvider {
     return response;
   }
 
-  /** A self link, or a Terraform import id (`gvc:name` for gvc-scoped kinds, `name` otherwise) in the configured org. */
+  /**
+   * A self link, or a Terraform import id in the configured org: the definition's own form (`importId`), else
+   * `gvc:name` for gvc-scoped kinds and `name` otherwise.
+   */
   private resolveId(def: AnyResourceDefinition, id: string): string {
     if (parseLink(id) !== undefined) return id;
     const org = resolveOrg({ stackConfig: this.stackConfig });
@@ -232,6 +235,11 @@ export class NativeProvider {
       throw new ConfigError(
         `cannot resolve the import id "${id}": no org is configured (${NATIVE_PACKAGE}:org or CPLN_ORG)`,
       );
+    }
+    if (def.importId !== undefined) {
+      const resolved = def.importId.resolve(org, id);
+      if (resolved !== undefined) return resolved;
+      throw new Error(`${def.typeName}: "${id}" is not an id of this resource: use its id or "${def.importId.form}"`);
     }
     const parts = id.split(":");
     const scoped = parts.length === 2 && parts.every((part) => part !== "");

@@ -130,6 +130,7 @@ export function checkInputs(
   const failures: CheckFailure[] = [];
   const inputs: Props = {};
   for (const [key, value] of Object.entries(news)) if (key !== PROVIDER_KEY && value !== undefined) inputs[key] = value;
+  if (definition.shortForms !== undefined) Object.assign(inputs, definition.shortForms(inputs));
 
   if (definition.autoname) {
     if (inputs.name === undefined || inputs.name === null) {

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
-import { normalizeLink } from "../../api/links.js";
+import { fromShortLink, normalizeLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { group as groupRecord, groupCreate, groupOrigins } from "../../api/schemas/group.js";
 import { recordMeta } from "./engine.js";
@@ -28,6 +28,7 @@ export const groupInputs = lazy(() => {
       "Members: //user/<email>, //serviceaccount/<name> or their full /org/<org>/... forms (a set: order is ignored).",
     ),
     memberQuery: body.memberQuery,
+    identityMatcher: body.identityMatcher,
     ...namedInputFields("group"),
   });
 });
@@ -48,13 +49,18 @@ export type GroupOutputs = z.infer<ReturnType<typeof groupOutputs>>;
 const fields: FieldRules<GroupInputs> = {
   memberLinks: {},
   memberQuery: {},
+  identityMatcher: {},
   ...namedFieldRules,
 };
 
 // ---- toApi / fromApi ------------------------------------------------------------------------------------------------
 
 function toApi(inputs: Props) {
-  return namedApiBody(inputs, { memberLinks: inputs.memberLinks, memberQuery: inputs.memberQuery });
+  return namedApiBody(inputs, {
+    memberLinks: inputs.memberLinks,
+    memberQuery: inputs.memberQuery,
+    identityMatcher: inputs.identityMatcher,
+  });
 }
 
 function fromApi(record: unknown): GroupOutputs {
@@ -63,6 +69,7 @@ function fromApi(record: unknown): GroupOutputs {
   return {
     memberLinks: parsed.memberLinks,
     memberQuery: parsed.memberQuery,
+    identityMatcher: parsed.identityMatcher,
     ...namedRecordOutputs(parsed, meta),
     origin: parsed.origin,
   } as GroupOutputs;
@@ -72,6 +79,14 @@ function fromApi(record: unknown): GroupOutputs {
 function normalize(inputs: GroupInputs, org: string): GroupInputs {
   if (inputs.memberLinks === undefined) return inputs;
   return { ...inputs, memberLinks: inputs.memberLinks.map((href) => normalizeLink(org, href)) };
+}
+
+/** Members in the short form a user of @pulumiverse/cpln writes (`serviceaccount/ci`): the relative form. */
+function shortForms(inputs: Props): Props {
+  if (!Array.isArray(inputs.memberLinks)) return {};
+  return {
+    memberLinks: inputs.memberLinks.map((href: unknown) => (typeof href === "string" ? fromShortLink(href) : href)),
+  };
 }
 
 // ---- the definition: check, diff (generic, from the tables above), create, read, update, delete ---------------------
@@ -97,6 +112,7 @@ export const groupDefinition = {
   defaults: (inputs) => ({ description: inputs.name }),
   contractIssues: () => [],
   normalize,
+  shortForms,
 
   // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH. read: one GET. update:
   // one PATCH built by buildPatch ($append/ and $drop/ of members), none when nothing managed changed. delete: one

@@ -19,8 +19,8 @@
  */
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
-import { collectionPath, normalizeLink, selfLink } from "../../api/links.js";
-import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { collectionPath, fromShortLink, normalizeLink, selfLink } from "../../api/links.js";
+import { isKind, kinds, patchRules as allPatchRules } from "../../api/kinds.js";
 import type { JsonObject } from "../../api/patch/index.js";
 import {
   policy as policyRecord,
@@ -38,6 +38,7 @@ import {
   readIgnoringMissing,
   recordMeta,
   updatePatch,
+  UNKNOWN,
 } from "./engine.js";
 import {
   bindingPartial,
@@ -61,6 +62,14 @@ export const policyInputs = lazy(() => {
     target: body.target,
     bindings: body.bindings,
     ...namedInputFields("policy"),
+    gvc: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The gvc of the targets, for a targetKind that lives in a gvc (volumeset, workload, identity): targetLinks " +
+          "may then name objects by name alone, as with @pulumiverse/cpln. Never sent; outputs hold full links.",
+      ),
     ignoreUndeclaredPrincipals: z
       .boolean()
       .optional()
@@ -91,6 +100,8 @@ const fields: FieldRules<PolicyInputs> = {
   target: {},
   bindings: {},
   ...namedFieldRules,
+  // Only a way to write targetLinks: the links it produces are what changes.
+  gvc: { local: true },
   // Never sent, but a change is an update (with no request), so that the outputs hold the option in force.
   ignoreUndeclaredPrincipals: {},
 };
@@ -170,6 +181,43 @@ function normalize(inputs: PolicyInputs, org: string): PolicyInputs {
   };
 }
 
+/** A target link written as a bare name (pulumiverse's form): the relative link of that object of `kind`. */
+function targetFromName(href: unknown, kind: string, gvc: unknown): unknown {
+  if (typeof href !== "string" || href === UNKNOWN) return href;
+  if (href.includes("/")) return fromShortLink(href);
+  if (href === "" || !isKind(kind)) return href;
+  if (kinds[kind].scope !== "gvc") return `//${kind}/${href}`;
+  return typeof gvc === "string" && gvc !== "" && gvc !== UNKNOWN ? `//gvc/${gvc}/${kind}/${href}` : href;
+}
+
+/**
+ * What a user of @pulumiverse/cpln writes: principals as `group/NAME` (terraform-provider-cpln resource_policy.go,
+ * buildPrincipalLinks), targets by name with `gvc` for gvc-scoped kinds (buildTargetLinks). Rewritten to the
+ * relative forms (`//group/NAME`, `//gvc/G/volumeset/NAME`), which normalize then makes full.
+ */
+function shortForms(inputs: Props): Props {
+  const rewritten: Props = {};
+  if (Array.isArray(inputs.bindings)) {
+    rewritten.bindings = inputs.bindings.map((b: unknown) => {
+      if (typeof b !== "object" || b === null || !Array.isArray((b as Props).principalLinks)) return b;
+      const links = (b as { principalLinks: unknown[] }).principalLinks;
+      return { ...b, principalLinks: links.map((href) => (typeof href === "string" ? fromShortLink(href) : href)) };
+    });
+  }
+  if (Array.isArray(inputs.targetLinks) && typeof inputs.targetKind === "string") {
+    const kind = inputs.targetKind;
+    rewritten.targetLinks = inputs.targetLinks.map((href: unknown) => targetFromName(href, kind, inputs.gvc));
+  }
+  return rewritten;
+}
+
+/** `gvc` names the gvc of the targets: only for a target kind that lives in one. */
+function gvcIssues(inputs: PolicyInputs): { path: string; message: string }[] {
+  const { gvc, targetKind } = inputs;
+  if (gvc === undefined || !isKind(targetKind) || kinds[targetKind].scope === "gvc") return [];
+  return [{ path: "gvc", message: `only for a targetKind that lives in a gvc; ${targetKind} objects live in the org` }];
+}
+
 /**
  * The PATCH from `olds` to `news`: the generic one for every field but `bindings`, which change principal by principal
  * (`$patch/bindings` partials with `$append/` and `$drop/` of principals; a new binding is a partial too, which the
@@ -226,8 +274,9 @@ export const policyDefinition = {
 
   // check
   defaults: (inputs) => ({ description: inputs.name }),
-  contractIssues: (inputs) => policyIssues(inputs as PolicyRules),
+  contractIssues: (inputs) => [...gvcIssues(inputs), ...policyIssues(inputs as PolicyRules)],
   normalize,
+  shortForms,
 
   // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
   async create(ctx: ResourceContext, inputs: PolicyInputs): Promise<{ id: string; outs: PolicyOutputs }> {

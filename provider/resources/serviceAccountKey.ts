@@ -133,6 +133,17 @@ export const serviceAccountKeyDefinition = {
 
   toApi,
   fromApi,
+  // pulumiverse's (Terraform's) import id, SERVICE_ACCOUNT_NAME:KEY_NAME (terraform-provider-cpln
+  // docs/resources/service_account_key.md).
+  importId: {
+    form: "<service account>:<key name>",
+    resolve(org: string, id: string): string | undefined {
+      const parts = /^([^:/#]+):([^:/#]+)$/.exec(id);
+      return parts === null
+        ? undefined
+        : keyId(selfLink(org, "serviceaccount", parts[1] as string), parts[2] as string);
+    },
+  },
 
   // check
   defaults: () => ({}),

@@ -120,6 +120,18 @@ export interface ResourceDefinition<Inputs extends object, Outputs extends objec
   contractIssues(inputs: Inputs): InputIssue[];
   /** Rewrites values into the form the server stores (relative links into full ones). */
   normalize(inputs: Inputs, org: string): Inputs;
+  /**
+   * Rewrites what a user migrating from `@pulumiverse/cpln` writes (short links such as `group/admins`, target names
+   * with a gvc) into this package's forms, before validation; returns the fields it rewrote. Values not known yet
+   * (preview) are left alone.
+   */
+  shortForms?(inputs: Props): Props;
+  /**
+   * The import id a user of `@pulumiverse/cpln` passes (`pulumi import`), when it is not the default (`<name>`, or
+   * `<gvc>:<name>` for gvc-scoped kinds): `form` for messages, `resolve` to the resource id in `org` (undefined when the
+   * id is not of that form).
+   */
+  importId?: { form: string; resolve(org: string, id: string): string | undefined };
 
   // --- create / read / update / delete ---------------------------------------------------------------------------
   create(ctx: ResourceContext, inputs: Inputs): Promise<{ id: string; outs: Outputs }>;

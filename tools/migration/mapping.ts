@@ -1,0 +1,182 @@
+/**
+ * How each `@pulumiverse/cpln` resource, property, function and config key maps to this package: the judgement the
+ * migration guide needs on top of the two schemas. Only what the schemas cannot say is written here: a property with
+ * the same path and a compatible type in both schemas is "same" without an entry, and the generator refuses an entry
+ * for such a property (so this table cannot go stale) as well as a pulumiverse property with neither.
+ */
+
+export type Status = "same" | "renamed" | "reshaped" | "missing";
+
+export interface PropertyMapping {
+  status: Status;
+  /** Where the value goes in this package (a property path, or how to write it). */
+  to?: string;
+  why: string;
+}
+
+/** pulumiverse resource → this package's resource, or why there is none. */
+export const resourceMap: Record<string, { to: string; why?: string } | { to?: undefined; why: string }> = {
+  AuditContext: { to: "AuditContext" },
+  CloudAccount: { to: "CloudAccount" },
+  CustomLocation: {
+    to: "Location",
+    why:
+      "Location adopts an existing location (built-in or custom) and manages its enabled flag, description and " +
+      "tags; this package does not create custom locations.",
+  },
+  Group: { to: "Group" },
+  Location: { to: "Location" },
+  Policy: { to: "Policy" },
+  ServiceAccount: { to: "ServiceAccount" },
+  ServiceAccountKey: { to: "ServiceAccountKey" },
+  VolumeSet: { to: "VolumeSet" },
+};
+
+/** Why the other pulumiverse resources have no counterpart (one reason serves all: the kind is not managed here). */
+export const uncoveredReason =
+  "No resource for this kind here: keep it in @pulumiverse/cpln (both providers can run in one program) or manage it " +
+  "with the cpln CLI.";
+
+/** Type pairs (pulumiverse → this package) that accept every value the pulumiverse type accepts. */
+export const compatibleTypes: { from: string; to: string; note: string }[] = [
+  {
+    from: "map<string>",
+    to: "map<string|number|boolean>",
+    note: "string values as before; numbers and booleans are also accepted.",
+  },
+  { from: "string", to: "string|number|boolean", note: "string values as before; numbers and booleans too." },
+];
+
+/** Per resource, per pulumiverse property path: the properties that are not simply the same. */
+export const propertyMap: Record<string, Record<string, PropertyMapping>> = {
+  AuditContext: {},
+  CloudAccount: {
+    aws: { status: "reshaped", to: 'provider: "aws", data', why: "one `provider` plus a `data` object, as the API." },
+    "aws.roleArn": { status: "reshaped", to: "data.roleArn", why: "the API's field inside `data`." },
+    azures: {
+      status: "reshaped",
+      to: 'provider: "azure", data',
+      why: "a single `data` object instead of a one-element list.",
+    },
+    "azures[].secretLink": { status: "reshaped", to: "data.secretLink", why: "the API's field inside `data`." },
+    gcp: { status: "reshaped", to: 'provider: "gcp", data', why: "one `provider` plus a `data` object, as the API." },
+    "gcp.projectId": { status: "reshaped", to: "data.projectId", why: "the API's field inside `data`." },
+    ngs: { status: "reshaped", to: 'provider: "ngs", data', why: "one `provider` plus a `data` object, as the API." },
+    "ngs.secretLink": { status: "reshaped", to: "data.secretLink", why: "the API's field inside `data`." },
+    gcpRoles: {
+      status: "missing",
+      why: "GCP setup hints the Terraform provider computes on the client; they are not part of the API record.",
+    },
+    gcpServiceAccountName: {
+      status: "missing",
+      why: "GCP setup hints the Terraform provider computes on the client; they are not part of the API record.",
+    },
+    statuses: { status: "missing", why: "the record's status is not an output of this package's CloudAccount yet." },
+    "statuses[].lastChecked": { status: "missing", why: "see `statuses`." },
+    "statuses[].lastError": { status: "missing", why: "see `statuses`." },
+    "statuses[].usable": { status: "missing", why: "see `statuses`." },
+  },
+  CustomLocation: {
+    cloudProvider: {
+      status: "reshaped",
+      to: "provider (output)",
+      why: "the location is adopted, not created: its provider is read from the API, not set.",
+    },
+    geos: { status: "reshaped", to: "geo", why: "one object, as the API returns it, instead of a one-element list." },
+    "geos[].city": { status: "reshaped", to: "geo.city", why: "see `geos`." },
+    "geos[].continent": { status: "reshaped", to: "geo.continent", why: "see `geos`." },
+    "geos[].country": { status: "reshaped", to: "geo.country", why: "see `geos`." },
+    "geos[].lat": { status: "reshaped", to: "geo.lat", why: "see `geos`." },
+    "geos[].lon": { status: "reshaped", to: "geo.lon", why: "see `geos`." },
+    "geos[].state": { status: "reshaped", to: "geo.state", why: "see `geos`." },
+  },
+  Group: {
+    serviceAccounts: {
+      status: "reshaped",
+      to: "memberLinks",
+      why: "members are one list of links: write `serviceaccount/<name>` (or `//serviceaccount/<name>`).",
+    },
+    userIdsAndEmails: {
+      status: "reshaped",
+      to: "memberLinks",
+      why: "members are one list of links: write `user/<email or id>` (or `//user/<email>`).",
+    },
+  },
+  Location: {
+    cloudProvider: { status: "renamed", to: "provider", why: "the API's field name." },
+    geos: { status: "reshaped", to: "geo", why: "one object, as the API returns it, instead of a one-element list." },
+    "geos[].city": { status: "reshaped", to: "geo.city", why: "see `geos`." },
+    "geos[].continent": { status: "reshaped", to: "geo.continent", why: "see `geos`." },
+    "geos[].country": { status: "reshaped", to: "geo.country", why: "see `geos`." },
+    "geos[].lat": { status: "reshaped", to: "geo.lat", why: "see `geos`." },
+    "geos[].lon": { status: "reshaped", to: "geo.lon", why: "see `geos`." },
+    "geos[].state": { status: "reshaped", to: "geo.state", why: "see `geos`." },
+  },
+  Policy: {},
+  ServiceAccount: {},
+  ServiceAccountKey: {
+    serviceAccountName: { status: "renamed", to: "serviceAccount", why: "shorter name; same value (the name)." },
+  },
+  VolumeSet: {
+    "autoscaling.predictive.lookbackHours": {
+      status: "reshaped",
+      to: "autoscaling.predictive.lookbackHours",
+      why: "whole hours only (an integer, at most 168, as the API document).",
+    },
+    "autoscaling.predictive.projectionHours": {
+      status: "reshaped",
+      to: "autoscaling.predictive.projectionHours",
+      why: "whole hours only (an integer, as the API document).",
+    },
+    "autoscaling.predictive.minGrowthRateGbPerHour": {
+      status: "renamed",
+      to: "autoscaling.predictive.minGrowthRateGBPerHour",
+      why: "the API's spelling.",
+    },
+    statuses: { status: "reshaped", to: "status", why: "one object, the API's `status`, instead of a list." },
+    "statuses[].bindingId": { status: "reshaped", to: "status.bindingId", why: "see `statuses`." },
+    "statuses[].locations": {
+      status: "reshaped",
+      to: "status.locations[].name",
+      why: "per location an object with its name, cluster and volumes, as the API returns it.",
+    },
+    "statuses[].parentId": { status: "reshaped", to: "status.parentId", why: "see `statuses`." },
+    "statuses[].usedByWorkload": { status: "reshaped", to: "status.usedByWorkload", why: "see `statuses`." },
+    "statuses[].workloadLinks": { status: "reshaped", to: "status.workloadLinks", why: "see `statuses`." },
+    volumesetLink: {
+      status: "missing",
+      to: "`cpln://volumeset/${name}`",
+      why: "the workload volume URI the Terraform provider computes from the name; workloads are not managed here.",
+    },
+  },
+};
+
+/** pulumiverse function → this package's function, or why there is none. */
+export const functionMap: Record<string, { status: Status; to?: string; why: string }> = {
+  getCloudAccount: {
+    status: "missing",
+    why: "returns Control Plane's own cloud identifiers for account setup; not served here.",
+  },
+  getGvc: { status: "missing", why: "gvcs are not managed by this package." },
+  getHelmTemplate: { status: "missing", why: "Helm releases are not managed by this package." },
+  getImage: { status: "missing", why: "images are not managed by this package." },
+  getImages: { status: "missing", why: "images are not managed by this package." },
+  getLocation: {
+    status: "reshaped",
+    to: "getLocation",
+    why: "by name; returns the API record (`provider`, `region`, `spec.enabled`, `status`).",
+  },
+  getLocations: { status: "missing", why: "no list function yet; read each location with getLocation." },
+  getOrg: { status: "missing", why: "the org is not managed by this package." },
+  getSecret: { status: "missing", why: "secrets are not managed by this package." },
+  getWorkload: { status: "missing", why: "workloads are not managed by this package." },
+};
+
+/** pulumiverse config key (`cpln:<key>`) → this package's (`cpln-native:<key>`, or `cpln:<key>` for the dynamic SDK). */
+export const configMap: Record<string, { status: Status; to?: string; why: string }> = {
+  endpoint: { status: "renamed", to: "endpoint", why: "same meaning; env CPLN_ENDPOINT as before." },
+  org: { status: "renamed", to: "org", why: "same meaning; env CPLN_ORG as before." },
+  token: { status: "renamed", to: "token", why: "same meaning (secret); env CPLN_TOKEN as before." },
+  profile: { status: "missing", why: "no cpln CLI profiles: set endpoint, org and token (or their env vars)." },
+  refreshToken: { status: "missing", why: "tokens are not refreshed: use a service-account key as the token." },
+};
