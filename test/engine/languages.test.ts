@@ -155,7 +155,7 @@ function scenario(language: string, start: (server: RunningServer, work: string)
         initialCapacity: 10,
       });
       expect(byType(resources, "PolicyBinding").outputs).toMatchObject({
-        policy: "access",
+        policy: `/org/${org}/policy/access`,
         permissions: ["view"],
         principalLinks: [`/org/${org}/serviceaccount/robot`],
       });
