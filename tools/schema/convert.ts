@@ -62,12 +62,36 @@ export interface ObjectTypeSpec {
 export interface EnumTypeSpec {
   type: "string" | "number" | "integer" | "boolean";
   description?: string;
-  enum: { value: string | number | boolean }[];
+  enum: { value: string | number | boolean; name?: string }[];
 }
 
 export type ComplexTypeSpec = ObjectTypeSpec | EnumTypeSpec;
 
 export const ANY_REF = "pulumi.json#/Any";
+
+/** The words that spell an enum value's symbols: `!=` → `NotEqual`, `=~` → `EqualTilde`, `!exists` → `NotExists`. */
+const symbolWords: Record<string, string> = {
+  "=": "Equal",
+  "!": "Not",
+  ">": "Greater",
+  "<": "Less",
+  "~": "Tilde",
+  "*": "Asterisk",
+};
+
+/**
+ * The `name` an enum value needs, if any: Pulumi's SDK generators turn a value into a member name
+ * (github.com/pulumi/pulumi pkg/codegen/python/utilities.go makeSafeEnumName, pkg/codegen/go/gen.go), and refuse a
+ * value that is a lone symbol (`=`: "enum name = is not a valid identifier") or collapse several symbol values into
+ * one name. A string value that is not already a word gets a name with each symbol spelled out; other values none.
+ */
+export function enumValueName(value: string | number | boolean): string | undefined {
+  if (typeof value !== "string" || /^[A-Za-z][A-Za-z0-9_-]*$/.test(value)) return undefined;
+  const words = value.split(/([=!><~*])/).map((part) => symbolWords[part] ?? part);
+  const name = pascal(words.join("-"));
+  if (!/^[A-Za-z]/.test(name)) throw new Error(`enum value ${JSON.stringify(value)} has no name an SDK can use`);
+  return name;
+}
 
 /** `autoscaling` → `Autoscaling`, `mount-options` → `MountOptions`. */
 export function pascal(name: string): string {
@@ -234,7 +258,13 @@ export function convertType(input: JsonSchema, path: string[], ctx: ConvertConte
   if (schema.enum && schema.enum.length > 1 && schema.enum.every(isScalar)) {
     const values = schema.enum as (string | number | boolean)[];
     const type = typeof values[0] === "string" ? "string" : typeof values[0] === "boolean" ? "boolean" : "number";
-    const spec: EnumTypeSpec = { type, enum: values.map((value) => ({ value })) };
+    const spec: EnumTypeSpec = {
+      type,
+      enum: values.map((value) => {
+        const name = enumValueName(value);
+        return name === undefined ? { value } : { name, value };
+      }),
+    };
     if (schema.description) spec.description = schema.description;
     return { type, $ref: ctx.collector.add(pascal(path.join("-")), spec, ctx.suffix) };
   }

@@ -50,7 +50,11 @@ export interface PackageSchema {
   types: Record<string, unknown>;
   resources: Record<string, ResourceSpec>;
   functions: Record<string, FunctionSpec>;
-  language: { nodejs: { packageName: string; packageDescription: string; dependencies: Record<string, string> } };
+  language: {
+    nodejs: { packageName: string; packageDescription: string; dependencies: Record<string, string> };
+    python: { packageName: string; respectSchemaVersion: boolean };
+    go: { importBasePath: string; respectSchemaVersion: boolean };
+  };
 }
 
 export interface ResourceSpec extends ObjectTypeSpec {
@@ -182,6 +186,10 @@ export function generateSchema(
         packageDescription,
         dependencies: { "@pulumi/pulumi": "^3.248.0" },
       },
+      // The Python and Go SDKs (docs/languages.md): their package and import path, and the version the SDK's
+      // generator stamps into them (`respectSchemaVersion`) is the one that asks the engine for this plugin version.
+      python: { packageName: "pulumi_cpln_native", respectSchemaVersion: true },
+      go: { importBasePath: "cpln-pulumi/sdk/go/cplnnative", respectSchemaVersion: true },
     },
   };
   const { document, types } = collector.finalize(schema);

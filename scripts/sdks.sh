@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Generates the Python and Go SDKs of the native plugin from schema.json with Pulumi's own code generators
+# (tools/engine/gen, pinned to the CLI's pulumi/pkg version), and makes the Python virtual environment the Python
+# programs run in (the pinned `pulumi` package from PyPI plus the generated SDK). Everything goes to a cache keyed by
+# what it is made from, so a second run reuses it:
+#   <cache>/engine/gen-<pkg version>-<hash of tools/engine/gen>/cpln-pulumi-gen    the generator
+#   <cache>/sdks/<version>-<hash of schema.json and the generator>/{python,go}     the SDKs
+#   <cache>/python/pulumi-<pulumi version>-<same key>/                             the venv
+#   scripts/sdks.sh               build what is missing, then print `python=<sdk dir>`, `go=<sdk dir>`, `venv=<dir>`
+#   scripts/sdks.sh --print-dirs  print them if all exist, exit 1 (one line on stderr) if not
+# `pulumi package gen-sdk` cannot do this here: it hands generation to pulumi-language-python / pulumi-language-go,
+# which the Go module proxy does not serve (docs/languages.md).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+gen_src="$root/tools/engine/gen"
+# The PyPI release of the Python SDK: the newest 3.27x the package index here serves (3.274.x is not published there).
+python_pulumi=3.272.0
+cache_root="${CPLN_PULUMI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cpln-pulumi}"
+version=$(sed -n -E 's/^  "version": "([^"]+)",$/\1/p' "$root/package.json" | head -n 1)
+pkg_version=$(sed -n -E 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/pkg/v3 (v[^ ]+)$#\2#p' "$gen_src/go.mod" | head -n 1)
+hash() { sha256sum "$@" | sha256sum | cut -c1-12; }
+gen_key=$(hash "$gen_src/main.go" "$gen_src/go.mod" "$gen_src/go.sum")
+gen="$cache_root/engine/gen-$pkg_version-$gen_key/cpln-pulumi-gen"
+sdk_key="$version-$(printf '%s %s' "$(hash "$root/schema.json")" "$gen_key" | sha256sum | cut -c1-12)"
+sdks="$cache_root/sdks/$sdk_key"
+venv="$cache_root/python/pulumi-$python_pulumi-$sdk_key"
+
+complete() { [ -f "$sdks/.complete" ] && [ -f "$venv/.complete" ]; }
+print() { printf 'python=%s\ngo=%s\nvenv=%s\n' "$sdks/python" "$sdks/go" "$venv"; }
+
+if [ "${1:-}" = "--print-dirs" ]; then
+  complete || { echo "sdks: the SDKs of schema.json are not generated; run \`npm run sdks\` (needs Go and Python 3)" >&2; exit 1; }
+  print
+  exit 0
+fi
+if complete; then
+  print
+  exit 0
+fi
+
+if [ ! -x "$gen" ]; then
+  command -v go >/dev/null 2>&1 || { echo "sdks: building the SDK generator needs Go (1.26 or later)" >&2; exit 1; }
+  echo "sdks: building the SDK generator (pulumi/pkg $pkg_version) into $(dirname "$gen")" >&2
+  mkdir -p "$(dirname "$gen")"
+  (cd "$gen_src" && GOFLAGS=-mod=readonly go build -o "$gen.partial" .) || { echo "sdks: go build of tools/engine/gen failed" >&2; exit 1; }
+  mv "$gen.partial" "$gen"
+fi
+
+if [ ! -f "$sdks/.complete" ]; then
+  echo "sdks: generating the Python and Go SDKs of schema.json (version $version) into $sdks" >&2
+  rm -rf "$sdks"
+  mkdir -p "$sdks"
+  for language in python go; do
+    "$gen" -schema "$root/schema.json" -language "$language" -version "$version" -out "$sdks/$language"
+  done
+  touch "$sdks/.complete"
+fi
+
+if [ ! -f "$venv/.complete" ]; then
+  command -v python3 >/dev/null 2>&1 || { echo "sdks: the Python virtual environment needs python3 (3.9 or later)" >&2; exit 1; }
+  echo "sdks: making the Python virtual environment (pulumi==$python_pulumi and the generated SDK) in $venv" >&2
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "pulumi==$python_pulumi" "$sdks/python"
+  touch "$venv/.complete"
+fi
+print

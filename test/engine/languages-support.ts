@@ -1,0 +1,117 @@
+/**
+ * Shared by the language tests (test/engine/languages.test.ts): the programs of docs/languages.md, the generated SDKs
+ * (scripts/sdks.sh), the plugin installed from its release archive the way a user installs it, and a child-process
+ * runner with a time limit whose output never reaches the test log unless it fails.
+ */
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+
+export const repoRoot = path.resolve(__dirname, "..", "..");
+
+/** The fenced block after `<!-- languages.test: <name> -->` in docs/languages.md, verbatim. */
+export function docProgram(name: string): string {
+  const doc = fs.readFileSync(path.join(repoRoot, "docs", "languages.md"), "utf8");
+  const marker = `<!-- languages.test: ${name} -->`;
+  const at = doc.indexOf(marker);
+  if (at < 0) throw new Error(`docs/languages.md has no ${marker}`);
+  const block = /```[a-z]+\n([\s\S]*?)\n```/.exec(doc.slice(at + marker.length));
+  if (!block) throw new Error(`docs/languages.md has no code block after ${marker}`);
+  return `${block[1]}\n`;
+}
+
+export interface RunResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to completion (killing its process group after `timeoutMs`), feeding `input` on stdin. */
+export function run(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; input?: string; timeoutMs: number },
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, options.timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** The result, or an error carrying the command's output (the only place it is shown). */
+export function succeeded(what: string, result: RunResult): RunResult {
+  if (result.status !== 0) {
+    throw new Error(`${what} exited ${result.status}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
+  }
+  return result;
+}
+
+/** `python=`, `go=`, `venv=` from scripts/sdks.sh (which builds what is missing). */
+export async function generatedSdks(
+  env: Record<string, string>,
+): Promise<{ python: string; go: string; venv: string }> {
+  const result = succeeded(
+    "scripts/sdks.sh",
+    await run("bash", [path.join(repoRoot, "scripts", "sdks.sh")], { cwd: repoRoot, env, timeoutMs: 900_000 }),
+  );
+  const dirs = Object.fromEntries(
+    result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => line.split("=", 2) as [string, string]),
+  );
+  return { python: dirs.python!, go: dirs.go!, venv: dirs.venv! };
+}
+
+/**
+ * Builds the plugin's release archive (`npm run plugin:archive`, into `outDir`) — or takes the one CPLN_PLUGIN_ARCHIVE
+ * names, already built from this checkout — and installs it into the PULUMI_HOME of `env` with
+ * `pulumi plugin install resource cpln-native <version> --file <archive>`. Returns the version.
+ */
+export async function installPlugin(pulumi: string, env: Record<string, string>, outDir: string): Promise<string> {
+  fs.mkdirSync(outDir, { recursive: true });
+  const archive = process.env.CPLN_PLUGIN_ARCHIVE || (await buildArchive(outDir));
+  const version = /-v([^-]+)-[a-z]+-[a-z0-9]+\.tar\.gz$/.exec(archive)?.[1];
+  if (version === undefined) throw new Error(`the archive ${archive} does not name a version`);
+  succeeded(
+    "pulumi plugin install",
+    await run(pulumi, ["plugin", "install", "resource", "cpln-native", version, "--file", archive], {
+      cwd: outDir,
+      env,
+      timeoutMs: 120_000,
+    }),
+  );
+  return version;
+}
+
+async function buildArchive(outDir: string): Promise<string> {
+  const archived = succeeded(
+    "npm run plugin:archive",
+    await run(process.execPath, [path.join(repoRoot, "dist", "tools", "native", "archive.js"), "--out", outDir], {
+      cwd: repoRoot,
+      // The build (npm pack runs `prepare`) needs the ordinary environment; the engine's is only for the install.
+      env: Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => !!entry[1])),
+      timeoutMs: 600_000,
+    }),
+  );
+  return archived.stdout.trim().split("\n").pop()!;
+}

@@ -1,0 +1,303 @@
+/**
+ * Every language the native plugin claims, through the real Pulumi CLI and the plugin installed from its release
+ * archive, against cpln-local: the Python, Go and YAML programs of docs/languages.md (read from the doc verbatim) each
+ * create a volume set, a policy on it, a service account with a key and a policy binding; update three of them in
+ * place; and destroy everything. Each step is checked by the HTTP requests the server received and by the state
+ * (`pulumi stack export`): the key and the token only as ciphertext.
+ *
+ * Python and Go run through their SDK's Automation API as inline programs (the CLI has no Python or Go language host
+ * here; docs/languages.md); YAML runs as a project directory through pulumi-language-yaml.
+ */
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type * as ServerModule from "../../server/index.js";
+import type { RunningServer } from "../../server/index.js";
+import { docProgram, generatedSdks, installPlugin, repoRoot, run, succeeded } from "./languages-support.js";
+import { engineEnv, requireEngine, skipWithoutEngine } from "./support.js";
+
+const serverModule = createRequire(__filename)("../../dist/server/index.js") as typeof ServerModule;
+
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+const TYPES = ["PolicyBinding", "Policy", "ServiceAccountKey", "ServiceAccount", "VolumeSet"];
+
+let root = "";
+let pulumiHome = "";
+let sdks: { python: string; go: string; venv: string };
+
+beforeAll(async () => {
+  if (skipWithoutEngine) return;
+  const { pulumi, binDir } = requireEngine();
+  root = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-langs-"));
+  const env = engineEnv(root, binDir);
+  pulumiHome = env.PULUMI_HOME!;
+  sdks = await generatedSdks({ ...(process.env as Record<string, string>), ...env });
+  await installPlugin(pulumi, env, path.join(root, "plugin"));
+}, 1_200_000);
+
+afterAll(() => {
+  if (root !== "") fs.rmSync(root, { recursive: true, force: true });
+}, 300_000);
+
+/** The engine's environment for this file: its own backend per work directory, the PULUMI_HOME with the plugin. */
+function env(work: string): Record<string, string> {
+  const { binDir } = requireEngine();
+  return { ...engineEnv(work, binDir), PULUMI_HOME: pulumiHome };
+}
+
+async function pulumiIn(work: string, args: string[], input?: string) {
+  const { pulumi } = requireEngine();
+  return succeeded(
+    `pulumi ${args.join(" ")}`,
+    await run(pulumi, args, { cwd: work, env: env(work), input, timeoutMs: 600_000 }),
+  );
+}
+
+/** What a language's test drives. */
+interface Program {
+  up(note: string): Promise<void>;
+  destroy(): Promise<void>;
+  work: string;
+}
+
+interface StateResource {
+  type: string;
+  urn: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+}
+
+async function exportState(work: string): Promise<{ text: string; resources: StateResource[] }> {
+  const text = (await pulumiIn(work, ["stack", "export", "--stack", "dev"])).stdout;
+  const parsed = JSON.parse(text) as { deployment: { resources?: StateResource[] } };
+  return { text, resources: parsed.deployment.resources ?? [] };
+}
+
+function byType(resources: StateResource[], type: string): StateResource {
+  const found = resources.filter((r) => r.type === `cpln-native:index:${type}`);
+  expect(found, type).toHaveLength(1);
+  return found[0]!;
+}
+
+/** The server's write requests since the last call as `METHOD path status` and body, in a stable order (the engine
+ * runs independent steps in parallel); then forgets them. */
+function writes(server: RunningServer): { line: string; body: unknown }[] {
+  const seen = server
+    .requests()
+    .filter((r) => r.method !== "GET")
+    .map((r) => ({ line: `${r.method} ${r.path} ${r.status}`, body: r.body }))
+    .sort((a, b) =>
+      a.line < b.line ? -1 : a.line > b.line ? 1 : JSON.stringify(a.body) < JSON.stringify(b.body) ? -1 : 1,
+    );
+  server.clearRequests();
+  return seen;
+}
+
+function isCiphertext(value: unknown): boolean {
+  const envelope = value as Record<string, unknown> | undefined;
+  return (
+    envelope?.[SECRET_SIG_KEY] === SECRET_SIG && typeof envelope.ciphertext === "string" && !("plaintext" in envelope)
+  );
+}
+
+function scenario(language: string, start: (server: RunningServer, work: string) => Promise<Program>) {
+  describe.skipIf(skipWithoutEngine)(`${language}: the docs/languages.md program through the real CLI`, () => {
+    let server: RunningServer;
+    let program: Program;
+    let org = "";
+    let keyName = "";
+
+    beforeAll(async () => {
+      server = await serverModule.startServer({ recordRequests: true });
+      org = server.org;
+      program = await start(server, fs.mkdtempSync(path.join(root, `${language}-`)));
+    }, 900_000);
+
+    afterAll(async () => {
+      await server?.close();
+    });
+
+    it("up creates the five resources with one write each; the key is in state only as ciphertext", async () => {
+      await program.up("first");
+      const made = writes(server);
+      expect(made.map((w) => w.line)).toEqual([
+        `PATCH /org/${org}/policy/access 200`,
+        `POST /org/${org}/gvc/default/volumeset 201`,
+        `POST /org/${org}/policy 201`,
+        `POST /org/${org}/serviceaccount 201`,
+        `POST /org/${org}/serviceaccount/robot/-addKey 200`,
+      ]);
+      expect(made[0]!.body).toEqual({
+        "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [`/org/${org}/serviceaccount/robot`] }],
+      });
+      expect(made[1]!.body).toMatchObject({ name: "data", description: "first", spec: { initialCapacity: 10 } });
+      expect(made[2]!.body).toMatchObject({
+        name: "access",
+        description: "first",
+        targetKind: "volumeset",
+        targetLinks: [`/org/${org}/gvc/default/volumeset/data`],
+      });
+      expect(made[3]!.body).toMatchObject({ name: "robot", description: "first" });
+      expect(made[4]!.body).toEqual({ description: "ci" });
+
+      const { text, resources } = await exportState(program.work);
+      keyName = byType(resources, "ServiceAccountKey").outputs!.name as string;
+      expect(keyName).toMatch(/^[0-9a-f]{16}$/);
+      expect(resources.map((r) => r.type.replace("cpln-native:index:", "")).sort()).toEqual(
+        ["pulumi:providers:cpln-native", "pulumi:pulumi:Stack", ...TYPES].sort(),
+      );
+      expect(byType(resources, "VolumeSet").outputs).toMatchObject({
+        selfLink: `/org/${org}/gvc/default/volumeset/data`,
+        description: "first",
+        initialCapacity: 10,
+      });
+      expect(byType(resources, "PolicyBinding").outputs).toMatchObject({
+        policy: `/org/${org}/policy/access`,
+        permissions: ["view"],
+        principalLinks: [`/org/${org}/serviceaccount/robot`],
+      });
+      const key = byType(resources, "ServiceAccountKey");
+      expect(isCiphertext(key.outputs!.key)).toBe(true);
+      const stackOutputs = resources.find((r) => r.type === "pulumi:pulumi:Stack")!.outputs!;
+      expect(stackOutputs.volumeSet).toBe(`/org/${org}/gvc/default/volumeset/data`);
+      expect(isCiphertext(stackOutputs.robotKey)).toBe(true);
+      // The key the server issued works, and neither it nor the admin token is anywhere in the state.
+      const plaintext = (await pulumiIn(program.work, ["stack", "output", "robotKey", "--show-secrets"])).stdout.trim();
+      expect(plaintext.length).toBeGreaterThan(20);
+      const asRobot = await fetch(`${server.url}/org/${org}/gvc/default/volumeset/data`, {
+        headers: { authorization: `Bearer ${plaintext}` },
+      });
+      expect(asRobot.status).toBe(200);
+      expect(text).not.toContain(plaintext);
+      expect(text).not.toContain(server.adminKey);
+    }, 600_000);
+
+    it("up with another note patches the three descriptions, nothing else", async () => {
+      await program.up("second");
+      expect(writes(server)).toEqual([
+        { line: `PATCH /org/${org}/gvc/default/volumeset/data 200`, body: { description: "second" } },
+        { line: `PATCH /org/${org}/policy/access 200`, body: { description: "second" } },
+        { line: `PATCH /org/${org}/serviceaccount/robot 200`, body: { description: "second" } },
+      ]);
+      const { resources } = await exportState(program.work);
+      for (const type of ["VolumeSet", "Policy", "ServiceAccount"]) {
+        expect(byType(resources, type).outputs!.description, type).toBe("second");
+      }
+    }, 600_000);
+
+    it("destroy deletes what up made (binding and key first) and leaves an empty stack", async () => {
+      await program.destroy();
+      // In the order made: the binding leaves the policy, and the key the service account, before they are deleted.
+      const order = server.requests().map((r) => `${r.method} ${r.path} ${JSON.stringify(r.body ?? null)}`);
+      const at = (prefix: string) => order.findIndex((line) => line.startsWith(prefix));
+      expect(at(`PATCH /org/${org}/policy/access {"$patch/bindings"`)).toBeGreaterThanOrEqual(0);
+      expect(at(`PATCH /org/${org}/policy/access {"$patch/bindings"`)).toBeLessThan(
+        at(`DELETE /org/${org}/policy/access`),
+      );
+      expect(at(`PATCH /org/${org}/serviceaccount/robot {"$drop/keys"`)).toBeGreaterThanOrEqual(0);
+      expect(at(`PATCH /org/${org}/serviceaccount/robot {"$drop/keys"`)).toBeLessThan(
+        at(`DELETE /org/${org}/serviceaccount/robot`),
+      );
+      expect(writes(server)).toEqual([
+        { line: `DELETE /org/${org}/gvc/default/volumeset/data 204`, body: undefined },
+        { line: `DELETE /org/${org}/policy/access 204`, body: undefined },
+        { line: `DELETE /org/${org}/serviceaccount/robot 204`, body: undefined },
+        { line: `PATCH /org/${org}/policy/access 200`, body: { "$drop/bindings": ["view"] } },
+        {
+          line: `PATCH /org/${org}/policy/access 200`,
+          body: {
+            "$patch/bindings": [
+              { permissions: ["view"], "$drop/principalLinks": [`/org/${org}/serviceaccount/robot`] },
+            ],
+          },
+        },
+        { line: `PATCH /org/${org}/serviceaccount/robot 200`, body: { "$drop/keys": [keyName] } },
+      ]);
+      const { resources } = await exportState(program.work);
+      expect(resources).toEqual([]);
+      for (const link of [`gvc/default/volumeset/data`, `policy/access`, `serviceaccount/robot`]) {
+        const response = await fetch(`${server.url}/org/${org}/${link}`, {
+          headers: { authorization: `Bearer ${server.adminKey}` },
+        });
+        expect(response.status, link).toBe(404);
+      }
+    }, 600_000);
+  });
+}
+
+/** The stack config every program gets: the plugin's endpoint, org and (secret) token, and the note. */
+function stackConfig(server: RunningServer, project: string, note: string) {
+  return {
+    "cpln-native:endpoint": { value: server.url },
+    "cpln-native:org": { value: server.org },
+    "cpln-native:token": { value: server.adminKey, secret: true },
+    [`${project}:note`]: { value: note },
+  };
+}
+
+scenario("python", async (server, work) => {
+  const project = "cpln-python";
+  const programFile = path.join(work, "__main__.py");
+  fs.writeFileSync(programFile, docProgram("python"));
+  const driver = path.join(repoRoot, "test", "engine", "languages", "driver.py");
+  const step = async (action: string, note: string) => {
+    succeeded(
+      `driver.py ${action}`,
+      await run(path.join(sdks.venv, "bin", "python"), [driver, action, programFile, project, work], {
+        cwd: work,
+        env: env(work),
+        input: JSON.stringify(stackConfig(server, project, note)),
+        timeoutMs: 600_000,
+      }),
+    );
+  };
+  return { work, up: (note) => step("up", note), destroy: () => step("destroy", "destroyed") };
+});
+
+scenario("go", async (server, work) => {
+  const project = "cpln-go";
+  const template = path.join(repoRoot, "test", "engine", "languages", "go");
+  for (const file of ["go.mod", "go.sum", "driver_test.go"])
+    fs.copyFileSync(path.join(template, file), path.join(work, file));
+  fs.appendFileSync(path.join(work, "go.mod"), `\nreplace cpln-pulumi/sdk/go => ${sdks.go}\n`);
+  fs.writeFileSync(path.join(work, "main.go"), docProgram("go"));
+  const goEnv = { ...(process.env as Record<string, string>), GOFLAGS: "-mod=readonly" };
+  succeeded(
+    "go test -c",
+    await run("go", ["test", "-c", "-o", "driver", "."], { cwd: work, env: goEnv, timeoutMs: 900_000 }),
+  );
+  const step = async (action: string, note: string) => {
+    succeeded(
+      `driver -action ${action}`,
+      await run(
+        path.join(work, "driver"),
+        ["-test.run", "TestDriver", "-test.timeout", "10m", "-action", action, "-project", project, "-workdir", work],
+        { cwd: work, env: env(work), input: JSON.stringify(stackConfig(server, project, note)), timeoutMs: 600_000 },
+      ),
+    );
+  };
+  return { work, up: (note) => step("up", note), destroy: () => step("destroy", "destroyed") };
+});
+
+scenario("yaml", async (server, work) => {
+  const project = "cpln-yaml";
+  fs.writeFileSync(path.join(work, "Pulumi.yaml"), docProgram("yaml"));
+  await pulumiIn(work, ["stack", "init", "dev"]);
+  const config = stackConfig(server, project, "first");
+  for (const [key, item] of Object.entries(config)) {
+    if (key === `${project}:note`) continue;
+    // The token goes in on stdin (`pulumi config set KEY` reads the value there), never on a command line.
+    await pulumiIn(work, ["config", "set", ...("secret" in item ? ["--secret"] : []), key], item.value);
+  }
+  return {
+    work,
+    up: async (note) => {
+      await pulumiIn(work, ["config", "set", "note", note]);
+      await pulumiIn(work, ["up", "--yes", "--skip-preview"]);
+    },
+    destroy: async () => void (await pulumiIn(work, ["destroy", "--yes", "--skip-preview"])),
+  };
+});
