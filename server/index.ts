@@ -9,6 +9,7 @@ import { newServiceAccountKey } from "./domain/serviceAccount.js";
 import { FaultInjector, type FaultOptions } from "./faults.js";
 import { DEFAULT_INSPECTED_REQUESTS, RequestRing } from "./inspect.js";
 import type { EmulatorHooks } from "./routes/emulator.js";
+import { registerConsole } from "./routes/console.js";
 import { serverRoutes } from "./routes/index.js";
 import { packageVersion } from "./routes/meta.js";
 import { registerRoutes } from "./routes/register.js";
@@ -56,6 +57,8 @@ export interface ServerOptions {
   recordRequests?: boolean;
   /** Fault injection at start (off by default); see `RunningServer.setFaults`. */
   faults?: FaultOptions;
+  /** Serve the console (a web page under `/console`); default true. */
+  console?: boolean;
   /** Called for every route fastify registers (tools that list what is served, such as the routes/OpenAPI test). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -116,6 +119,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       logStream: options.logStream,
       requestLog,
       recent,
+      store,
     });
     const emulator: EmulatorHooks = {
       authenticator,
@@ -144,6 +148,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const { onRoute } = options;
     if (onRoute) app.addHook("onRoute", (route) => onRoute(route));
     registerRoutes(app, serverRoutes(records, org, emulator));
+    if (options.console ?? true) registerConsole(app);
     await app.listen({ host, port: options.port ?? 0 });
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : (options.port ?? 0);

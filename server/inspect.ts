@@ -9,6 +9,13 @@ export interface InspectedRequest {
   path: string;
   status: number;
   durationMs: number;
+  /** Who called: a principal's link (`/org/o/serviceaccount/ci`), `anonymous`, or absent when authentication failed. */
+  principal?: string;
+  /**
+   * For a successful PATCH of one object: the object before and after, as the API returns it (records hold no
+   * secrets: service accounts list key names only). Lets the console show each PATCH as a diff.
+   */
+  change?: { before: unknown; after: unknown };
   /** The parsed JSON body; absent when there was none; a note instead when it was larger than `MAX_BODY_BYTES`. */
   body?: unknown;
 }
@@ -27,6 +34,7 @@ export class RequestRing {
 
   push(entry: Omit<InspectedRequest, "seq" | "body">, body: unknown, bodyBytes: number): void {
     const recorded: InspectedRequest = { seq: ++this.seq, ...entry };
+    if (entry.change && bodyBytes > MAX_BODY_BYTES) delete recorded.change;
     if (body !== undefined) {
       recorded.body = bodyBytes > MAX_BODY_BYTES ? `[body of ${bodyBytes} bytes not kept]` : body;
     }
