@@ -55,7 +55,12 @@ export function saveSession(session: Session | undefined): void {
   else sessionStorage.removeItem(STORAGE_KEY);
 }
 
-export async function call<T>(session: Pick<Session, "token">, method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(
+  session: Pick<Session, "token">,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const headers: Record<string, string> = { authorization: `Bearer ${session.token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -116,7 +116,11 @@ function App() {
         <strong>cpln-local</strong> <span class="org">org {session.org}</span>
         <nav aria-label="Main">
           {nav.map(([href, label]) => (
-            <a key={href} href={href} aria-current={`#/${view}` === href || (href === "#/" && view === "") ? "page" : undefined}>
+            <a
+              key={href}
+              href={href}
+              aria-current={`#/${view}` === href || (href === "#/" && view === "") ? "page" : undefined}
+            >
               {label}
             </a>
           ))}

@@ -56,7 +56,9 @@ export function registerConsole(app: FastifyInstance, dir: string = consoleAsset
   app.get(`${CONSOLE_PATH}/:file`, { config }, async (request, reply) => {
     const file = (request.params as { file: string }).file;
     if (!Object.hasOwn(CONTENT_TYPES, file)) {
-      return reply.code(404).send({ status: 404, code: "NotFound", message: `No console asset ${file}`, id: request.id });
+      return reply
+        .code(404)
+        .send({ status: 404, code: "NotFound", message: `No console asset ${file}`, id: request.id });
     }
     return serve(reply, file);
   });
@@ -70,8 +72,6 @@ export function registerConsole(app: FastifyInstance, dir: string = consoleAsset
         id: reply.request.id,
       });
     }
-    return reply
-      .headers({ ...SECURITY_HEADERS, "content-type": CONTENT_TYPES[file] })
-      .send(assets.get(file));
+    return reply.headers({ ...SECURITY_HEADERS, "content-type": CONTENT_TYPES[file] }).send(assets.get(file));
   }
 }

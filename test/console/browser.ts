@@ -14,9 +14,13 @@ export function findChromium(): BrowserFound {
   );
   for (const candidate of candidates) {
     const result = spawnSync("sh", ["-c", `command -v "$0"`, candidate], { encoding: "utf8" });
-    if (result.status === 0 && result.stdout.trim() !== "") return { available: true, executable: result.stdout.trim() };
+    if (result.status === 0 && result.stdout.trim() !== "")
+      return { available: true, executable: result.stdout.trim() };
   }
-  return { available: false, reason: "no Chromium (apt-get install chromium, or set CHROMIUM_PATH; scripts/browser.sh)" };
+  return {
+    available: false,
+    reason: "no Chromium (apt-get install chromium, or set CHROMIUM_PATH; scripts/browser.sh)",
+  };
 }
 
 export const OFFLINE_ARGS = [

@@ -4,10 +4,12 @@
  * prints it, follow an access report, run an example program and find its PATCH with the right diff, reset the org.
  * The console's assets are the built ones (dist/console), served by the server under test.
  */
+import { randomUUID } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
@@ -26,16 +28,9 @@ const SCREENSHOTS = process.env["CONSOLE_SCREENSHOTS"];
 let server: RunningServer;
 let browser: Browser;
 
-async function api<T>(method: string, urlPath: string, body?: unknown, token = ADMIN_KEY): Promise<T> {
-  const response = await fetch(`${server.url}${urlPath}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${urlPath} → ${response.status}: ${text}`);
-  return (text === "" ? undefined : JSON.parse(text)) as T;
-}
+/** The API of the server under test, as `token` (default the admin key). */
+const api = <T>(method: string, urlPath: string, body?: unknown, token = ADMIN_KEY): Promise<T> =>
+  request<T>(server, method, urlPath, body, token);
 
 async function countOf(kind: string, token = ADMIN_KEY): Promise<number> {
   let page = await api<{ items: unknown[]; links?: { rel: string; href: string }[] }>(
@@ -45,7 +40,11 @@ async function countOf(kind: string, token = ADMIN_KEY): Promise<number> {
     token,
   );
   let count = page.items.length;
-  for (let next = page.links?.find((l) => l.rel === "next")?.href; next; next = page.links?.find((l) => l.rel === "next")?.href) {
+  for (
+    let next = page.links?.find((l) => l.rel === "next")?.href;
+    next;
+    next = page.links?.find((l) => l.rel === "next")?.href
+  ) {
     page = await api("GET", next, undefined, token);
     count += page.items.length;
   }
@@ -55,8 +54,10 @@ async function countOf(kind: string, token = ADMIN_KEY): Promise<number> {
 /** A service account with a key, member of `group` when given (the builtin `viewers` group may view every kind). */
 async function principalKey(name: string, group?: string): Promise<string> {
   await api("POST", `/org/${ORG}/serviceaccount`, { name });
-  if (group) await api("PATCH", `/org/${ORG}/group/${group}`, { "$append/memberLinks": [`/org/${ORG}/serviceaccount/${name}`] });
-  return (await api<{ key: string }>("POST", `/org/${ORG}/serviceaccount/${name}/-addKey`, { description: "console" })).key;
+  if (group)
+    await api("PATCH", `/org/${ORG}/group/${group}`, { "$append/memberLinks": [`/org/${ORG}/serviceaccount/${name}`] });
+  return (await api<{ key: string }>("POST", `/org/${ORG}/serviceaccount/${name}/-addKey`, { description: "console" }))
+    .key;
 }
 
 async function signIn(token: string): Promise<Page> {
@@ -106,7 +107,9 @@ describe.skipIf(skip)("the console in Chromium", () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
-    expect((await fetch(`${server.url}/console/app.js`)).headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect((await fetch(`${server.url}/console/app.js`)).headers.get("content-type")).toBe(
+      "text/javascript; charset=utf-8",
+    );
     expect((await fetch(`${server.url}/console/..%2Fpackage.json`)).status).toBe(404);
     expect((await fetch(`${server.url}/console/server.js`)).status).toBe(404);
   });
@@ -116,7 +119,9 @@ describe.skipIf(skip)("the console in Chromium", () => {
     await expect.poll(async () => Object.values(await shownCounts(page)).every((c) => /^\d+$/.test(c))).toBe(true);
     const counts = await shownCounts(page);
     const kinds = Object.keys(counts);
-    expect(kinds).toEqual(expect.arrayContaining(["policy", "group", "serviceaccount", "location", "volumeset", "quota"]));
+    expect(kinds).toEqual(
+      expect.arrayContaining(["policy", "group", "serviceaccount", "location", "volumeset", "quota"]),
+    );
     for (const kind of kinds) expect(counts[kind]).toBe(String(await countOf(kind)));
     await expect.poll(() => page.getByRole("link", { name: "Requests" }).count()).toBe(1);
     await shot(page, "org");
@@ -145,11 +150,26 @@ describe.skipIf(skip)("the console in Chromium", () => {
     await page.getByRole("tab", { name: "YAML" }).click();
     const yaml = await page.getByLabel("YAML", { exact: true }).innerText();
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-home-"));
-    const cli = execFileSync(
+    // Asynchronously: the server under test runs in this process and must keep answering the CLI.
+    const { stdout: cli } = await promisify(execFile)(
       process.execPath,
-      [path.join(repoRoot, "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js"), "group", "get", "viewers", "-o", "yaml"],
+      [
+        path.join(repoRoot, "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js"),
+        "group",
+        "get",
+        "viewers",
+        "-o",
+        "yaml",
+      ],
       {
-        env: { PATH: process.env["PATH"] ?? "", HOME: home, CPLN_ENDPOINT: server.url, CPLN_TOKEN: ADMIN_KEY, CPLN_ORG: ORG, NO_COLOR: "1" },
+        env: {
+          PATH: process.env["PATH"] ?? "",
+          HOME: home,
+          CPLN_ENDPOINT: server.url,
+          CPLN_TOKEN: ADMIN_KEY,
+          CPLN_ORG: ORG,
+          NO_COLOR: "1",
+        },
         encoding: "utf8",
       },
     );
@@ -162,7 +182,10 @@ describe.skipIf(skip)("the console in Chromium", () => {
     expect(rows.some((row) => row.includes("manage") && row.includes(`/org/${ORG}/group/superusers`))).toBe(true);
     await shot(page, "object-access");
     // Following a principal of the report leads to that principal's grants, with the policy that gives them.
-    await report.getByRole("link", { name: `/org/${ORG}/group/superusers` }).first().click();
+    await report
+      .getByRole("link", { name: `/org/${ORG}/group/superusers` })
+      .first()
+      .click();
     const grants = page.getByRole("table", { name: "Grants of the principal" });
     await grants.waitFor();
     const grantRows = await grants.locator("tbody tr").allInnerTexts();
@@ -228,3 +251,103 @@ describe.skipIf(skip)("the console in Chromium", () => {
     await page.close();
   });
 });
+
+describe.skipIf(skip)("the console with 10,000 objects and 300 policies", () => {
+  let big: RunningServer;
+  let page: Page;
+  const GROUPS = 10_000;
+  const POLICIES = 300;
+
+  beforeAll(async () => {
+    if (!found.available) throw new Error(found.reason);
+    big = await startServer({ org: ORG, adminKey: ADMIN_KEY });
+    // 10,000 groups in one transaction: the org's exported state with copies of a group record, imported back.
+    const stateUrl = `/_cpln-local/org/${ORG}/state`;
+    const state = await request<{ records: Record<string, unknown>[] }>(big, "GET", stateUrl);
+    const template = state.records.find((record) => record["kind"] === "group" && record["name"] === "viewers")!;
+    const name = (i: number) => `team-${String(i).padStart(5, "0")}`;
+    for (let i = 0; i < GROUPS; i++) {
+      state.records.push({
+        ...template,
+        id: randomUUID(),
+        name: name(i),
+        description: `team ${i}`,
+        memberLinks: [],
+        origin: "default",
+        links: [
+          { rel: "self", href: `/org/${ORG}/group/${name(i)}` },
+          { rel: "org", href: `/org/${ORG}` },
+        ],
+      });
+    }
+    await request(big, "PUT", stateUrl, state);
+    for (let i = 0; i < POLICIES; i++) {
+      await request(big, "POST", `/org/${ORG}/policy`, {
+        name: `access-${String(i).padStart(3, "0")}`,
+        targetKind: "group",
+        targetLinks: [`//group/${name(i)}`],
+        bindings: [{ permissions: ["view"], principalLinks: [`//group/${name(i + 1)}`] }],
+      });
+    }
+    browser ??= await launchChromium(found.executable);
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    await page.goto(`${big.url}/console/`);
+    await page.getByLabel("Org").fill(ORG);
+    await page.getByLabel("Key or token").fill(ADMIN_KEY);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("table", { name: "Kinds" }).waitFor();
+  }, 300_000);
+  afterAll(async () => {
+    await page?.close();
+    await big?.close();
+  });
+
+  it("lists every group but renders only the rows in view; scrolling reaches the last one", async () => {
+    const started = Date.now();
+    await page.goto(`${big.url}/console/#/kind/group`);
+    const total = GROUPS + 2; // and the builtin superusers and viewers
+    await expect.poll(() => page.locator("p.count").first().innerText(), { timeout: 120_000 }).toBe(`${total} objects`);
+    console.log(JSON.stringify({ figure: "console list render", objects: total, ms: Date.now() - started }));
+    const table = page.getByRole("table", { name: "group objects" });
+    expect(await table.getAttribute("aria-rowcount")).toBe(String(total));
+    expect(await table.locator(".vbody [role=row]").count()).toBeLessThan(80);
+    await table.locator(".vbody").evaluate((box) => (box.scrollTop = box.scrollHeight));
+    await expect.poll(() => table.locator(".vbody [role=row]").last().innerText()).toContain("viewers");
+  }, 180_000);
+
+  it("draws the access picture of 300 policies and filters it", async () => {
+    const started = Date.now();
+    await page.goto(`${big.url}/console/#/access`);
+    await expect.poll(() => page.locator("p.count").first().innerText(), { timeout: 120_000 }).toMatch(/ bindings$/);
+    console.log(JSON.stringify({ figure: "console access picture", policies: POLICIES, ms: Date.now() - started }));
+    await page.getByLabel("Filter").fill("access-123");
+    await expect.poll(() => page.locator("p.count").first().innerText()).toMatch(/^1 of \d+ bindings$/);
+    const row = await page
+      .getByRole("table", { name: "Policy bindings" })
+      .locator(".vbody [role=row]")
+      .first()
+      .innerText();
+    expect(row).toContain(`/org/${ORG}/group/team-00124`);
+    expect(row).toContain(`/org/${ORG}/group/team-00123`);
+  }, 180_000);
+});
+
+async function request<T = unknown>(
+  target: RunningServer,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  token = ADMIN_KEY,
+): Promise<T> {
+  const response = await fetch(`${target.url}${urlPath}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${urlPath} → ${response.status}: ${text}`);
+  return (text === "" ? undefined : JSON.parse(text)) as T;
+}

@@ -48,7 +48,11 @@ export function AccessView({ session, principal }: { session: Session; principal
     const [policies, groups, accounts, users] = await Promise.all(
       ["policy", "group", "serviceaccount", "user"].map((kind) => queryKind(session, kind).catch(() => [])),
     );
-    return { grants: grantsOf(policies ?? []), groups: groups ?? [], principals: [...(groups ?? []), ...(accounts ?? []), ...(users ?? [])] };
+    return {
+      grants: grantsOf(policies ?? []),
+      groups: groups ?? [],
+      principals: [...(groups ?? []), ...(accounts ?? []), ...(users ?? [])],
+    };
   }, [session.token]);
   const [filter, setFilter] = useState("");
   const shown = useMemo(() => {

@@ -89,7 +89,8 @@ export function KindView({ session, kind }: { session: Session; kind: string }) 
               {
                 title: "Origin",
                 width: "1fr",
-                cell: (row: ApiRecord) => (row.origin === "builtin" ? <span class="badge">builtin</span> : row.origin ?? ""),
+                cell: (row: ApiRecord) =>
+                  row.origin === "builtin" ? <span class="badge">builtin</span> : (row.origin ?? ""),
               },
               { title: "Version", width: "0.6fr", cell: (row: ApiRecord) => row.version ?? "" },
               { title: "Last modified", width: "1.6fr", cell: (row: ApiRecord) => row.lastModified ?? "" },
@@ -142,7 +143,9 @@ export function ObjectView({ session, link }: { session: Session; link: string }
               .map(([key, value]) => (
                 <Fragment key={key}>
                   <dt>{key}</dt>
-                  <dd>{typeof value === "object" && value !== null ? <pre>{toCplnYaml(value)}</pre> : String(value)}</dd>
+                  <dd>
+                    {typeof value === "object" && value !== null ? <pre>{toCplnYaml(value)}</pre> : String(value)}
+                  </dd>
                 </Fragment>
               ))}
           </dl>

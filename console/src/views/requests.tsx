@@ -54,7 +54,10 @@ export function RequestsView({ session }: { session: Session }) {
       clearInterval(timer);
     };
   }, [session.token]);
-  const principals = useMemo(() => [...new Set(requests.map((r) => r.principal ?? ""))].filter(Boolean).sort(), [requests]);
+  const principals = useMemo(
+    () => [...new Set(requests.map((r) => r.principal ?? ""))].filter(Boolean).sort(),
+    [requests],
+  );
   const shown = requests.filter(
     (r) =>
       (!filters.principal || r.principal === filters.principal) &&
@@ -110,7 +113,11 @@ export function RequestsView({ session }: { session: Session }) {
         .slice()
         .reverse()
         .map((burst) => (
-          <section class="burst" key={burst[0]!.seq} aria-label={`Burst of ${burst.length} requests at ${burst[0]!.time}`}>
+          <section
+            class="burst"
+            key={burst[0]!.seq}
+            aria-label={`Burst of ${burst.length} requests at ${burst[0]!.time}`}
+          >
             <h2>
               {burst[0]!.time} · {burst.length} requests
             </h2>
@@ -120,7 +127,11 @@ export function RequestsView({ session }: { session: Session }) {
                   <Fragment key={r.seq}>
                     <tr class={r.status >= 400 ? "failed" : ""}>
                       <td>
-                        <button type="button" aria-expanded={open === r.seq} onClick={() => setOpen(open === r.seq ? undefined : r.seq)}>
+                        <button
+                          type="button"
+                          aria-expanded={open === r.seq}
+                          onClick={() => setOpen(open === r.seq ? undefined : r.seq)}
+                        >
                           {r.method}
                         </button>
                       </td>

@@ -75,7 +75,11 @@ export function VirtualTable<T>(props: {
               aria-rowindex={first + offset + 1}
               class="vrow"
               key={first + offset}
-              style={{ gridTemplateColumns: template, top: `${(first + offset) * rowHeight}px`, height: `${rowHeight}px` }}
+              style={{
+                gridTemplateColumns: template,
+                top: `${(first + offset) * rowHeight}px`,
+                height: `${rowHeight}px`,
+              }}
             >
               {props.columns.map((column) => (
                 <span role="cell" key={column.title}>
