@@ -3,11 +3,13 @@ import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { ErrorCode, type ApiErrorBody } from "../api/errors.js";
+import { parseLink } from "../api/links.js";
 import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
 import { ApiFailure, badRequest } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
 import { logLine, type RequestRing } from "./inspect.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath, serializeReply } from "./json.js";
+import type { Store } from "./store/store.js";
 
 /** One request as the request log keeps it (never headers). */
 export interface RecordedRequest {
@@ -29,6 +31,10 @@ declare module "fastify" {
     bodyText: string | undefined;
     /** Bytes of the body actually received (chunked bodies have no Content-Length). */
     bodyBytes: number;
+    /** The record a PATCH targets, as it was before (request inspection only). */
+    recordBefore: unknown;
+    /** The record a PATCH returned (request inspection only). */
+    recordAfter: unknown;
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
@@ -57,6 +63,8 @@ export interface AppContext {
   recent?: RequestRing;
   /** Connection limits (defaults: `DEFAULT_CONNECTION_LIMITS`). */
   connections?: Partial<ConnectionLimits>;
+  /** Where request inspection reads the object a PATCH changes, before the change. */
+  store?: Store;
 }
 
 /** How long a client may take, and how many connections it may hold: what keeps slow clients from holding sockets. */
@@ -205,6 +213,8 @@ export function buildApp(context: AppContext): FastifyInstance {
   app.decorateRequest("fault", undefined);
   app.decorateRequest("bodyText", undefined);
   app.decorateRequest("bodyBytes", 0);
+  app.decorateRequest("recordBefore", undefined);
+  app.decorateRequest("recordAfter", undefined);
 
   // JSON only; an empty body is "no body" (clients send content-type on bodyless DELETEs). Bodies nesting deeper
   // than MAX_JSON_DEPTH are refused before parsing, and keys that could poison prototypes after parsing, each with
@@ -300,6 +310,25 @@ export function buildApp(context: AppContext): FastifyInstance {
     }
   });
 
+  // Request inspection keeps each successful PATCH of an object as a before/after pair (the console's diff). A PATCH
+  // is addressed by the object's self link, so the path names the record to read first.
+  const { recent, store } = context;
+  if (recent && store) {
+    app.addHook("preHandler", async (request) => {
+      if (request.method !== "PATCH" || request.routeOptions.config.emulator) return;
+      const target = parseLink(request.url);
+      if (target?.name === undefined) return;
+      const before = await store.get(target.org, target.kind, target.gvc ?? "", target.name);
+      request.recordBefore = before?.doc;
+    });
+    app.addHook("onSend", async (request, reply, payload) => {
+      if (request.recordBefore !== undefined && reply.statusCode === 200 && typeof payload === "string") {
+        request.recordAfter = JSON.parse(payload) as unknown;
+      }
+      return payload;
+    });
+  }
+
   app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply, payload) => {
     if (context.requestLog) {
       const path = request.url;
@@ -327,6 +356,10 @@ export function buildApp(context: AppContext): FastifyInstance {
             path: request.url,
             status: reply.statusCode,
             durationMs: Math.round(durationMs * 10) / 10,
+            ...(request.principal ? { principal: request.principal.link } : {}),
+            ...(request.recordAfter === undefined
+              ? {}
+              : { change: { before: request.recordBefore, after: request.recordAfter } }),
           },
           { text: request.bodyText, bytes: request.bodyBytes },
         );

@@ -23,6 +23,7 @@ Usage: cpln-local [options]
   --log                  log one line per request: method, path, status, ms (and the body of writes)
   --log-format <f>       text (default) or json (pino's JSON lines; credentials redacted)
   --page-size <n>        items per list/query page (default 100)
+  --no-console           do not serve the console (the web page at /console/)
   -h, --help             show this help
 
 The admin key is CPLN_TOKEN when set, otherwise a new key printed at start.
@@ -85,6 +86,7 @@ async function main(): Promise<void> {
       log: { type: "boolean", default: false },
       "log-format": { type: "string", default: "text" },
       "page-size": { type: "string" },
+      "no-console": { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
     strict: true,
@@ -116,6 +118,7 @@ async function main(): Promise<void> {
     org: values.org,
     seedFile: values.seed,
     logger: values.log,
+    console: !values["no-console"],
   };
   const token = process.env["CPLN_TOKEN"];
   if (token !== undefined && token.trim() !== "") options.adminKey = token.trim();
@@ -139,6 +142,7 @@ async function main(): Promise<void> {
     lines.push("data:      :memory: (nothing is kept after exit; use --data ./cpln.db to persist)");
   else lines.push(`data:      ${values.data}`);
   lines.push(`try:       curl -H "Authorization: Bearer <admin key>" ${server.url}/org/${server.org}/policy`);
+  if (!values["no-console"]) lines.push(`console:   ${server.url}/console/`);
   lines.push(`health:    curl -fs -H "Authorization: Bearer <admin key>" ${server.url}/_cpln-local/health`);
   process.stdout.write(`${lines.join("\n")}\n`);
 

@@ -9,6 +9,7 @@ import { newServiceAccountKey } from "./domain/serviceAccount.js";
 import { FaultInjector, type FaultOptions } from "./faults.js";
 import { DEFAULT_INSPECTED_BYTES, DEFAULT_INSPECTED_REQUESTS, RequestRing } from "./inspect.js";
 import type { EmulatorHooks } from "./routes/emulator.js";
+import { registerConsole } from "./routes/console.js";
 import { serverRoutes } from "./routes/index.js";
 import { packageVersion } from "./routes/meta.js";
 import { registerRoutes } from "./routes/register.js";
@@ -61,6 +62,8 @@ export interface ServerOptions {
   faults?: FaultOptions;
   /** Request/header/idle timeouts and the connection cap (see `DEFAULT_CONNECTION_LIMITS`). */
   connections?: Partial<ConnectionLimits>;
+  /** Serve the console (a web page under `/console`); default true. */
+  console?: boolean;
   /** Called for every route fastify registers (tools that list what is served, such as the routes/OpenAPI test). */
   onRoute?: (route: RouteOptions) => void;
 }
@@ -125,6 +128,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       requestLog,
       recent,
       connections: options.connections,
+      store,
     });
     const emulator: EmulatorHooks = {
       authenticator,
@@ -150,6 +154,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const { onRoute } = options;
     if (onRoute) app.addHook("onRoute", (route) => onRoute(route));
     registerRoutes(app, serverRoutes(records, org, emulator));
+    if (options.console ?? true) registerConsole(app);
     await app.listen({ host, port: options.port ?? 0 });
     const address = app.server.address();
     const port = typeof address === "object" && address ? address.port : (options.port ?? 0);

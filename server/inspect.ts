@@ -9,6 +9,14 @@ export interface InspectedRequest {
   path: string;
   status: number;
   durationMs: number;
+  /** Who called: a principal's link (`/org/o/serviceaccount/ci`), or `anonymous`. */
+  principal?: string;
+  /**
+   * For a successful PATCH of one object: the object before and after, as the API returns it (records hold no
+   * secrets: service accounts list key names only). Lets the console show each PATCH as a diff. Not kept when the
+   * pair is larger than `MAX_BODY_BYTES`.
+   */
+  change?: { before: unknown; after: unknown };
   /** The parsed JSON body; absent when there was none; a note instead when it was not kept (size, 401). */
   body?: unknown;
 }
@@ -27,7 +35,9 @@ export const DEFAULT_INSPECTED_BYTES = 8 * 1024 * 1024;
 export const ENTRY_OVERHEAD_BYTES = 256;
 
 interface Entry {
-  request: Omit<InspectedRequest, "body">;
+  request: Omit<InspectedRequest, "body" | "change">;
+  /** A PATCH's before/after pair as JSON text (parsed again when listed). */
+  change?: string;
   /** The body's JSON text as received (parsed again when listed), or a note saying why it was not kept. */
   body?: { text: string } | { note: string };
   bytes: number;
@@ -61,7 +71,7 @@ export class RequestRing {
     return this.accounted;
   }
 
-  push(request: Omit<InspectedRequest, "seq" | "body">, body: ReceivedBody): void {
+  push({ change, ...request }: Omit<InspectedRequest, "seq" | "body">, body: ReceivedBody): void {
     const entry: Entry = { request: { seq: ++this.seq, ...request }, bytes: 0 };
     if (body.text !== undefined) {
       if (request.status === 401) entry.body = { note: "[body of an unauthenticated request not kept]" };
@@ -70,7 +80,9 @@ export class RequestRing {
     }
     // Strings are accounted at two bytes per character (the most V8 spends on one), whatever their encoding on the wire.
     const kept = entry.body === undefined ? "" : "text" in entry.body ? entry.body.text : entry.body.note;
-    entry.bytes = ENTRY_OVERHEAD_BYTES + 2 * (request.path.length + kept.length);
+    const changeText = change === undefined ? undefined : JSON.stringify(change);
+    if (changeText !== undefined && changeText.length <= MAX_BODY_BYTES) entry.change = changeText;
+    entry.bytes = ENTRY_OVERHEAD_BYTES + 2 * (request.path.length + kept.length + (entry.change?.length ?? 0));
     if (entry.bytes > this.budget) return; // cannot happen with the defaults (paths are bounded by the header limit)
     this.entries.push(entry);
     this.accounted += entry.bytes;
@@ -85,10 +97,11 @@ export class RequestRing {
   /** The last `limit` requests (all kept when undefined), oldest first. */
   list(limit?: number): InspectedRequest[] {
     const kept = limit === undefined ? this.entries : this.entries.slice(Math.max(0, this.entries.length - limit));
-    return kept.map(({ request, body }) => {
-      if (body === undefined) return { ...request };
-      return { ...request, body: "text" in body ? (JSON.parse(body.text) as unknown) : body.note };
-    });
+    return kept.map(({ request, body, change }) => ({
+      ...request,
+      ...(change === undefined ? {} : { change: JSON.parse(change) as InspectedRequest["change"] }),
+      ...(body === undefined ? {} : { body: "text" in body ? (JSON.parse(body.text) as unknown) : body.note }),
+    }));
   }
 
   clear(): void {

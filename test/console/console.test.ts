@@ -1,0 +1,353 @@
+/**
+ * The console in a real browser (Debian's Chromium through playwright-core) against a real cpln-local on 127.0.0.1:
+ * sign in as the admin and as a viewer (who sees less), browse every kind, read an object as `cpln get -o yaml`
+ * prints it, follow an access report, run an example program and find its PATCH with the right diff, reset the org.
+ * The console's assets are the built ones (dist/console), served by the server under test.
+ */
+import { randomUUID } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
+import { runWithRunner } from "../../dist/tools/demo-engines.js";
+import { findChromium, launchChromium } from "./browser.js";
+
+const repoRoot = path.resolve(__dirname, "..", "..");
+const ORG = "test";
+const ADMIN_KEY = "console-admin.7f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c";
+const seed = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "seed.json"), "utf8")) as SeedDocument;
+const found = findChromium();
+const skip = !found.available && process.env["CI"] !== "true";
+if (skip) console.log(`Skipping the console's browser tests: ${found.available ? "" : found.reason}`);
+const SCREENSHOTS = process.env["CONSOLE_SCREENSHOTS"];
+
+let server: RunningServer;
+let browser: Browser;
+
+/** The API of the server under test, as `token` (default the admin key). */
+const api = <T>(method: string, urlPath: string, body?: unknown, token = ADMIN_KEY): Promise<T> =>
+  request<T>(server, method, urlPath, body, token);
+
+async function countOf(kind: string, token = ADMIN_KEY): Promise<number> {
+  let page = await api<{ items: unknown[]; links?: { rel: string; href: string }[] }>(
+    "POST",
+    `/org/${ORG}/${kind}/-query`,
+    { kind, spec: {} },
+    token,
+  );
+  let count = page.items.length;
+  for (
+    let next = page.links?.find((l) => l.rel === "next")?.href;
+    next;
+    next = page.links?.find((l) => l.rel === "next")?.href
+  ) {
+    page = await api("GET", next, undefined, token);
+    count += page.items.length;
+  }
+  return count;
+}
+
+/** A service account with a key, member of `group` when given (the builtin `viewers` group may view every kind). */
+async function principalKey(name: string, group?: string): Promise<string> {
+  await api("POST", `/org/${ORG}/serviceaccount`, { name });
+  if (group)
+    await api("PATCH", `/org/${ORG}/group/${group}`, { "$append/memberLinks": [`/org/${ORG}/serviceaccount/${name}`] });
+  return (await api<{ key: string }>("POST", `/org/${ORG}/serviceaccount/${name}/-addKey`, { description: "console" }))
+    .key;
+}
+
+async function signIn(token: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  page.on("dialog", (dialog) => void dialog.accept());
+  await page.goto(`${server.url}/console/`);
+  await page.getByLabel("Org").fill(ORG);
+  await page.getByLabel("Key or token").fill(token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("table", { name: "Kinds" }).waitFor();
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (SCREENSHOTS) await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: false });
+}
+
+/** Kind → count as the console's org page shows them. */
+async function shownCounts(page: Page): Promise<Record<string, string>> {
+  const rows = await page.getByRole("table", { name: "Kinds" }).locator("tbody tr").all();
+  const counts: Record<string, string> = {};
+  for (const row of rows) {
+    const cells = await row.locator("td").allInnerTexts();
+    counts[cells[0]!.trim()] = cells[1]!.trim();
+  }
+  return counts;
+}
+
+describe.skipIf(skip)("the console in Chromium", () => {
+  let viewerKey: string;
+  let strangerKey: string;
+
+  beforeAll(async () => {
+    if (!found.available) throw new Error(found.reason);
+    server = await startServer({ org: ORG, adminKey: ADMIN_KEY, seed });
+    viewerKey = await principalKey("console-viewer", "viewers");
+    strangerKey = await principalKey("console-stranger");
+    browser = await launchChromium(found.executable);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("serves the page and its assets with a same-origin content security policy, and nothing else", async () => {
+    const page = await fetch(`${server.url}/console/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect((await fetch(`${server.url}/console/app.js`)).headers.get("content-type")).toBe(
+      "text/javascript; charset=utf-8",
+    );
+    expect((await fetch(`${server.url}/console/..%2Fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${server.url}/console/server.js`)).status).toBe(404);
+  });
+
+  it("signs the admin in and shows every kind with the count the API gives", async () => {
+    const page = await signIn(ADMIN_KEY);
+    await expect.poll(async () => Object.values(await shownCounts(page)).every((c) => /^\d+$/.test(c))).toBe(true);
+    const counts = await shownCounts(page);
+    const kinds = Object.keys(counts);
+    expect(kinds).toEqual(
+      expect.arrayContaining(["policy", "group", "serviceaccount", "location", "volumeset", "quota"]),
+    );
+    for (const kind of kinds) expect(counts[kind]).toBe(String(await countOf(kind)));
+    await expect.poll(() => page.getByRole("link", { name: "Requests" }).count()).toBe(1);
+    await shot(page, "org");
+    await page.close();
+  });
+
+  it("browses each kind: the list holds every object the API lists, builtins marked", async () => {
+    const page = await signIn(ADMIN_KEY);
+    const kinds = Object.keys(await shownCounts(page));
+    for (const kind of kinds) {
+      await page.goto(`${server.url}/console/#/kind/${kind}`);
+      const expected = await countOf(kind);
+      await expect.poll(() => page.locator("p.count").first().innerText()).toBe(`${expected} objects`);
+    }
+    await page.goto(`${server.url}/console/#/kind/policy`);
+    await page.locator("p.count").waitFor();
+    const firstRow = page.getByRole("table", { name: "policy objects" }).locator(".vbody [role=row]").first();
+    await expect.poll(() => firstRow.locator(".badge").innerText()).toBe("builtin");
+    await shot(page, "kind-list");
+    await page.close();
+  });
+
+  it("shows an object as `cpln get -o yaml` prints it, and its access report", async () => {
+    const page = await signIn(ADMIN_KEY);
+    await page.goto(`${server.url}/console/#/object/${encodeURIComponent(`/org/${ORG}/group/viewers`)}`);
+    await page.getByRole("tab", { name: "YAML" }).click();
+    const yaml = await page.getByLabel("YAML", { exact: true }).innerText();
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-home-"));
+    // Asynchronously: the server under test runs in this process and must keep answering the CLI.
+    const { stdout: cli } = await promisify(execFile)(
+      process.execPath,
+      [
+        path.join(repoRoot, "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js"),
+        "group",
+        "get",
+        "viewers",
+        "-o",
+        "yaml",
+      ],
+      {
+        env: {
+          PATH: process.env["PATH"] ?? "",
+          HOME: home,
+          CPLN_ENDPOINT: server.url,
+          CPLN_TOKEN: ADMIN_KEY,
+          CPLN_ORG: ORG,
+          NO_COLOR: "1",
+        },
+        encoding: "utf8",
+      },
+    );
+    fs.rmSync(home, { recursive: true, force: true });
+    expect(yaml.trim()).toBe(cli.trim());
+    await page.getByRole("tab", { name: "Access" }).click();
+    const report = page.getByRole("table", { name: "Access report" });
+    await report.waitFor();
+    const rows = await report.locator("tbody tr").allInnerTexts();
+    expect(rows.some((row) => row.includes("manage") && row.includes(`/org/${ORG}/group/superusers`))).toBe(true);
+    await shot(page, "object-access");
+    // Following a principal of the report leads to that principal's grants, with the policy that gives them.
+    await report
+      .getByRole("link", { name: `/org/${ORG}/group/superusers` })
+      .first()
+      .click();
+    const grants = page.getByRole("table", { name: "Grants of the principal" });
+    await grants.waitFor();
+    const grantRows = await grants.locator("tbody tr").allInnerTexts();
+    expect(grantRows.some((row) => row.startsWith("group") && row.includes("superusers-group"))).toBe(true);
+    await shot(page, "access");
+    await page.close();
+  });
+
+  it("a viewer's console is a viewer's: no emulator, no request log, and a principal without grants sees nothing", async () => {
+    const viewer = await signIn(viewerKey);
+    const counts = await shownCounts(viewer);
+    expect(counts["policy"]).toBe(String(await countOf("policy", viewerKey)));
+    expect(await viewer.getByRole("link", { name: "Requests" }).count()).toBe(0);
+    expect(await viewer.getByRole("link", { name: "Emulator" }).count()).toBe(0);
+    await viewer.close();
+    const stranger = await signIn(strangerKey);
+    await expect.poll(async () => Object.values(await shownCounts(stranger)).every((c) => c === "0")).toBe(true);
+    await stranger.close();
+  });
+
+  it("shows a program's PATCH as its directive body and the object's before/after", async () => {
+    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-console-program-"));
+    const run = await runWithRunner({
+      programDir: path.join(repoRoot, "examples", "quickstart"),
+      workDir,
+      org: ORG,
+      endpoint: server.url,
+      token: ADMIN_KEY,
+    });
+    try {
+      await run.up({});
+      await run.up({ "quickstart:extraViewer": "//serviceaccount/ci-bot" });
+      const page = await signIn(ADMIN_KEY);
+      await page.getByRole("link", { name: "Requests" }).click();
+      await page.getByLabel("Kind").fill("policy");
+      const patch = page.getByRole("button", { name: "PATCH" }).last();
+      await patch.click();
+      const body = JSON.parse(await page.getByLabel("Request body").innerText()) as unknown;
+      expect(body).toEqual({
+        "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [`/org/${ORG}/serviceaccount/ci-bot`] }],
+      });
+      const diff = await page.getByRole("table", { name: "Diff" }).locator("tbody tr").allInnerTexts();
+      const fields = diff.map((row) => row.split("\t")[0]);
+      expect(fields).toEqual(["bindings[0].principalLinks[1]", "lastModified", "version"]);
+      expect(diff[0]).toContain(`"/org/${ORG}/serviceaccount/ci-bot"`);
+      await shot(page, "requests");
+      await page.close();
+      await run.destroy();
+    } finally {
+      await run.close();
+      fs.rmSync(workDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("resets the org after a confirmation", async () => {
+    await api("POST", `/org/${ORG}/group`, { name: "before-reset" });
+    const page = await signIn(ADMIN_KEY);
+    await page.getByRole("link", { name: "Emulator" }).click();
+    await page.getByRole("button", { name: "Reset org" }).click();
+    await expect.poll(() => page.getByRole("status").innerText()).toBe(`Org ${ORG} reset.`);
+    const groups = await api<{ items: { name: string }[] }>("GET", `/org/${ORG}/group`);
+    expect(groups.items.map((g) => g.name)).not.toContain("before-reset");
+    await page.close();
+  });
+});
+
+describe.skipIf(skip)("the console with 10,000 objects and 300 policies", () => {
+  let big: RunningServer;
+  let page: Page;
+  const GROUPS = 10_000;
+  const POLICIES = 300;
+
+  beforeAll(async () => {
+    if (!found.available) throw new Error(found.reason);
+    big = await startServer({ org: ORG, adminKey: ADMIN_KEY });
+    // 10,000 groups in one transaction: the org's exported state with copies of a group record, imported back.
+    const stateUrl = `/_cpln-local/org/${ORG}/state`;
+    const state = await request<{ records: Record<string, unknown>[] }>(big, "GET", stateUrl);
+    const template = state.records.find((record) => record["kind"] === "group" && record["name"] === "viewers")!;
+    const name = (i: number) => `team-${String(i).padStart(5, "0")}`;
+    for (let i = 0; i < GROUPS; i++) {
+      state.records.push({
+        ...template,
+        id: randomUUID(),
+        name: name(i),
+        description: `team ${i}`,
+        memberLinks: [],
+        origin: "default",
+        links: [
+          { rel: "self", href: `/org/${ORG}/group/${name(i)}` },
+          { rel: "org", href: `/org/${ORG}` },
+        ],
+      });
+    }
+    await request(big, "PUT", stateUrl, state);
+    for (let i = 0; i < POLICIES; i++) {
+      await request(big, "POST", `/org/${ORG}/policy`, {
+        name: `access-${String(i).padStart(3, "0")}`,
+        targetKind: "group",
+        targetLinks: [`//group/${name(i)}`],
+        bindings: [{ permissions: ["view"], principalLinks: [`//group/${name(i + 1)}`] }],
+      });
+    }
+    browser ??= await launchChromium(found.executable);
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    await page.goto(`${big.url}/console/`);
+    await page.getByLabel("Org").fill(ORG);
+    await page.getByLabel("Key or token").fill(ADMIN_KEY);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("table", { name: "Kinds" }).waitFor();
+  }, 300_000);
+  afterAll(async () => {
+    await page?.close();
+    await big?.close();
+  });
+
+  it("lists every group but renders only the rows in view; scrolling reaches the last one", async () => {
+    const started = Date.now();
+    await page.goto(`${big.url}/console/#/kind/group`);
+    const total = GROUPS + 2; // and the builtin superusers and viewers
+    await expect.poll(() => page.locator("p.count").first().innerText(), { timeout: 120_000 }).toBe(`${total} objects`);
+    console.log(JSON.stringify({ figure: "console list render", objects: total, ms: Date.now() - started }));
+    const table = page.getByRole("table", { name: "group objects" });
+    expect(await table.getAttribute("aria-rowcount")).toBe(String(total));
+    expect(await table.locator(".vbody [role=row]").count()).toBeLessThan(80);
+    await table.locator(".vbody").evaluate((box) => (box.scrollTop = box.scrollHeight));
+    await expect.poll(() => table.locator(".vbody [role=row]").last().innerText()).toContain("viewers");
+  }, 180_000);
+
+  it("draws the access picture of 300 policies and filters it", async () => {
+    const started = Date.now();
+    await page.goto(`${big.url}/console/#/access`);
+    await expect.poll(() => page.locator("p.count").first().innerText(), { timeout: 120_000 }).toMatch(/ bindings$/);
+    console.log(JSON.stringify({ figure: "console access picture", policies: POLICIES, ms: Date.now() - started }));
+    await page.getByLabel("Filter").fill("access-123");
+    await expect.poll(() => page.locator("p.count").first().innerText()).toMatch(/^1 of \d+ bindings$/);
+    const row = await page
+      .getByRole("table", { name: "Policy bindings" })
+      .locator(".vbody [role=row]")
+      .first()
+      .innerText();
+    expect(row).toContain(`/org/${ORG}/group/team-00124`);
+    expect(row).toContain(`/org/${ORG}/group/team-00123`);
+  }, 180_000);
+});
+
+async function request<T = unknown>(
+  target: RunningServer,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+  token = ADMIN_KEY,
+): Promise<T> {
+  const response = await fetch(`${target.url}${urlPath}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${urlPath} → ${response.status}: ${text}`);
+  return (text === "" ? undefined : JSON.parse(text)) as T;
+}
