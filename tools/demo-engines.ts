@@ -1,14 +1,17 @@
 /**
- * The two ways the demo (and the program tests) run a Pulumi program against cpln-local: the Pulumi CLI through the
- * Automation API, or the offline program runner (a stand-in for the engine). Both give the same `DemoRun` surface:
+ * The two ways the demo (and the program tests) run a Pulumi program against cpln-local: the real Pulumi engine (the
+ * CLI through the Automation API, the program inline), or the offline program runner (a stand-in for the engine). Both give the same `DemoRun` surface:
  * `up(extraConfig)` and `destroy()` returning the resource steps and the stack outputs.
  */
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { LocalWorkspace, PulumiCommand, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
+import { spawnSync } from "node:child_process";
+import { EngineDriver, type EngineStep } from "./realengine/client.js";
 import { runProgram, type ProviderKind } from "./runner/index.js";
+
+const repoRoot = path.resolve(__dirname, "..", "..");
 
 export interface DemoStep {
   op: "create" | "update" | "replace" | "delete" | "same" | "read";
@@ -43,28 +46,13 @@ export interface DemoRunOptions {
   token: string;
   /** Extra stack config set once before the first update (fully qualified keys). */
   config?: Record<string, string>;
-  /** Offline runner only: the program's resource classes (`native`: the native plugin's). Default `dynamic`. */
+  /** The program's resource classes (`native`: the native plugin's, which must be installed). Default `dynamic`. */
   provider?: ProviderKind;
 }
 
 /** `pulumi-nodejs:dynamic/cpln:VolumeSet` → `VolumeSet`. */
 export function shortType(type: string): string {
   return type.slice(type.lastIndexOf(":") + 1);
-}
-
-/** The `pulumi` CLI on PATH or in ~/.pulumi/bin, or undefined. */
-export async function findPulumiCli(): Promise<{ command: PulumiCommand; version: string } | undefined> {
-  const candidates: (string | undefined)[] = [undefined, path.join(os.homedir(), ".pulumi")];
-  for (const root of candidates) {
-    if (root !== undefined && !fs.existsSync(path.join(root, "bin", "pulumi"))) continue;
-    try {
-      const command = await PulumiCommand.get(root === undefined ? {} : { root });
-      return { command, version: command.version?.toString() ?? "(unknown version)" };
-    } catch {
-      // not usable: try the next place
-    }
-  }
-  return undefined;
 }
 
 function stepOp(op: string): DemoStep["op"] | undefined {
@@ -82,61 +70,98 @@ function stepOp(op: string): DemoStep["op"] | undefined {
   }
 }
 
-const urnName = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
+/** The real Pulumi engine: its bin directory (with `pulumi` in it) and version. */
+export interface PulumiEngine {
+  binDir: string;
+  version: string;
+}
 
-/** Runs the program with the Pulumi CLI: local file backend in `workDir`, a generated passphrase, token as a secret. */
-export async function runWithAutomation(cli: { command: PulumiCommand }, options: DemoRunOptions): Promise<DemoRun> {
-  const backend = path.join(options.workDir, "backend");
-  fs.mkdirSync(backend, { recursive: true });
-  const stack: Stack = await LocalWorkspace.createOrSelectStack(
-    { stackName: "demo", workDir: options.programDir },
-    {
-      pulumiCommand: cli.command,
-      envVars: {
-        PULUMI_BACKEND_URL: `file://${backend}`,
-        PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-      },
-    },
-  );
-  await stack.setAllConfig({
-    "cpln:org": { value: options.org },
-    "cpln:endpoint": { value: options.endpoint },
-    "cpln:token": { value: options.token, secret: true },
-    ...Object.fromEntries(Object.entries(options.config ?? {}).map(([key, value]) => [key, { value }])),
+function pulumiVersion(pulumi: string): string | undefined {
+  const result = spawnSync(pulumi, ["version"], {
+    encoding: "utf8",
+    env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
   });
-  const collect = (steps: DemoStep[]) => (event: EngineEvent) => {
-    const metadata = event.resOutputsEvent?.metadata;
-    if (!metadata || !metadata.type.startsWith("pulumi-nodejs:dynamic")) return;
-    const op = stepOp(metadata.op);
-    if (!op) return;
-    const state = metadata.new ?? metadata.old;
-    const token = metadata.type;
-    steps.push({ op, type: shortType(token), token, name: urnName(metadata.urn), id: state?.id });
-  };
-  const outputsOf = async (): Promise<Record<string, unknown>> =>
-    Object.fromEntries(
-      Object.entries(await stack.outputs()).map(([key, output]) => [
-        key,
-        output.secret ? { secret: true } : output.value,
-      ]),
-    );
+  return result.status === 0 ? result.stdout.trim() : undefined;
+}
+
+/**
+ * The real Pulumi engine, looked for in this order: the one `npm run engine` (scripts/engine.sh) built into its cache,
+ * a `pulumi` on PATH, ~/.pulumi/bin. Undefined when there is none.
+ */
+export function findPulumiEngine(): PulumiEngine | undefined {
+  const candidates: string[] = [];
+  const script = path.join(repoRoot, "scripts", "engine.sh");
+  if (fs.existsSync(script)) {
+    const printed = spawnSync("bash", [script, "--print-dir"], { encoding: "utf8" });
+    if (printed.status === 0) candidates.push(printed.stdout.trim());
+  }
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) if (dir !== "") candidates.push(dir);
+  candidates.push(path.join(os.homedir(), ".pulumi", "bin"));
+  for (const binDir of candidates) {
+    const pulumi = path.join(binDir, "pulumi");
+    if (!fs.existsSync(pulumi)) continue;
+    const version = pulumiVersion(pulumi);
+    if (version !== undefined) return { binDir, version };
+  }
+  return undefined;
+}
+
+/**
+ * Runs the program with the real Pulumi engine: the CLI through the Automation API, the program inline in a child
+ * process (tools/realengine; no `pulumi-language-nodejs` needed), with its own PULUMI_HOME, a file backend and a
+ * generated passphrase under `workDir`, the token a secret.
+ */
+export async function runWithEngine(engine: PulumiEngine, options: DemoRunOptions): Promise<DemoRun> {
+  const home = path.join(options.workDir, "pulumi-home");
+  const backend = path.join(options.workDir, "backend");
+  const workspace = path.join(options.workDir, "workspace");
+  for (const dir of [home, backend, workspace]) fs.mkdirSync(dir, { recursive: true });
+  // The engine starts the dynamic-provider plugin in the workspace, which must resolve @pulumi/pulumi there.
+  const nodeModules = path.dirname(path.dirname(path.dirname(require.resolve("@pulumi/pulumi/package.json"))));
+  fs.symlinkSync(nodeModules, path.join(workspace, "node_modules"));
+  const provider = options.provider ?? "dynamic";
+  const namespaces = provider === "native" ? ["cpln", "cpln-native"] : ["cpln"];
+  const config: Record<string, { value: string; secret?: boolean }> = {};
+  for (const namespace of namespaces) {
+    config[`${namespace}:org`] = { value: options.org };
+    config[`${namespace}:endpoint`] = { value: options.endpoint };
+    config[`${namespace}:token`] = { value: options.token, secret: true };
+  }
+  for (const [key, value] of Object.entries(options.config ?? {})) config[key] = { value };
+  const driver = await EngineDriver.start({
+    programDir: options.programDir,
+    workDir: workspace,
+    binDir: engine.binDir,
+    stackName: "demo",
+    provider,
+    config,
+    env: {
+      PATH: `${engine.binDir}${path.delimiter}${process.env.PATH ?? ""}`,
+      PULUMI_HOME: home,
+      PULUMI_BACKEND_URL: `file://${backend}`,
+      PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+    },
+  });
+  const toResult = (reply: { steps: EngineStep[]; outputs: Record<string, { value: unknown; secret: boolean }> }) => ({
+    steps: reply.steps.flatMap((step): DemoStep[] => {
+      const op = stepOp(step.op);
+      return op ? [{ op, type: shortType(step.type), token: step.type, name: step.name, id: step.id }] : [];
+    }),
+    outputs: Object.fromEntries(
+      Object.entries(reply.outputs).map(([key, output]) => [key, output.secret ? { secret: true } : output.value]),
+    ),
+  });
   return {
     async up(extraConfig) {
-      for (const [key, value] of Object.entries(extraConfig)) await stack.setConfig(key, { value });
-      const steps: DemoStep[] = [];
-      await stack.up({ onEvent: collect(steps), color: "never" });
-      return { steps, outputs: await outputsOf() };
+      return toResult(await driver.run({ cmd: "up", config: extraConfig }));
     },
     async destroy() {
-      const steps: DemoStep[] = [];
-      await stack.destroy({ onEvent: collect(steps), color: "never" });
-      return { steps, outputs: {} };
+      const result = toResult(await driver.run({ cmd: "destroy" }));
+      return { steps: result.steps, outputs: {} };
     },
     async close() {
-      await stack.workspace.removeStack("demo", { force: true });
-      // The stack settings file (encrypted config) is written next to Pulumi.yaml; leave the example as it was.
-      fs.rmSync(path.join(options.programDir, "Pulumi.demo.yaml"), { force: true });
+      await driver.close();
     },
   };
 }

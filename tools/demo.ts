@@ -10,7 +10,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { DemoServerCommand, DemoServerMessage } from "./demo-server.js";
-import { findPulumiCli, runWithAutomation, runWithRunner, type DemoStep, type DemoRun } from "./demo-engines.js";
+import { findPulumiEngine, runWithEngine, runWithRunner, type DemoStep, type DemoRun } from "./demo-engines.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const programDir = path.join(repoRoot, "examples", "quickstart");
@@ -184,16 +184,16 @@ async function main(): Promise<void> {
   let run: DemoRun | undefined;
   try {
     console.log(`cpln-local is serving org "${org}" at ${server.url} (data: ${path.join(workDir, "cpln.db")})`);
-    const cli = await findPulumiCli();
+    const engine = findPulumiEngine();
     const options = { programDir, workDir, org, endpoint: server.url, token: adminKey };
-    if (cli) {
+    if (engine) {
       console.log(
-        `Running examples/quickstart with the Pulumi CLI ${cli.version} (Automation API, local file backend).`,
+        `Running examples/quickstart with the Pulumi CLI ${engine.version} (${engine.binDir}; Automation API, inline program, local file backend).`,
       );
-      run = await runWithAutomation(cli, options);
+      run = await runWithEngine(engine, options);
     } else {
       console.log(
-        "Pulumi CLI not found (PATH, ~/.pulumi/bin): running examples/quickstart with the offline program runner, a stand-in for the Pulumi engine.",
+        "Pulumi CLI not found (npm run engine's cache, PATH, ~/.pulumi/bin): running examples/quickstart with the offline program runner, a stand-in for the Pulumi engine.",
       );
       run = await runWithRunner(options);
     }

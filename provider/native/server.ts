@@ -211,7 +211,7 @@ export class NativeProvider {
   }
 
   private async create(request: provproto.CreateRequest): Promise<provproto.CreateResponse> {
-    const { typeName } = this.definition(request.getUrn(), request.getType());
+    const { typeName, def } = this.definition(request.getUrn(), request.getType());
     const { props: inputs, secretKeys } = unwrapProps(request.getProperties());
     const response = new provproto.CreateResponse();
     if (request.getPreview()) {
@@ -220,7 +220,7 @@ export class NativeProvider {
     }
     const { id, outs } = await runtime.create(typeName, inputs);
     response.setId(id);
-    response.setProperties(toStruct(rewrap(outs, secretKeys)));
+    response.setProperties(toStruct(rewrap(outs, withSecretOutputs(def, secretKeys))));
     return response;
   }
 
@@ -263,7 +263,7 @@ export class NativeProvider {
     const result = await runtime.read(typeName, id, props);
     const response = new provproto.ReadResponse();
     if (result.id === "" || result.props === undefined) return response;
-    const secrets = new Set([...secretKeys, ...inputSecrets]);
+    const secrets = withSecretOutputs(def, new Set([...secretKeys, ...inputSecrets]));
     response.setId(result.id);
     response.setProperties(toStruct(rewrap(result.props, secrets)));
     response.setInputs(toStruct(rewrap(result.inputs ?? {}, secrets)));
@@ -271,7 +271,7 @@ export class NativeProvider {
   }
 
   private async update(request: provproto.UpdateRequest): Promise<provproto.UpdateResponse> {
-    const { typeName } = this.definition(request.getUrn(), request.getType());
+    const { typeName, def } = this.definition(request.getUrn(), request.getType());
     const olds = unwrapProps(request.getOlds()).props;
     const { props: news, secretKeys } = unwrapProps(request.getNews());
     const response = new provproto.UpdateResponse();
@@ -280,7 +280,7 @@ export class NativeProvider {
       return response;
     }
     const { outs } = await runtime.update(typeName, request.getId(), olds, news);
-    response.setProperties(toStruct(rewrap(outs, secretKeys)));
+    response.setProperties(toStruct(rewrap(outs, withSecretOutputs(def, secretKeys))));
     return response;
   }
 
@@ -388,6 +388,14 @@ function envConfig(key: ConfigKey): string | undefined {
 
 function isUnknown(value: unknown): boolean {
   return value === UNKNOWN;
+}
+
+/**
+ * The keys to wrap as secrets in a response: the request's secret keys and the outputs the type declares secret
+ * (`secretOutputs`), so that they are secret in the engine's state whatever options the program registered with.
+ */
+function withSecretOutputs(def: AnyResourceDefinition, keys: Iterable<string>): Set<string> {
+  return new Set([...keys, ...(def.secretOutputs ?? [])]);
 }
 
 function withoutProvider(props: Props): Props {

@@ -429,6 +429,26 @@ describe("Invoke: every function", () => {
   });
 });
 
+describe("ServiceAccountKey", () => {
+  it("the key a Create returns, and a Read carries forward, is wrapped as a secret by the plugin itself", async () => {
+    const accountUrn = urnFor(token("ServiceAccount"), "keyed");
+    const account = await plugin.create(accountUrn, (await plugin.check(accountUrn, {}, { name: "keyed" })).inputs);
+    const urn = urnFor(token("ServiceAccountKey"), "keyed-key");
+    // Plain inputs, no secret anywhere: only the type's declared secret output makes `key` secret.
+    const checked = await plugin.check(urn, {}, { serviceAccount: "keyed", description: "for CI" });
+    const created = await plugin.create(urn, checked.inputs);
+    expect(isSecretWire(created.outputs.key)).toBe(true);
+    const key = (created.outputs.key as { value: unknown }).value;
+    expect(typeof key).toBe("string");
+    expect(created.outputs.name).toBe(String(key).split(".")[0]);
+    const read = await plugin.read(created.id, urn, created.outputs, checked.inputs);
+    expect(read.props.key).toEqual(created.outputs.key);
+    expect(isSecretWire(read.props.description)).toBe(false);
+    await plugin.delete(created.id, urn, created.outputs);
+    await plugin.delete(account.id, accountUrn, account.outputs);
+  });
+});
+
 describe("secrecy", () => {
   it("the token is in no response, error or plugin log", async () => {
     await expect(plugin.read("a:b:c", urnFor(token("Policy"), "x"))).rejects.toThrow(/not an id of this resource/);

@@ -5,10 +5,9 @@
  *
  * Programs run through the offline runner (tools/runner, compiled in dist/) twice — with the dynamic classes through
  * Pulumi's dynamic-provider host, and with the native classes through the native plugin (`provider: "native"`: same
- * program, `cpln-native:index:*` registrations, same assertions) — and also through the Pulumi CLI's Automation API
- * where a CLI is installed. Everything that Pulumi serializes is loaded from dist/ (see vitest.config).
+ * program, `cpln-native:index:*` registrations, same assertions). The same examples through the real Pulumi engine
+ * are test/engine/examples.test.ts. Everything that Pulumi serializes is loaded from dist/ (see vitest.config).
  */
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -16,14 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kinds } from "../../api/kinds.js";
 import { parseLink } from "../../api/links.js";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
-import {
-  findPulumiCli,
-  runWithAutomation,
-  runWithRunner,
-  type DemoResult,
-  type DemoRun,
-  type DemoRunOptions,
-} from "../../dist/tools/demo-engines.js";
+import { runWithRunner, type DemoResult, type DemoRun, type DemoRunOptions } from "../../dist/tools/demo-engines.js";
 import { exampleCases, ORG, type ExampleCase } from "./cases.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
@@ -214,21 +206,3 @@ lifecycle(
   (options) => runWithRunner({ ...options, provider: "native" }),
   "cpln-native:index:",
 );
-
-/** A `pulumi` binary that answers `pulumi version`, on PATH or in ~/.pulumi/bin (checked synchronously: test collection). */
-function pulumiCliPresent(): boolean {
-  const candidates = ["pulumi", path.join(os.homedir(), ".pulumi", "bin", "pulumi")];
-  return candidates.some((command) => spawnSync(command, ["version"], { stdio: "ignore" }).status === 0);
-}
-
-const hasPulumiCli = pulumiCliPresent();
-if (!hasPulumiCli) {
-  console.log("Skipping the Automation API runs of the examples: no Pulumi CLI on PATH or in ~/.pulumi/bin.");
-}
-describe.skipIf(!hasPulumiCli)("through the Pulumi CLI (Automation API)", () => {
-  lifecycle("Pulumi CLI", async (options) => {
-    const cli = await findPulumiCli();
-    if (!cli) throw new Error("pulumi version succeeded but the Automation API could not use the CLI");
-    return runWithAutomation(cli, options);
-  });
-});

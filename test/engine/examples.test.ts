@@ -1,0 +1,334 @@
+/**
+ * Every example under examples/ through the REAL Pulumi CLI (scripts/engine.sh), with the dynamic classes and with the
+ * native classes served by the cpln-native plugin installed from its release archive: up → a second up with zero
+ * writes → `preview --diff` of the example's edit (the changed paths, nothing sent) → the edit's up (exactly the
+ * expected PATCH) → an out-of-band change: `refresh` takes it in, `up --expect-no-changes` fails without writing, the
+ * next up puts the program's values back (the same PATCH) → destroy leaves the org as it was. Then the offline
+ * runner's `up` of the same example is compared with the engine's (same steps, same requests, same outputs).
+ *
+ * TypeScript programs run as inline Automation API programs in a child process (dist/tools/realengine): see
+ * docs/real-engine.md. One cpln-local and one engine environment per file; one stack per example and adapter.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runWithRunner, type DemoResult } from "../../dist/tools/demo-engines.js";
+import type { EngineStep } from "../../dist/tools/realengine/client.js";
+import { exampleCases, type ExampleCase } from "../programs/cases.js";
+import {
+  ADMIN_KEY,
+  api,
+  EngineDriver,
+  engineWorld,
+  filesUnder,
+  isMutating,
+  ORG,
+  orgSnapshot,
+  repoRoot,
+  requestLog,
+  stackConfig,
+  startCplnLocal,
+  type EngineWorld,
+  type Recorded,
+  type RunningServer,
+} from "./harness.js";
+import { skipWithoutEngine } from "./support.js";
+
+interface StateResource {
+  type: string;
+  outputs?: Record<string, unknown>;
+}
+type Adapter = "dynamic" | "native";
+const tokenPrefix: Record<Adapter, string> = { dynamic: "pulumi-nodejs:dynamic/cpln:", native: "cpln-native:index:" };
+
+/**
+ * The detailed-diff paths the native plugin reports for each example's edit (an array that changes length is one
+ * change of the whole array). Dynamic resources have no detailed diff: the Node SDK's dynamic `DiffResult` has no
+ * `detailedDiff` nor `diffs` (pulumi/pulumi sdk/nodejs/dynamic/index.ts), so the engine names no property.
+ */
+const previewPaths: Record<string, string[]> = {
+  quickstart: ["bindings[0].principalLinks"],
+  "volumeset-autoscaling": ["autoscaling.maxCapacity"],
+  "policy-bindings": ["bindings[0].principalLinks"],
+  "location-toggle": ["enabled"],
+  "cloudaccount-query": ["description", "targetLinks"],
+  "mk8s-join": ['tags["node-pool"]'],
+  "ci-identity": ["memberLinks"],
+  "existing-resources": ["initialCapacity"],
+};
+
+const label = (step: { type: string; name: string }): string =>
+  `${step.type.slice(step.type.lastIndexOf(":") + 1)} ${step.name}`;
+const labels = (steps: EngineStep[], op: string): string[] =>
+  steps
+    .filter((step) => step.op === op)
+    .map(label)
+    .sort();
+
+/** Autonamed suffixes and server-made ids differ between two runs: replaced by placeholders to compare runs. */
+function normalized<T>(value: T): T {
+  return JSON.parse(
+    JSON.stringify(value)
+      .replace(/-[0-9a-f]{7}\b/g, "-<suffix>")
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>")
+      .replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/g, '"<time>"'),
+  ) as T;
+}
+
+/**
+ * The writes of a run, sorted: the engine runs independent resources in parallel (its dependency graph), the offline
+ * runner one after the other, so the same requests come in another order.
+ */
+const sentOf = (requests: Recorded[]) =>
+  normalized(
+    requests.filter(isMutating).map(({ method, path: p, body, status }) => ({ method, path: p, body, status })),
+  ).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
+let server: RunningServer;
+let world: EngineWorld;
+
+describe.skipIf(skipWithoutEngine)("examples through the real Pulumi engine", () => {
+  beforeAll(async () => {
+    server = await startCplnLocal();
+    world = engineWorld("examples", true);
+  }, 900_000);
+
+  afterAll(async () => {
+    await server?.close();
+    world?.close();
+  });
+
+  for (const example of exampleCases) describeExample(example);
+});
+
+function describeExample(example: ExampleCase): void {
+  describe(`examples/${example.name}`, () => {
+    let before: Record<string, unknown>;
+    const firstUp: Partial<Record<Adapter, { steps: string[]; sent: unknown[]; outputs: unknown }>> = {};
+
+    beforeAll(async () => {
+      before = await orgSnapshot(server);
+    });
+
+    for (const adapter of ["dynamic", "native"] as const) {
+      describe(adapter, () => {
+        let driver: EngineDriver;
+        let newRequests: () => Recorded[];
+        let workDir: string;
+
+        beforeAll(async () => {
+          for (const call of example.before ?? []) await api(server, call.method, call.path, call.body);
+          newRequests = requestLog(server);
+          // A workspace directory per stack: the inline workspace writes its project's Pulumi.yaml there.
+          workDir = path.join(world.workDir, `${example.name}-${adapter}`);
+          fs.mkdirSync(workDir);
+          driver = await EngineDriver.start({
+            programDir: path.join(repoRoot, "examples", example.name),
+            workDir,
+            binDir: world.binDir,
+            stackName: `${example.name}-${adapter}`,
+            provider: adapter,
+            config: stackConfig(server, example.config),
+            env: world.env,
+          });
+        }, 120_000);
+
+        afterAll(async () => {
+          await driver?.close();
+        });
+
+        it("up creates the program's resources through this adapter; secret outputs are secret", async () => {
+          // Examples with secret outputs run at -v=9 --logtostderr: the engine's and the plugins' logs are checked.
+          const verbose = (example.secretOutputs ?? []).length > 0;
+          const result = await driver.run({ cmd: "up", verbose });
+          expect(labels(result.steps, "create")).toEqual([...example.creates].sort());
+          expect(result.steps.filter((step) => !step.type.startsWith(tokenPrefix[adapter]))).toEqual([]);
+          expect(result.steps.filter((step) => step.op !== "create")).toEqual([]);
+          // The plugin is the one installed from the archive, not an executable found on PATH.
+          expect(`${result.stdout}${result.stderr}`).not.toContain("from $PATH");
+          for (const name of example.secretOutputs ?? []) expect(result.outputs[name]?.secret, name).toBe(true);
+          const sent = newRequests();
+          firstUp[adapter] = {
+            steps: labels(result.steps, "create"),
+            sent: sentOf(sent),
+            outputs: normalized(result.outputs),
+          };
+          if (verbose) {
+            expect(result.stderr.length).toBeGreaterThan(10_000);
+            const secrets = (example.secretOutputs ?? []).map((name) => String(result.outputs[name]?.value));
+            expect(result.stderr.includes(ADMIN_KEY), "token in the -v=9 log").toBe(false);
+            expect(result.stdout.includes(ADMIN_KEY), "token in the output").toBe(false);
+            for (const secret of secrets) {
+              expect(result.stdout.includes(secret), "secret output in the output").toBe(false);
+              // At -v=9 the engine logs what the program's SDK logs at debug level, and the Node SDK logs each
+              // RegisterResource response with its values, secrets unwrapped (pulumi/pulumi sdk/nodejs/runtime/
+              // resource.ts, "RegisterResource RPC finished"): there and only there does a secret output show.
+              const lines = result.stderr.split("\n").filter((line) => line.includes(secret));
+              expect(
+                lines.filter((line) => !line.includes("RegisterResource RPC finished")),
+                "secret output in the -v=9 log outside the SDK's debug line",
+              ).toEqual([]);
+            }
+          }
+        }, 300_000);
+
+        it("pulumi stack export: secret outputs are ciphertext, the token and the secrets are nowhere in it", async () => {
+          const exported = world.pulumi(["stack", "export", "--stack", `${example.name}-${adapter}`], workDir);
+          expect(exported.status, exported.stderr).toBe(0);
+          const { outputs } = await driver.run({ cmd: "outputs" });
+          const text = exported.stdout;
+          expect(text.includes(ADMIN_KEY), "token in the export").toBe(false);
+          const secrets = (example.secretOutputs ?? []).map((name) => String(outputs[name]?.value));
+          for (const secret of secrets) expect(secret.length, "secret output's value").toBeGreaterThan(20);
+          for (const secret of secrets) expect(text.includes(secret), "secret output in the export").toBe(false);
+          const resources = (JSON.parse(text) as { deployment: { resources: StateResource[] } }).deployment.resources;
+          const ciphertext = (value: unknown) => Object.keys(value as object).sort();
+          const encrypted = ["4dabf18193072939515e22adb298388d", "ciphertext"];
+          const stackOutputs = resources.find((r) => r.type === "pulumi:pulumi:Stack")!.outputs!;
+          for (const name of example.secretOutputs ?? [])
+            expect(ciphertext(stackOutputs[name]), name).toEqual(encrypted);
+          for (const resource of resources.filter((r) => r.type.endsWith(":ServiceAccountKey"))) {
+            expect(ciphertext(resource.outputs!.key)).toEqual(encrypted);
+          }
+          // And in no file the engine wrote (backend, workspace settings), plugins' own files aside.
+          for (const { file, text: content } of filesUnder(world.workDir).filter(
+            ({ file }) => !file.includes(`${path.sep}plugins${path.sep}`),
+          )) {
+            expect(content.includes(ADMIN_KEY), file).toBe(false);
+            for (const secret of secrets) expect(content.includes(secret), file).toBe(false);
+          }
+          expect(newRequests().filter(isMutating)).toEqual([]);
+        }, 300_000);
+
+        it("a second up changes nothing: every step is same, zero mutating requests", async () => {
+          const result = await driver.run({ cmd: "up" });
+          expect(result.steps.filter((step) => step.op !== "same")).toEqual([]);
+          expect(labels(result.steps, "same")).toEqual([...example.creates].sort());
+          expect(newRequests().filter(isMutating)).toEqual([]);
+        }, 300_000);
+
+        it("preview --diff of the edit shows the changed resource (and, native, its detailed-diff paths); sends nothing", async () => {
+          const result = await driver.run({ cmd: "preview", config: example.edit });
+          const updates = result.steps.filter((step) => step.op === "update");
+          expect(updates).toHaveLength(example.expected.length);
+          const [update] = updates;
+          expect(result.stdout).toContain(`~ ${update!.type}: (update)`);
+          expect(result.stdout).toContain(
+            `[urn=urn:pulumi:${example.name}-${adapter}::${example.name}::${update!.type}::${update!.name}]`,
+          );
+          if (adapter === "native") {
+            const paths = previewPaths[example.name]!;
+            expect(Object.keys(update!.detailedDiff!).sort()).toEqual([...paths].sort());
+            const topLevel = [...new Set(paths.map((p) => /^[A-Za-z]+/.exec(p)![0]))].sort();
+            expect(update!.diffs!.slice().sort()).toEqual(topLevel);
+            // The diff view descends to the changed properties.
+            for (const property of topLevel) expect(result.stdout).toMatch(new RegExp(`[~+-] ${property}\\s*: `));
+          } else {
+            expect(update!.diffs).toBeUndefined();
+            expect(update!.detailedDiff).toBeUndefined();
+          }
+          expect(newRequests().filter(isMutating)).toEqual([]);
+        }, 300_000);
+
+        let editedPath = "";
+        let beforeEdit: Record<string, unknown> = {};
+
+        it("the edit sends exactly the expected PATCH", async () => {
+          const target = example.expected[0]!.path;
+          const edited = (await orgSnapshot(server)) as Record<string, Record<string, unknown>>;
+          editedPath = Object.keys(edited).find((link) => target.test(link))!;
+          expect(editedPath).toBeDefined();
+          beforeEdit = edited[editedPath]!;
+          const result = await driver.run({ cmd: "up" });
+          const sent = newRequests().filter(isMutating);
+          expect(sent.map(({ method, path: p, body }) => ({ method, path: p, body }))).toEqual(
+            example.expected.map((request) => ({
+              method: request.method,
+              path: expect.stringMatching(request.path),
+              body: request.body,
+            })),
+          );
+          expect(sent.every((request) => request.status === 200)).toBe(true);
+          expect(result.steps.filter((step) => step.op === "update")).toHaveLength(example.expected.length);
+        }, 300_000);
+
+        it("an out-of-band change: refresh takes it in; preview and up --expect-no-changes fail; up's fix is the PATCH", async () => {
+          // The edited object put back as it was before the edit (a PUT of its earlier body), outside Pulumi.
+          const { id: _id, created: _created, links: _links, status: _status, ...body } = beforeEdit;
+          await api(server, "PUT", editedPath, body);
+          newRequests();
+          const refreshed = await driver.run({ cmd: "refresh" });
+          expect(refreshed.summary?.update).toBe(1);
+          expect(newRequests().filter(isMutating)).toEqual([]);
+          const previewed = await driver.send({ cmd: "preview", expectNoChanges: true });
+          expect(previewed.ok).toBe(false);
+          expect(newRequests().filter(isMutating)).toEqual([]);
+          // `up --expect-no-changes` fails only after the update ran (pulumi/pulumi pkg/cmd/pulumi/operations/up.go:
+          // NoChangesExpectedError once UpdateStack returned changes): the drift is fixed by exactly the PATCH.
+          const failed = await driver.send({ cmd: "up", expectNoChanges: true });
+          expect(failed.ok).toBe(false);
+          expect(failed.ok ? "" : failed.error).toContain(
+            "error: no changes were expected for update but changes were proposed",
+          );
+          const sent = newRequests().filter(isMutating);
+          expect(sent.map(({ method, path: p, body: b }) => ({ method, path: p, body: b }))).toEqual(
+            example.expected.map((request) => ({ method: request.method, path: editedPath, body: request.body })),
+          );
+        }, 300_000);
+
+        it("destroy leaves the org as it was before the first up", async () => {
+          const result = await driver.run({ cmd: "destroy" });
+          expect(labels(result.steps, "delete")).toEqual([...example.creates].sort());
+          expect(await orgSnapshot(server)).toEqual(before);
+        }, 300_000);
+      });
+    }
+
+    it("the offline runner's up of the same example: same steps, same requests, same outputs", async () => {
+      for (const call of example.before ?? []) await api(server, call.method, call.path, call.body);
+      const newRequests = requestLog(server);
+      const workDir = path.join(world.workDir, `runner-${example.name}`);
+      fs.mkdirSync(workDir);
+      const run = await runWithRunner({
+        programDir: path.join(repoRoot, "examples", example.name),
+        workDir,
+        org: ORG,
+        endpoint: server.url,
+        token: ADMIN_KEY,
+        config: example.config,
+      });
+      try {
+        const result: DemoResult = await run.up({});
+        const steps = result.steps
+          .filter((step) => step.op === "create")
+          .map((step) => `${step.type} ${step.name}`)
+          .sort();
+        const sent = sentOf(newRequests());
+        // The runner reports a secret output as `{ secret: true }`; the engine's driver gives value and flag.
+        const outputs = normalized(
+          Object.fromEntries(
+            Object.entries(result.outputs).map(([key, value]) => {
+              const secret = typeof value === "object" && value !== null && "secret" in value;
+              return [key, secret ? { secret: true } : { value, secret: false }];
+            }),
+          ),
+        );
+        for (const adapter of ["dynamic", "native"] as const) {
+          const engineUp = firstUp[adapter]!;
+          const engineOutputs = Object.fromEntries(
+            Object.entries(engineUp.outputs as Record<string, { value: unknown; secret: boolean }>).map(
+              ([key, output]) => [key, output.secret ? { secret: true } : output],
+            ),
+          );
+          expect(steps, adapter).toEqual(engineUp.steps);
+          expect(sent, adapter).toEqual(engineUp.sent);
+          expect(outputs, adapter).toEqual(engineOutputs);
+        }
+        await run.destroy();
+      } finally {
+        await run.close();
+      }
+      expect(await orgSnapshot(server)).toEqual(before);
+    }, 300_000);
+  });
+}

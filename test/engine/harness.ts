@@ -1,0 +1,199 @@
+/**
+ * What the real-engine tests share: one engine environment per test file (its own PULUMI_HOME with the cpln-native
+ * plugin installed from the release archive, as a user installs it, and a file backend), cpln-local in process with
+ * its request log, and drivers (dist/tools/realengine) that run the examples' TypeScript programs as inline
+ * Automation API programs through the real CLI.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
+import { EngineDriver } from "../../dist/tools/realengine/client.js";
+import { engineEnv, requireEngine } from "./support.js";
+
+export { EngineDriver };
+export type { RunningServer };
+
+export const repoRoot = path.resolve(__dirname, "..", "..");
+export const ORG = "test";
+export const ADMIN_KEY = "engine-admin.4c2e8a1f0b9d7c6e5a4b3c2d1e0f9a8b";
+export const seed = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "seed.json"), "utf8")) as SeedDocument;
+export const pluginVersion = (
+  JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
+    version: string;
+  }
+).version;
+
+const goOs: Record<string, string> = { linux: "linux", darwin: "darwin", win32: "windows" };
+const goArch: Record<string, string> = { x64: "amd64", arm64: "arm64" };
+export const archivePath = path.join(
+  repoRoot,
+  ".tmp",
+  "plugin",
+  `pulumi-resource-cpln-native-v${pluginVersion}-${goOs[process.platform] ?? process.platform}-${goArch[process.arch] ?? process.arch}.tar.gz`,
+);
+
+function digest(file: string): string {
+  return createHash("sha256").update(fs.readFileSync(file)).digest("hex");
+}
+
+/** Whether the archive's dist/ is byte for byte the repository's dist/ (so it serves the code under test). */
+function archiveIsCurrent(): boolean {
+  if (!fs.existsSync(archivePath)) return false;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-archive-check-"));
+  try {
+    execFileSync("tar", ["-xzf", archivePath, "-C", dir, "./dist"], { stdio: "ignore" });
+    const files = fs
+      .readdirSync(path.join(dir, "dist"), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile());
+    return files.every((entry) => {
+      const relative = path.relative(dir, path.join(entry.parentPath, entry.name));
+      const mine = path.join(repoRoot, relative);
+      return fs.existsSync(mine) && digest(mine) === digest(path.join(dir, relative));
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The plugin's release archive (`npm run plugin:archive`), built again when it does not hold the current dist/. */
+export function pluginArchive(): string {
+  if (!archiveIsCurrent()) {
+    const result = spawnSync("npm", ["run", "--silent", "plugin:archive"], { cwd: repoRoot, encoding: "utf8" });
+    if (result.status !== 0) throw new Error(`npm run plugin:archive failed: ${result.stderr}`);
+  }
+  return archivePath;
+}
+
+export interface EngineWorld {
+  workDir: string;
+  binDir: string;
+  env: Record<string, string>;
+  /** Runs the CLI itself in this environment (cwd: `cwd`, default the work dir). */
+  pulumi(args: string[], cwd?: string): { status: number | null; stdout: string; stderr: string };
+  close(): void;
+}
+
+/**
+ * A work dir with the engine's environment; `withPlugin` installs cpln-native from the archive (`pulumi plugin
+ * install resource cpln-native <v> --file <archive>`). The work dir links the repository's node_modules: the engine
+ * starts the dynamic-provider plugin in the program's directory (the inline workspace's), where it resolves
+ * @pulumi/pulumi, as in a user's project.
+ */
+export function engineWorld(name: string, withPlugin: boolean): EngineWorld {
+  const { binDir, pulumi } = requireEngine();
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `cpln-engine-${name}-`));
+  fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(workDir, "node_modules"));
+  const env = engineEnv(workDir, binDir);
+  // Not a test runner's node_modules/.bin: the engine would take the checkout's pulumi-resource-cpln-native from
+  // PATH ("using pulumi-resource-cpln-native from $PATH") instead of the plugin installed from the archive.
+  env.PATH = env
+    .PATH!.split(path.delimiter)
+    .filter((dir) => !dir.endsWith(`node_modules${path.sep}.bin`))
+    .join(path.delimiter);
+  const run = (args: string[], cwd = workDir) => {
+    const result = spawnSync(pulumi, args, { cwd, env, encoding: "utf8", timeout: 300_000 });
+    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  };
+  if (withPlugin) {
+    const installed = run(["plugin", "install", "resource", "cpln-native", pluginVersion, "--file", pluginArchive()]);
+    if (installed.status !== 0) throw new Error(`pulumi plugin install failed: ${installed.stderr}`);
+  }
+  return {
+    workDir,
+    binDir,
+    env,
+    pulumi: run,
+    close: () => fs.rmSync(workDir, { recursive: true, force: true }),
+  };
+}
+
+export function startCplnLocal(): Promise<RunningServer> {
+  return startServer({ host: "127.0.0.1", port: 0, org: ORG, adminKey: ADMIN_KEY, seed, recordRequests: true });
+}
+
+/** The stack config of both adapters: `cpln:*` (dynamic classes, functions) and `cpln-native:*` (the plugin). */
+export function stackConfig(
+  server: RunningServer,
+  extra: Record<string, string> = {},
+): Record<string, { value: string; secret?: boolean }> {
+  const config: Record<string, { value: string; secret?: boolean }> = {};
+  for (const namespace of ["cpln", "cpln-native"]) {
+    config[`${namespace}:org`] = { value: ORG };
+    config[`${namespace}:endpoint`] = { value: server.url };
+    config[`${namespace}:token`] = { value: ADMIN_KEY, secret: true };
+  }
+  for (const [key, value] of Object.entries(extra)) config[key] = { value };
+  return config;
+}
+
+export interface Recorded {
+  method: string;
+  path: string;
+  body: unknown;
+  status: number;
+}
+
+/** A request that changes server state. `-query` and `-join` are POSTs that only read. */
+export function isMutating(request: Recorded): boolean {
+  return (
+    ["POST", "PUT", "PATCH", "DELETE"].includes(request.method) && !/\/-(query|join|cloudinit)$/.test(request.path)
+  );
+}
+
+/** Requests recorded since the last call. */
+export function requestLog(server: RunningServer): () => Recorded[] {
+  let seen = server.requests().length;
+  return () => {
+    const all = server.requests() as Recorded[];
+    const fresh = all.slice(seen);
+    seen = all.length;
+    return fresh;
+  };
+}
+
+export async function api(server: RunningServer, method: string, urlPath: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${server.url}${urlPath}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_KEY}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${urlPath} → ${response.status}: ${text}`);
+  return text === "" ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** Kinds whose records a user can see in the org (gvc-scoped ones are listed in every gvc). */
+const orgKinds = ["gvc", "location", "policy", "group", "serviceaccount", "cloudaccount", "mk8s", "auditctx", "quota"];
+
+/** Every record a user can list in the org, keyed by self link, without `version` and `lastModified`. */
+export async function orgSnapshot(server: RunningServer): Promise<Record<string, unknown>> {
+  const snapshot: Record<string, unknown> = {};
+  const add = (items: unknown[]): void => {
+    for (const item of items as { links: { rel: string; href: string }[]; version?: number; lastModified?: string }[]) {
+      const { version: _version, lastModified: _lastModified, ...rest } = item;
+      snapshot[item.links.find((link) => link.rel === "self")!.href] = rest;
+    }
+  };
+  for (const kind of orgKinds) add(((await api(server, "GET", `/org/${ORG}/${kind}`)) as { items: unknown[] }).items);
+  for (const gvc of Object.keys(snapshot).filter((link) => link.startsWith(`/org/${ORG}/gvc/`))) {
+    add(((await api(server, "GET", `${gvc}/volumeset`)) as { items: unknown[] }).items);
+  }
+  return snapshot;
+}
+
+/** Every file under `dir` (not following links), as text. */
+export function filesUnder(dir: string): { file: string; text: string }[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const file = path.join(entry.parentPath, entry.name);
+      return { file, text: fs.readFileSync(file, "utf8") };
+    });
+}

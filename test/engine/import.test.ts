@@ -1,0 +1,224 @@
+/**
+ * `pulumi import` by the REAL CLI through the cpln-native plugin (installed from its release archive): objects of
+ * every resource type, created through the API, imported one at a time and several at once (`--file`), by the id
+ * forms the plugin documents (self link, `<gvc>:<name>`, `<name>`, and `<self link>#<key>` for keys and bindings);
+ * then an up of a program declaring them (test/engine/fixtures/imported) changes nothing. Also what TypeScript code
+ * generation does on this engine (it needs the Node.js language host, which the engine here does not have).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN_KEY,
+  api,
+  EngineDriver,
+  engineWorld,
+  isMutating,
+  ORG,
+  requestLog,
+  stackConfig,
+  startCplnLocal,
+  type EngineWorld,
+  type RunningServer,
+} from "./harness.js";
+import { skipWithoutEngine } from "./support.js";
+
+const fixture = path.join(__dirname, "fixtures", "imported");
+const token = (type: string) => `cpln-native:index:${type}`;
+const STACK = "imp";
+
+let server: RunningServer;
+let world: EngineWorld;
+let projectDir: string;
+let keyName: string;
+
+/** Runs the CLI in the project directory; fails with its output when it fails. */
+function pulumi(args: string[]): { stdout: string; stderr: string } {
+  const result = world.pulumi(args, projectDir);
+  if (result.status !== 0)
+    throw new Error(`pulumi ${args.join(" ")} → ${result.status}\n${result.stdout}${result.stderr}`);
+  return result;
+}
+
+interface StateResource {
+  urn: string;
+  type: string;
+  id?: string;
+  inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
+}
+
+function stateResources(): StateResource[] {
+  const exported = JSON.parse(pulumi(["stack", "export"]).stdout) as { deployment: { resources?: StateResource[] } };
+  return (exported.deployment.resources ?? []).filter((r) => r.type.startsWith("cpln-native:index:"));
+}
+
+describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (real CLI)", () => {
+  beforeAll(async () => {
+    server = await startCplnLocal();
+    world = engineWorld("import", true);
+    // Objects made outside Pulumi, one of every resource type.
+    const post = (p: string, body: unknown) => api(server, "POST", `/org/${ORG}${p}`, body);
+    await post("/gvc/default/volumeset", {
+      name: "imp-data",
+      description: "imported volume set",
+      spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd", fileSystemType: "ext4" },
+    });
+    await post("/policy", {
+      name: "imp-policy",
+      description: "imported policy",
+      targetKind: "volumeset",
+      targetLinks: ["//gvc/default/volumeset/imp-data"],
+      bindings: [{ permissions: ["view"], principalLinks: ["//group/data-readers"] }],
+    });
+    await post("/group", {
+      name: "imp-group",
+      description: "imported group",
+      memberLinks: ["//serviceaccount/ci-bot"],
+    });
+    await post("/serviceaccount", { name: "imp-sa", description: "imported service account" });
+    const added = (await api(server, "POST", `/org/${ORG}/serviceaccount/imp-sa/-addKey`, {
+      description: "imported key",
+    })) as { key: string };
+    keyName = added.key.split(".")[0]!;
+    await post("/auditctx", { name: "imp-audit", description: "imported audit context" });
+    await post("/cloudaccount", {
+      name: "imp-cloud",
+      description: "imported cloud account",
+      provider: "aws",
+      data: { roleArn: "arn:aws:iam::333333333333:role/cpln" },
+    });
+    await post("/policy", {
+      name: "imp-shared",
+      description: "imp-shared",
+      targetKind: "volumeset",
+      target: "all",
+      bindings: [{ permissions: ["edit"], principalLinks: ["//group/imp-group"] }],
+    });
+    projectDir = path.join(world.workDir, "imported");
+    fs.mkdirSync(projectDir);
+    fs.copyFileSync(path.join(fixture, "Pulumi.yaml"), path.join(projectDir, "Pulumi.yaml"));
+    pulumi(["stack", "init", STACK]);
+    for (const [key, { value, secret }] of Object.entries(stackConfig(server))) {
+      if (key.startsWith("cpln-native:")) pulumi(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
+    }
+  }, 900_000);
+
+  afterAll(async () => {
+    await server?.close();
+    world?.close();
+  });
+
+  it("TypeScript code generation needs the Node.js language host, which this engine lacks: the exact error", () => {
+    const result = world.pulumi(
+      ["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--non-interactive"],
+      projectDir,
+    );
+    expect({ status: result.status, output: `${result.stdout}${result.stderr}` }).toEqual({
+      status: 1,
+      output:
+        "Previewing import (imp):\nerror: failed to load language plugin nodejs: no language plugin " +
+        "'pulumi-language-nodejs' found in the workspace or on your $PATH\n",
+    });
+    // Without code generation too: `pulumi import` loads the project's language plugin whatever the flags.
+    const plain = world.pulumi(
+      ["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--generate-code=false", "--non-interactive"],
+      projectDir,
+    );
+    expect(plain.status).toBe(1);
+    expect(plain.stderr).toContain("no language plugin 'pulumi-language-nodejs' found");
+    expect(stateResources()).toEqual([]);
+    // The state is the project's and the stack's, whatever the runtime: the imports below run with the YAML
+    // language host (which the engine has), and the TypeScript program then runs inline against the same stack.
+    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: imported\nruntime: yaml\n");
+  });
+
+  it("imports one object at a time, by self link, <gvc>:<name> and <name>; no request writes; YAML code", () => {
+    const newRequests = requestLog(server);
+    // With code generation (the YAML language host's): the code that declares the object.
+    const generated = pulumi(["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--non-interactive"]);
+    expect(generated.stdout).toContain("type: cpln-native:index:VolumeSet");
+    expect(generated.stdout).toContain("name: imp-data");
+    const one = [
+      [token("Policy"), "access", "imp-policy"],
+      [token("Location"), "frankfurt", "aws-eu-central-1"],
+      [token("Group"), "team", `/org/${ORG}/group/imp-group`],
+    ];
+    for (const args of one) pulumi(["import", ...args, "--yes", "--generate-code=false", "--non-interactive"]);
+    expect(
+      stateResources()
+        .map((r) => [r.type, r.urn.slice(r.urn.lastIndexOf("::") + 2), r.id])
+        .sort(),
+    ).toEqual(
+      [
+        [token("Group"), "team", `/org/${ORG}/group/imp-group`],
+        [token("Location"), "frankfurt", `/org/${ORG}/location/aws-eu-central-1`],
+        [token("Policy"), "access", `/org/${ORG}/policy/imp-policy`],
+        [token("VolumeSet"), "data", `/org/${ORG}/gvc/default/volumeset/imp-data`],
+      ].sort(),
+    );
+    expect(newRequests().filter(isMutating)).toEqual([]);
+  });
+
+  it("imports several objects at once with --file (keys and bindings by <self link>#<key>)", () => {
+    const newRequests = requestLog(server);
+    const file = path.join(projectDir, "import.json");
+    fs.writeFileSync(
+      file,
+      JSON.stringify({
+        resources: [
+          { type: token("ServiceAccount"), name: "robot", id: "imp-sa" },
+          { type: token("ServiceAccountKey"), name: "robot-key", id: `/org/${ORG}/serviceaccount/imp-sa#${keyName}` },
+          { type: token("AuditContext"), name: "audit", id: "imp-audit" },
+          { type: token("CloudAccount"), name: "cloud", id: `/org/${ORG}/cloudaccount/imp-cloud` },
+          { type: token("PolicyBinding"), name: "shared-edit", id: `/org/${ORG}/policy/imp-shared#edit` },
+        ],
+      }),
+    );
+    pulumi(["import", "--file", file, "--yes", "--generate-code=false", "--non-interactive"]);
+    const state = stateResources();
+    expect(state.map((r) => r.type).sort()).toEqual(
+      [
+        "VolumeSet",
+        "Policy",
+        "Location",
+        "Group",
+        "ServiceAccount",
+        "ServiceAccountKey",
+        "AuditContext",
+        "CloudAccount",
+        "PolicyBinding",
+      ]
+        .map(token)
+        .sort(),
+    );
+    // A key imported has no `key`: it was returned once, to whoever added it.
+    const key = state.find((r) => r.type === token("ServiceAccountKey"))!;
+    expect(key.outputs!.name).toBe(keyName);
+    expect(key.outputs!.key).toBeUndefined();
+    expect(JSON.stringify(state).includes(ADMIN_KEY)).toBe(false);
+    expect(newRequests().filter(isMutating)).toEqual([]);
+  });
+
+  it("then an up of a program declaring them changes nothing: every step is same, zero writes", async () => {
+    const newRequests = requestLog(server);
+    const driver = await EngineDriver.start({
+      programDir: fixture,
+      workDir: projectDir,
+      binDir: world.binDir,
+      stackName: STACK,
+      provider: "native",
+      config: stackConfig(server),
+      env: world.env,
+    });
+    try {
+      const result = await driver.run({ cmd: "up" });
+      expect(result.steps.filter((step) => step.op !== "same")).toEqual([]);
+      expect(result.steps).toHaveLength(9);
+      expect(newRequests().filter(isMutating)).toEqual([]);
+      expect(result.outputs.keyName).toEqual({ value: keyName, secret: false });
+    } finally {
+      await driver.close();
+    }
+  });
+});

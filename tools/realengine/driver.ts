@@ -1,0 +1,234 @@
+/**
+ * Runs a TypeScript program of examples/ through the REAL Pulumi CLI with the Node SDK's Automation API, as an inline
+ * program: the SDK serves the language runtime in this process, so the CLI needs no `pulumi-language-nodejs` (which
+ * the Go module proxy does not serve, see docs/real-engine.md). The program's `index.ts` is required inside the inline
+ * program (transpiled by the runner's TypeScript hook), and its exports are the stack outputs.
+ *
+ * It runs as a child process (`fork`) of whoever drives it, with commands over IPC, because dynamic resources
+ * serialize their provider's closures and need plain compiled JavaScript (not a test runner's transformed modules).
+ * One driver keeps one stack of one program: `init` once, then `up` / `preview` / `refresh` / `destroy` / `export` /
+ * `import`, each answering JSON. With `provider: "native"` the program's `cpln-pulumi` is the native classes (as with
+ * the offline runner's `provider: "native"`), served by the `cpln-native` plugin installed in PULUMI_HOME.
+ */
+import Module, { createRequire } from "node:module";
+import * as path from "node:path";
+import { LocalWorkspace, PulumiCommand, type ConfigMap, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
+import { readProject } from "../runner/project.js";
+import { compilerOptionsFor, loadTypeScript, registerTypeScript } from "../runner/tshook.js";
+
+export interface DriverInit {
+  programDir: string;
+  /** The Automation workspace's directory (Pulumi.<stack>.yaml goes there, not into the example). */
+  workDir: string;
+  /** The engine's bin directory (`pulumi` in it). */
+  binDir: string;
+  stackName: string;
+  provider: "dynamic" | "native";
+  /** Stack config: plain values, and `secret` ones set with `--secret`. */
+  config: Record<string, { value: string; secret?: boolean }>;
+  /** The engine's environment (PULUMI_HOME, backend, passphrase...). */
+  env: Record<string, string>;
+}
+
+export interface EngineStep {
+  op: string;
+  type: string;
+  name: string;
+  id?: string;
+  /** Top-level properties that differ (`diffs`). */
+  diffs?: string[];
+  /** Property paths of the provider's detailed diff (`detailedDiff`), with their kind. */
+  detailedDiff?: Record<string, string>;
+}
+
+export type DriverCommand =
+  | { cmd: "init"; init: DriverInit }
+  | { cmd: "up"; config?: Record<string, string>; expectNoChanges?: boolean; verbose?: boolean }
+  | { cmd: "preview"; config?: Record<string, string>; expectNoChanges?: boolean }
+  | { cmd: "refresh" }
+  | { cmd: "destroy" }
+  | { cmd: "export" }
+  | { cmd: "outputs" };
+
+export type DriverReply =
+  | {
+      ok: true;
+      steps: EngineStep[];
+      outputs: Record<string, { value: unknown; secret: boolean }>;
+      stdout: string;
+      stderr: string;
+      summary?: Record<string, number>;
+      deployment?: unknown;
+    }
+  | { ok: false; error: string; steps: EngineStep[] };
+
+const sdkPackage = "cpln-pulumi";
+
+let stack: Stack | undefined;
+let init: DriverInit | undefined;
+
+interface LoaderInternals {
+  _load(request: string, parent: Module | undefined, isMain: boolean): unknown;
+}
+
+/** The program's `cpln-pulumi` with every resource class replaced by its native twin (as the offline runner does). */
+function useNativeClasses(programRequire: NodeJS.Require): void {
+  const dynamicSdk = programRequire(sdkPackage) as Record<string, unknown>;
+  const nativeSdk = programRequire(`${sdkPackage}/native`) as Record<string, unknown>;
+  const merged: Record<string, unknown> = { __esModule: true };
+  for (const key of Object.keys(dynamicSdk)) merged[key] = key in nativeSdk ? nativeSdk[key] : dynamicSdk[key];
+  const loader = Module as unknown as LoaderInternals;
+  const load = loader._load;
+  loader._load = function (request, parent, isMain) {
+    return request === sdkPackage ? merged : load.call(this, request, parent, isMain);
+  };
+}
+
+/** The inline program: the example's entry, loaded afresh on every run (its config differs between runs). */
+function programFor(options: DriverInit): () => Promise<Record<string, unknown>> {
+  const project = readProject(options.programDir);
+  const ts = loadTypeScript(options.programDir);
+  registerTypeScript(compilerOptionsFor(options.programDir, ts), ts);
+  const programRequire = createRequire(path.join(options.programDir, "package.json"));
+  if (options.provider === "native") useNativeClasses(programRequire);
+  const entry = programRequire.resolve(project.main);
+  return async () => {
+    for (const key of Object.keys(require.cache)) {
+      if (key.startsWith(options.programDir + path.sep)) delete require.cache[key];
+    }
+    let exported = programRequire(entry) as unknown;
+    if (typeof exported === "function") exported = await (exported as () => unknown)();
+    const outputs: Record<string, unknown> = {};
+    if (typeof exported === "object" && exported !== null) {
+      for (const [key, value] of Object.entries(exported)) if (typeof value !== "function") outputs[key] = value;
+    }
+    return outputs;
+  };
+}
+
+const urnName = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
+const urnType = (urn: string): string => urn.split("::")[2] ?? "";
+
+function collector(steps: EngineStep[]): (event: EngineEvent) => void {
+  return (event) => {
+    const metadata = event.resOutputsEvent?.metadata;
+    if (!metadata) return;
+    const type = urnType(metadata.urn);
+    if (type.startsWith("pulumi:pulumi:Stack") || type.startsWith("pulumi:providers:")) return;
+    const state = metadata.new ?? metadata.old;
+    steps.push({
+      op: metadata.op,
+      type,
+      name: urnName(metadata.urn),
+      id: state?.id,
+      ...(metadata.diffs && metadata.diffs.length > 0 ? { diffs: metadata.diffs } : {}),
+      ...(metadata.detailedDiff
+        ? {
+            detailedDiff: Object.fromEntries(
+              Object.entries(metadata.detailedDiff).map(([key, diff]) => [key, String(diff.diffKind)]),
+            ),
+          }
+        : {}),
+    });
+  };
+}
+
+async function outputs(): Promise<Record<string, { value: unknown; secret: boolean }>> {
+  const result: Record<string, { value: unknown; secret: boolean }> = {};
+  for (const [key, output] of Object.entries(await stack!.outputs())) {
+    result[key] = { value: output.value, secret: output.secret };
+  }
+  return result;
+}
+
+async function setConfig(config: Record<string, string> | undefined): Promise<void> {
+  for (const [key, value] of Object.entries(config ?? {})) await stack!.setConfig(key, { value });
+}
+
+async function handle(command: DriverCommand, steps: EngineStep[]): Promise<DriverReply> {
+  const onEvent = collector(steps);
+  switch (command.cmd) {
+    case "init": {
+      init = command.init;
+      const pulumiCommand = await PulumiCommand.get({ root: path.dirname(init.binDir), skipVersionCheck: false });
+      stack = await LocalWorkspace.createOrSelectStack(
+        { stackName: init.stackName, projectName: readProject(init.programDir).name, program: programFor(init) },
+        { workDir: init.workDir, envVars: init.env, pulumiCommand },
+      );
+      await stack.setAllConfig(init.config as ConfigMap);
+      return { ok: true, steps, outputs: {}, stdout: "", stderr: "" };
+    }
+    case "up": {
+      await setConfig(command.config);
+      const result = await stack!.up({
+        onEvent,
+        color: "never",
+        expectNoChanges: command.expectNoChanges,
+        ...(command.verbose ? { logVerbosity: 9, logToStdErr: true } : {}),
+      });
+      return {
+        ok: true,
+        steps,
+        outputs: await outputs(),
+        stdout: result.stdout,
+        stderr: result.stderr,
+        summary: result.summary.resourceChanges as Record<string, number>,
+      };
+    }
+    case "preview": {
+      await setConfig(command.config);
+      const result = await stack!.preview({
+        onEvent,
+        color: "never",
+        diff: true,
+        expectNoChanges: command.expectNoChanges,
+      });
+      return {
+        ok: true,
+        steps,
+        outputs: {},
+        stdout: result.stdout,
+        stderr: result.stderr,
+        summary: result.changeSummary as Record<string, number>,
+      };
+    }
+    case "refresh": {
+      const result = await stack!.refresh({ onEvent, color: "never" });
+      return {
+        ok: true,
+        steps,
+        outputs: await outputs(),
+        stdout: result.stdout,
+        stderr: result.stderr,
+        summary: result.summary.resourceChanges as Record<string, number>,
+      };
+    }
+    case "destroy": {
+      const result = await stack!.destroy({ onEvent, color: "never" });
+      return {
+        ok: true,
+        steps,
+        outputs: {},
+        stdout: result.stdout,
+        stderr: result.stderr,
+        summary: result.summary.resourceChanges as Record<string, number>,
+      };
+    }
+    case "outputs":
+      return { ok: true, steps, outputs: await outputs(), stdout: "", stderr: "" };
+    case "export": {
+      const deployment = await stack!.exportStack();
+      return { ok: true, steps, outputs: {}, stdout: "", stderr: "", deployment: deployment.deployment };
+    }
+  }
+}
+
+process.on("message", (command: DriverCommand) => {
+  const steps: EngineStep[] = [];
+  void handle(command, steps).then(
+    (reply) => process.send?.(reply),
+    (error: unknown) =>
+      process.send?.({ ok: false, error: error instanceof Error ? error.message : String(error), steps }),
+  );
+});
+process.on("disconnect", () => process.exit(0));
