@@ -1181,6 +1181,8 @@ export interface CplnClientApi {
   about(): Promise<About>;
   /** The object at a self link (`/org/o/policy/p`, or `//policy/p` relative to the org), or undefined on 404. */
   getByLink(link: string, options?: CallOptions): Promise<ApiRecord | undefined>;
+  /** Every object of a collection (`/org/o/policy`, `/org/o/gvc/g/volumeset`, `/org/o/gvc`), all pages. */
+  listByLink(collection: string, options?: CallOptions): Promise<ApiRecord[]>;
   patchByLink(link: string, patch: Record<string, unknown>, options?: CallOptions): Promise<ApiRecord>;
   /** `POST <collection link>` (`/org/o/policy`, `/org/o/gvc/g/volumeset`): creates an object of that kind. */
   createByLink(collection: string, body: Record<string, unknown>, options?: CallOptions): Promise<ApiRecord>;
