@@ -295,12 +295,17 @@ describe("Policy", () => {
         method: "PATCH",
         path: link(),
         status: 200,
-        // The core's keyed-array patch (api/patch): the binding is re-keyed by its permission set.
+        // Bindings change principal by principal (a PolicyBinding's principals in them stay): the principal leaves
+        // the view binding and joins the edit,view one (a partial the server appends) ...
         body: {
-          "$append/bindings": [{ permissions: ["view", "edit"], principalLinks: [`/org/${org}/group/ops`] }],
-          "$drop/bindings": ["view"],
+          "$patch/bindings": [
+            { permissions: ["view"], "$drop/principalLinks": [`/org/${org}/group/ops`] },
+            { permissions: ["view", "edit"], "$append/principalLinks": [`/org/${org}/group/ops`] },
+          ],
         },
       },
+      // ... and the view binding, now empty, is dropped.
+      { method: "PATCH", path: link(), status: 200, body: { "$drop/bindings": ["view"] } },
     ]);
 
     const replaced = await policy.up({ ...edited, targetKind: "location", targetLinks: undefined });
