@@ -181,12 +181,18 @@ function normalize(inputs: PolicyInputs, org: string): PolicyInputs {
   };
 }
 
+/** Whether objects of a target kind live in a gvc (true), in the org (false), or the kind is unknown (undefined). */
+function livesInGvc(kind: string): boolean | undefined {
+  return isKind(kind) ? kinds[kind].scope === "gvc" : undefined;
+}
+
 /** A target link written as a bare name (pulumiverse's form): the relative link of that object of `kind`. */
 function targetFromName(href: unknown, kind: string, gvc: unknown): unknown {
   if (typeof href !== "string" || href === UNKNOWN) return href;
   if (href.includes("/")) return fromShortLink(href);
-  if (href === "" || !isKind(kind)) return href;
-  if (kinds[kind].scope !== "gvc") return `//${kind}/${href}`;
+  const inGvc = livesInGvc(kind);
+  if (href === "" || inGvc === undefined) return href;
+  if (!inGvc) return `//${kind}/${href}`;
   return typeof gvc === "string" && gvc !== "" && gvc !== UNKNOWN ? `//gvc/${gvc}/${kind}/${href}` : href;
 }
 
@@ -214,7 +220,7 @@ function shortForms(inputs: Props): Props {
 /** `gvc` names the gvc of the targets: only for a target kind that lives in one. */
 function gvcIssues(inputs: PolicyInputs): { path: string; message: string }[] {
   const { gvc, targetKind } = inputs;
-  if (gvc === undefined || !isKind(targetKind) || kinds[targetKind].scope === "gvc") return [];
+  if (gvc === undefined || livesInGvc(targetKind) !== false) return [];
   return [{ path: "gvc", message: `only for a targetKind that lives in a gvc; ${targetKind} objects live in the org` }];
 }
 
