@@ -20,7 +20,7 @@
 import { z } from "zod";
 import { lazy } from "../../api/lazy.js";
 import { collectionPath, fromShortLink, normalizeLink, selfLink } from "../../api/links.js";
-import { isKind, kinds, patchRules as allPatchRules } from "../../api/kinds.js";
+import { isPolicyKind, linkFormOf, patchRules as allPatchRules } from "../../api/kinds.js";
 import type { JsonObject } from "../../api/patch/index.js";
 import {
   policy as policyRecord,
@@ -183,7 +183,8 @@ function normalize(inputs: PolicyInputs, org: string): PolicyInputs {
 
 /** Whether objects of a target kind live in a gvc (true), in the org (false), or the kind is unknown (undefined). */
 function livesInGvc(kind: string): boolean | undefined {
-  return isKind(kind) ? kinds[kind].scope === "gvc" : undefined;
+  // Every kind of the policy set, served by cpln-local or not (workload, identity, secret ...), has its link form.
+  return isPolicyKind(kind) ? linkFormOf(kind) === "gvcItem" : undefined;
 }
 
 /** A target link written as a bare name (pulumiverse's form): the relative link of that object of `kind`. */
