@@ -217,6 +217,26 @@ describe("the realistic program", () => {
   });
 });
 
+describe("switching to the native classes", () => {
+  it("the native classes' aliases take over the dynamic resources: 6 unchanged, no create or delete", async () => {
+    const dir = program();
+    const state = path.join(dir, "state.json");
+    const up = await runner(["up", dir, "--state", state, ...config({ prefix: "alias" })]);
+    expect(up.code, up.stderr).toBe(0);
+    const native = await runner(["up", dir, "--state", state, "--provider", "native"]);
+    expect(native.code, native.stderr).toBe(0);
+    const lines = native.stdout.trimEnd().split("\n");
+    expect(lines.filter((l) => /^ {2}= {2}same {4}cpln-native:index:\w+ \S+ {2}unchanged$/.test(l))).toHaveLength(6);
+    expect(lines.at(-1)).toBe("Resources: 6 unchanged");
+    const types = (JSON.parse(fs.readFileSync(state, "utf8")) as { resources: { type: string }[] }).resources.map(
+      (r) => r.type,
+    );
+    expect(types.every((t) => t.startsWith("cpln-native:index:"))).toBe(true);
+    expect(survivors(native.marker)).toEqual([]);
+    await cleanup(dir, "alias");
+  });
+});
+
 describe("its six mistakes fail in seconds with the right first line, the dependents skipped, nothing left running", () => {
   it("a missing org", async () => {
     const run = await failingUp(program(), config({ org: null, prefix: "noorg" }));
