@@ -173,6 +173,26 @@ describe("a user's project built from the packed package", () => {
     expect(result.code).toBe(0);
   });
 
+  it("the native classes (`cpln-pulumi/native`) resolve and compile under the commonjs/node template too", async () => {
+    // A second program beside the first, with the template's tsconfig verbatim: `moduleResolution: node` ignores the
+    // package's `exports`, so the subpath's types come from `typesVersions`.
+    const dir = path.join(project, "native-entry");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(
+      path.join(repoRoot, "test", "fixtures", "pulumi-template", "commonjs", "tsconfig.json"),
+      path.join(dir, "tsconfig.json"),
+    );
+    fs.writeFileSync(
+      path.join(dir, "index.ts"),
+      'import * as cpln from "cpln-pulumi";\nimport * as native from "cpln-pulumi/native";\n' +
+        "export const classes = [cpln.VolumeSet.name, native.VolumeSet.name, native.PolicyBinding.name];\n",
+    );
+    const tsc = path.join(project, "node_modules", "typescript", "bin", "tsc");
+    const result = await run(process.execPath, [tsc, "-p", dir, "--noEmit", "--pretty", "false"], { cwd: dir });
+    expect(result.stdout + result.stderr).toBe("");
+    expect(result.code).toBe(0);
+  });
+
   it("up, an edited up with --diff, and destroy: output lines and server state", async () => {
     const up = await runner(["up", ".", ...config()]);
     expect(up.stderr).toBe("");
