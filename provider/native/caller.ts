@@ -14,8 +14,11 @@
  * Yama's `ptrace_scope = 1`), so trusting them adds nothing; every other process — another user's, or an unrelated
  * one of the same user — gets PERMISSION_DENIED before the provider sees the call. The lookup: the peer's port → its
  * row of /proc/net/tcp (uid, inode) → an ancestor whose /proc/<pid>/fd holds `socket:[inode]`, the ancestor's start
- * time checked so a reused pid does not pass. Verdicts are cached per (peer port, socket inode): one scan per
- * connection.
+ * time checked so a reused pid does not pass. Reading /proc/net/tcp walks every socket of the host (25 ms on the
+ * machine this was measured on), so a verdict is kept per peer port for `VERDICT_TTL_MS` and the table is read again
+ * only after that (concurrent checks share one read): the engine keeps one connection per plugin, so a run pays about
+ * one read per second. The price is a window of that length after a connection closes in which a new connection from
+ * the same port would inherit its verdict (docs/security.md).
  *
  * Where /proc/net/tcp does not exist (macOS, Windows) the check is not available: the plugin says so once on stderr
  * and serves as before (docs/security.md).
@@ -73,6 +76,9 @@ export function statFields(stat: string): string[] {
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
+/** How long a verdict on a peer port stands before /proc/net/tcp is read again. */
+export const VERDICT_TTL_MS = 1000;
+
 /** A process as first seen: pid and start time (a later process reusing the pid has another start time). */
 interface Ancestor {
   pid: string;
@@ -81,7 +87,8 @@ interface Ancestor {
 
 export class CallerCheck {
   private readonly procRoot: string;
-  private readonly verdicts = new Map<string, Verdict>();
+  private readonly verdicts = new Map<number, { inode: string; verdict: Verdict; at: number }>();
+  private table: Promise<string> | undefined;
   private readonly ancestors: Ancestor[] = [];
   private available: boolean | undefined;
 
@@ -150,12 +157,20 @@ export class CallerCheck {
     if (!this.available) return { allowed: true };
     const clientPort = peerPort(peer);
     if (clientPort === undefined) return { allowed: false, reason: `unknown peer ${peer}` };
-    const table = await fs.readFile(`${this.procRoot}/net/tcp`, "utf8");
-    const socket = findClientSocket(table, clientPort, this.options.port());
+    const cached = this.verdicts.get(clientPort);
+    if (cached && Date.now() - cached.at < VERDICT_TTL_MS) return cached.verdict;
+    // One read of the table for every check waiting at the same moment.
+    this.table ??= fs.readFile(`${this.procRoot}/net/tcp`, "utf8").finally(() => (this.table = undefined));
+    const port = this.options.port();
+    // A shared read may have started before this connection existed: one fresh read before a refusal.
+    const socket =
+      findClientSocket(await this.table, clientPort, port) ??
+      findClientSocket(await fs.readFile(`${this.procRoot}/net/tcp`, "utf8"), clientPort, port);
     if (!socket) return { allowed: false, reason: `no loopback connection from port ${clientPort}` };
-    const key = `${clientPort}/${socket.inode}`;
-    const cached = this.verdicts.get(key);
-    if (cached) return cached;
+    if (cached && cached.inode === socket.inode) {
+      cached.at = Date.now();
+      return cached.verdict;
+    }
     let verdict: Verdict = { allowed: false, reason: "the caller is not the engine that started this plugin" };
     if (socket.uid !== process.getuid?.()) {
       verdict = { allowed: false, reason: "the caller runs as another user" };
@@ -168,7 +183,7 @@ export class CallerCheck {
       }
     }
     if (this.verdicts.size > 1000) this.verdicts.clear();
-    this.verdicts.set(key, verdict);
+    this.verdicts.set(clientPort, { inode: socket.inode, verdict, at: Date.now() });
     return verdict;
   }
 }
