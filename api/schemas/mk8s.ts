@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
-import { crossFieldRules, documentedRules } from "./jsonRules.js";
+import { crossFieldRules, documentedRules, echoOnly } from "./jsonRules.js";
 import {
   description,
   describedTaggedPatchFields,
@@ -12,6 +12,32 @@ import {
   tags,
   type ObjectMode,
 } from "./common.js";
+
+/**
+ * The Kubernetes versions a cluster may run: `Mk8sSpec.version` of controlplane-com/types-ts `src/interfaces/mk8s.ts`
+ * (25f7399); recorded in `fidelity/facts/mk8s.json`.
+ */
+export const mk8sVersions = [
+  "1.26.0",
+  "1.26.4",
+  "1.27.3",
+  "1.28.2",
+  "1.28.4",
+  "1.29.7",
+  "1.30.3",
+  "1.31.5",
+  "1.31.13",
+  "1.32.1",
+  "1.32.9",
+  "1.33.5",
+  "1.34.2",
+] as const;
+
+function version(mode: ObjectMode) {
+  return (mode === "strict" ? z.enum(mk8sVersions) : z.string().min(1)).describe(
+    `Kubernetes version (${mk8sVersions.join(", ")}).`,
+  );
+}
 
 export const mk8sProviders = [
   "generic",
@@ -100,7 +126,7 @@ function firewallRule(mode: ObjectMode) {
 
 function buildSpec(mode: ObjectMode) {
   return object(mode, {
-    version: z.string().min(1).describe("Kubernetes version, e.g. 1.28.4."),
+    version: version(mode),
     provider: providerObject(mode === "strict"),
     firewall: z.array(firewallRule(mode)).optional().describe("Allowed source ranges for the API server."),
     addOns: z.record(z.string(), z.unknown()).optional().describe("Add-ons by name."),
@@ -113,8 +139,16 @@ export const mk8s = lazy(() =>
   z
     .looseObject({
       ...recordShape("mk8s"),
+      alias: z.string().optional().describe("Short unique name the platform gives the cluster (read-only)."),
       spec: buildSpec("loose"),
-      status: z.looseObject({}).optional().describe("Server-maintained state."),
+      status: z
+        .looseObject({
+          serverUrl: z.string().optional().describe("URL of the cluster's Kubernetes API server."),
+          oidcProviderUrl: z.string().optional().describe("URL of the cluster's OIDC provider."),
+          homeLocation: z.string().optional().describe("The location the cluster's control plane is hosted in."),
+        })
+        .optional()
+        .describe("Server-maintained state."),
     })
     .describe("A managed Kubernetes cluster."),
 );
@@ -133,7 +167,7 @@ export const mk8sPatch = lazy(() =>
       spec: {
         value: mk8sSpec(),
         merge: patchObject({
-          version: { value: z.string().min(1).describe("Kubernetes version."), required: true },
+          version: { value: version("strict"), required: true },
           provider: {
             required: true,
             value: providerObject(true),
@@ -149,7 +183,10 @@ export const mk8sPatch = lazy(() =>
         }),
       },
     },
-    readOnlyPatchShape(),
+    {
+      ...readOnlyPatchShape(),
+      alias: echoOnly(z.string().optional().describe("Read-only; must equal the current value.")),
+    },
   )
     .describe("Body of PATCH /org/{org}/mk8s/{name}.")
     .register(

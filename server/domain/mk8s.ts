@@ -69,16 +69,46 @@ export function joinScript(provider: keyof typeof JOINABLE_POOLS, values: JoinVa
 }
 
 /**
+ * The emulated status of a cluster (the fields terraform-provider-cpln's client reads, `client/mk8s.go` Mk8sStatus):
+ * its API server and OIDC provider URLs, named by the cluster's alias, and its home location (the provider's
+ * `location`, or `<provider>-<region>`).
+ */
+function statusOf(org: string, record: JsonObject): JsonObject {
+  const alias = String(record["alias"] ?? "");
+  const spec = isObject(record["spec"]) ? record["spec"] : {};
+  const providers = isObject(spec["provider"]) ? spec["provider"] : {};
+  const provider = mk8sProviderName({ provider: providers });
+  const config = provider !== undefined && isObject(providers[provider]) ? providers[provider] : {};
+  const home =
+    typeof config["location"] === "string"
+      ? config["location"]
+      : typeof config["region"] === "string"
+        ? `${String(provider)}-${config["region"]}`
+        : undefined;
+  return {
+    serverUrl: `https://${alias}.mk8s.${org}.cpln-local.invalid:6443`,
+    oidcProviderUrl: `https://${alias}.oidc.${org}.cpln-local.invalid`,
+    ...(home !== undefined ? { homeLocation: home } : {}),
+  };
+}
+
+/**
  * mk8s clusters: `spec.provider` has exactly one key naming the provider. `-join` returns a bash script for the
  * providers whose nodes the customer brings (generic, hetzner); other providers' nodes are provisioned by the
  * platform (400 Unsupported). The script holds a fresh random bootstrap token and is never stored or logged.
  */
 export const mk8sRules: KindServerRules = {
   kind: "mk8s",
-  readOnly: [],
+  readOnly: ["alias"],
   immutable: [],
   preserved: ["status"],
-  initialize: (body) => ({ ...pick(body, ["spec"]), status: {} }),
+  initialize(body, ctx) {
+    const alias = randomBytes(6).toString("hex");
+    const record: JsonObject = { alias, ...pick(body, ["spec"]) };
+    return { ...record, status: statusOf(ctx.org, record) };
+  },
+  // The status follows the spec (the home location is the provider's location).
+  afterPatch: (_previous, next, ctx) => ({ ...next, status: statusOf(ctx.org, next) }),
   actions: {
     join: {
       permission: "join",

@@ -164,12 +164,13 @@ describe("cpln apply / delete -f", () => {
     expect((await stored("group", "team"))?.["description"]).toBe("moved on");
   });
 
-  it("delete -f of the same file deletes every object of it", async () => {
-    await ok("delete", "-f", join(home, "objects.yaml"));
+  it("delete -f of the same file deletes every object of it but the audit context, which cannot be deleted", async () => {
+    const run = await cpln("delete", "-f", join(home, "objects.yaml"));
+    expect(run.stdout + run.stderr).toContain("Audit contexts cannot be deleted");
+    expect(await stored("auditctx", "app")).toBeDefined();
     expect(await stored("policy", "readers")).toBeUndefined();
     expect(await stored("group", "team")).toBeUndefined();
     expect(await stored("volumeset", "data", "default")).toBeUndefined();
-    expect(await stored("auditctx", "app")).toBeUndefined();
     expect(await stored("cloudaccount", "aws-main")).toBeUndefined();
   });
 });

@@ -285,3 +285,51 @@ describe("the kinds cpln-local stores are in the policy set", () => {
     }
   });
 });
+
+describe("mk8s clusters", () => {
+  const file = loadFacts("mk8s.json");
+  const generic = (version: string) => ({
+    spec: { version, provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "general" }] } } },
+  });
+
+  const checks: Record<string, (fact: Fact) => Promise<void>> = {
+    versions: async (fact) => {
+      const versions = fact["versions"] as string[];
+      for (const version of versions) {
+        const created = await admin(server).post(`/org/${ORG}/mk8s`, { name: unique("k"), ...generic(version) });
+        expect({ version, status: created.status }).toEqual({ version, status: 201 });
+      }
+      const unknown = await admin(server).post(`/org/${ORG}/mk8s`, { name: unique("k"), ...generic("1.25.0") });
+      expect(unknown.status).toBe(400);
+      expect(JSON.stringify(unknown.body)).toContain("spec.version");
+    },
+    status: async (fact) => {
+      const name = unique("k");
+      const created = await admin(server).post(`/org/${ORG}/mk8s`, { name, ...generic("1.31.5") });
+      const status = (created.body as { status: Record<string, unknown> }).status;
+      for (const field of fact["fields"] as string[]) expect(typeof status[field], field).toBe("string");
+      expect(status["homeLocation"]).toBe("aws-eu-central-1");
+      expect(new URL(status["serverUrl"] as string).protocol).toBe("https:");
+      expect(new URL(status["oidcProviderUrl"] as string).protocol).toBe("https:");
+    },
+    alias: async () => {
+      const name = unique("k");
+      const created = await admin(server).post(`/org/${ORG}/mk8s`, { name, ...generic("1.31.5"), alias: "ignored" });
+      expect(created.status).toBe(201);
+      const alias = (created.body as { alias: unknown }).alias;
+      expect(alias).toMatch(/^[0-9a-z]+$/);
+      expect(alias).not.toBe("ignored");
+      // Echoed back as read it is accepted; a different value is refused.
+      const echoed = await admin(server).patch(`/org/${ORG}/mk8s/${name}`, { alias, description: "d" });
+      expect(echoed.status).toBe(200);
+      expect((echoed.body as { alias: unknown }).alias).toBe(alias);
+      expect((await admin(server).patch(`/org/${ORG}/mk8s/${name}`, { alias: "other" })).status).toBe(400);
+    },
+  };
+
+  it.each(file.facts.map((f) => [f.id, f] as const))("%s", async (_id, fact) => {
+    const check = checks[String(fact["check"])];
+    expect(check, `no check named ${String(fact["check"])}`).toBeDefined();
+    await tally.check(fact, () => (check as (fact: Fact) => Promise<void>)(fact));
+  });
+});

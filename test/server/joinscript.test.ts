@@ -166,7 +166,7 @@ describe("hostile names are refused when written", () => {
       ]),
     );
     const replaced = await admin(server).patch(`/org/${ORG}/mk8s/edge`, {
-      spec: { version: "1.29.0", provider: { generic: { nodePools: [{ name: "a\nb" }] } } },
+      spec: { version: "1.29.7", provider: { generic: { nodePools: [{ name: "a\nb" }] } } },
     });
     expect(replaced.status).toBe(400);
     expect(field(replaced.body, "details", "issues", 0, "path")).toBe("spec.provider.generic.nodePools.0.name");

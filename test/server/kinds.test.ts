@@ -107,11 +107,18 @@ const lifecycles: Lifecycle[] = [
   },
   {
     kind: "mk8s",
-    body: { name: "lab", spec: { version: "1.29.0", provider: { generic: { nodePools: [{ name: "pool-a" }] } } } },
+    body: { name: "lab", spec: { version: "1.29.7", provider: { generic: { nodePools: [{ name: "pool-a" }] } } } },
     name: "lab",
-    fields: { spec: { version: "1.29.0", provider: { generic: { nodePools: [{ name: "pool-a" }] } } }, status: {} },
-    patch: { spec: { version: "1.30.1" } },
-    patched: { spec: { version: "1.30.1", provider: { generic: { nodePools: [{ name: "pool-a" }] } } } },
+    fields: {
+      alias: expect.stringMatching(/^[0-9a-f]{12}$/),
+      spec: { version: "1.29.7", provider: { generic: { nodePools: [{ name: "pool-a" }] } } },
+      status: {
+        serverUrl: expect.stringMatching(/^https:\/\/[0-9a-f]{12}\.mk8s\.acme\.cpln-local\.invalid:6443$/),
+        oidcProviderUrl: expect.stringMatching(/^https:\/\/[0-9a-f]{12}\.oidc\.acme\.cpln-local\.invalid$/),
+      },
+    },
+    patch: { spec: { version: "1.30.3" } },
+    patched: { spec: { version: "1.30.3", provider: { generic: { nodePools: [{ name: "pool-a" }] } } } },
   },
   {
     kind: "auditctx",

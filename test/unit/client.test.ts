@@ -727,8 +727,10 @@ describe("CplnClient against cpln-local", () => {
     const report = await client.getGroupAccessReport("ops");
     expect(report.permissions.map((p) => p.name)).toEqual(["create", "delete", "edit", "manage", "view"]);
     expect((await client.getAccessReport("//policy/viewers-group")).kind).toBe("accessreport");
-    await client.deleteAuditContext("custom");
-    expect(await client.getByLink("//auditctx/custom")).toBeUndefined();
+    // Audit contexts cannot be deleted, custom or builtin: 403, and they stay.
+    const custom = await expectError(client.deleteAuditContext("custom"));
+    expect(custom.status).toBe(403);
+    expect(await client.getByLink("//auditctx/custom")).toBeDefined();
     const builtin = await expectError(client.deleteAuditContext("cpln"));
     expect(builtin.status).toBe(403);
     const quotas = await client.listQuotas();
