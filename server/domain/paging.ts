@@ -1,5 +1,7 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { compareForSort } from "../../api/query.js";
 import { badRequest } from "../errors.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath } from "../json.js";
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { isObject } from "./common.js";
 
@@ -14,11 +16,79 @@ export interface Cursor {
   key?: JsonValue;
 }
 
-type CursorDocument = { list: Cursor } | { query: JsonObject; after: Cursor };
+/**
+ * The cursors of `next` links. A list cursor is only a position (scope and name in storage order), so any value is
+ * one: the base64url of `scope NUL name`, decoded leniently (every string of base64url characters names some
+ * position; a page starts after it). A query cursor also carries the query, so it is signed: `payload.signature`,
+ * the payload the base64url JSON `{query, after}`, the signature its HMAC-SHA256 under a secret drawn when the server
+ * starts. A cursor the server did not sign is refused before its payload is parsed, and a signed payload is still
+ * held to the body rules (nesting depth, reserved keys) before use.
+ */
+export class CursorCodec {
+  private readonly secret: Buffer;
 
-export function encodeCursor(doc: CursorDocument): string {
-  return Buffer.from(JSON.stringify(doc), "utf8").toString("base64url");
+  constructor(secret: Buffer = randomBytes(32)) {
+    this.secret = secret;
+  }
+
+  list(position: Cursor): string {
+    return Buffer.from(`${position.scope}\u0000${position.name}`, "utf8").toString("base64url");
+  }
+
+  /** The position `text` names: any text is one (see the class comment). */
+  readList(text: string): Cursor {
+    if (text.length > MAX_LIST_CURSOR || !LIST_CURSOR_PATTERN.test(text)) {
+      throw badRequest([
+        {
+          path: "cursor",
+          message: `must be base64url characters (A-Z, a-z, 0-9, '-', '_'), at most ${MAX_LIST_CURSOR} (take it from a next link)`,
+        },
+      ]);
+    }
+    const decoded = Buffer.from(text, "base64url").toString("utf8");
+    const split = decoded.indexOf("\u0000");
+    return split < 0
+      ? { scope: "", name: decoded }
+      : { scope: decoded.slice(0, split), name: decoded.slice(split + 1) };
+  }
+
+  query(query: JsonObject, after: Cursor): string {
+    const payload = Buffer.from(JSON.stringify({ query, after }), "utf8").toString("base64url");
+    return `${payload}.${this.sign(payload)}`;
+  }
+
+  readQuery(text: string): { query: JsonObject; after: Cursor } {
+    const dot = text.indexOf(".");
+    if (dot <= 0 || !QUERY_CURSOR_PATTERN.test(text)) invalid();
+    const payload = text.slice(0, dot);
+    const given = Buffer.from(text.slice(dot + 1), "base64url");
+    const expected = Buffer.from(this.sign(payload), "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) invalid();
+    const json = Buffer.from(payload, "base64url").toString("utf8");
+    if (nestsDeeperThan(json, MAX_JSON_DEPTH)) invalid();
+    let doc: unknown;
+    try {
+      doc = JSON.parse(json);
+    } catch {
+      invalid();
+    }
+    if (!isObject(doc as JsonObject) || reservedKeyPath(doc) !== undefined) invalid();
+    const record = doc as Record<string, unknown>;
+    if (!isObject(record["query"] as JsonObject)) invalid();
+    return { query: record["query"] as JsonObject, after: asCursor(record["after"]) };
+  }
+
+  private sign(payload: string): string {
+    return createHmac("sha256", this.secret).update(payload).digest("base64url");
+  }
 }
+
+/** Longest list cursor (a scope and a name of a few hundred characters at most, base64url). */
+export const MAX_LIST_CURSOR = 1024;
+/** Every list cursor: base64url characters (each such string names a position). */
+export const LIST_CURSOR_PATTERN = /^[A-Za-z0-9_-]*$/;
+/** A query cursor: base64url payload, a dot, and the 43-character base64url HMAC-SHA256. */
+export const QUERY_CURSOR_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
 
 function invalid(): never {
   throw badRequest([{ path: "cursor", message: "is not a cursor this server issued (take it from a next link)" }]);
@@ -29,22 +99,6 @@ function asCursor(value: unknown): Cursor {
   const { scope, name, key } = value as Record<string, unknown>;
   if (typeof scope !== "string" || typeof name !== "string") invalid();
   return key === undefined ? { scope, name } : { scope, name, key: key as JsonValue };
-}
-
-export function decodeCursor(text: string, shape: "list"): Cursor;
-export function decodeCursor(text: string, shape: "query"): { query: JsonObject; after: Cursor };
-export function decodeCursor(text: string, shape: "list" | "query"): Cursor | { query: JsonObject; after: Cursor } {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(Buffer.from(text, "base64url").toString("utf8"));
-  } catch {
-    invalid();
-  }
-  if (!isObject(doc as JsonObject)) invalid();
-  const record = doc as Record<string, unknown>;
-  if (shape === "list") return asCursor(record["list"]);
-  if (!isObject(record["query"] as JsonObject)) invalid();
-  return { query: record["query"] as JsonObject, after: asCursor(record["after"]) };
 }
 
 function compareText(a: string, b: string): number {

@@ -13,7 +13,7 @@ import { ApiFailure, badRequest, conflict, forbidden, notFound } from "../errors
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
 import { coerceScalars } from "./coerce.js";
 import { fullLinksInDirectives } from "./common.js";
-import { decodeCursor, encodeCursor, pageAfter, type Cursor } from "./paging.js";
+import { CursorCodec, pageAfter, type Cursor } from "./paging.js";
 import { storedLimitIssues } from "./limits.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
@@ -121,6 +121,8 @@ export class RecordService {
     readonly rules: Readonly<Record<Kind, KindRules>>,
     /** Items per page of a list or query answer (see `DEFAULT_PAGE_SIZE`). */
     readonly pageSize: number = DEFAULT_PAGE_SIZE,
+    /** Issues and reads the cursors of `next` links (query cursors signed with a per-server secret). */
+    private readonly cursors: CursorCodec = new CursorCodec(),
   ) {}
 
   private patchRulesOf(kind: Kind): PatchRules {
@@ -197,12 +199,12 @@ export class RecordService {
    * records created or deleted between two pages neither repeat nor skip the others.
    */
   async list(call: Call, kind: Kind, cursorText?: string): Promise<JsonObject> {
-    const cursor = cursorText === undefined ? undefined : decodeCursor(cursorText, "list");
+    const cursor = cursorText === undefined ? undefined : this.cursors.readList(cursorText);
     const records = await this.visibleRecords(call, kind);
     const self = this.collectionOf(call, kind);
     const page = pageAfter(records, cursor, this.pageSize, (r) => ({ scope: r.scope, name: r.name }));
     const links: JsonObject[] = [{ rel: "self", href: self }];
-    if (page.next) links.push({ rel: "next", href: `${self}?cursor=${encodeCursor({ list: page.next })}` });
+    if (page.next) links.push({ rel: "next", href: `${self}?cursor=${this.cursors.list(page.next)}` });
     return { kind: "list", itemKind: kind, items: page.items.map((r) => r.doc), links };
   }
 
@@ -496,7 +498,7 @@ export class RecordService {
     let body: JsonObject;
     let after: Cursor | undefined;
     if (cursorText !== undefined) {
-      const decoded = decodeCursor(cursorText, "query");
+      const decoded = this.cursors.readQuery(cursorText);
       body = decoded.query;
       after = decoded.after;
     } else {
@@ -531,7 +533,7 @@ export class RecordService {
     const self = `${this.collectionOf(call, kind)}/-query`;
     const links: JsonObject[] = [{ rel: "self", href: self }];
     if (page.next) {
-      links.push({ rel: "next", href: `${self}?cursor=${encodeCursor({ query: body, after: page.next })}` });
+      links.push({ rel: "next", href: `${self}?cursor=${this.cursors.query(body, page.next)}` });
     }
     return {
       kind: "queryresult",

@@ -1,3 +1,4 @@
+import { METHODS } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { announcesBody } from "../app.js";
 import { ErrorCode } from "../../api/errors.js";
@@ -45,11 +46,21 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[]): 
     entry.methods.add(route.method);
     served.set(url, entry);
   }
+  // Every method Node parses (but CONNECT, which never reaches a route) gets its 405 on a known path: QUERY,
+  // TRACE, PROPFIND, OPTIONS (there is no CORS)... Methods fastify does not know are registered bodyless, so a 405
+  // never waits for a body.
+  const everyMethod = METHODS.filter((m) => m !== "CONNECT");
+  for (const method of everyMethod) {
+    if ((httpMethods as readonly string[]).includes(method) || method === "HEAD") continue;
+    // Bodyless even where fastify would read a body (QUERY): these methods only ever get their 405.
+    app.addHttpMethod(method, { hasBody: false, overrideExisting: app.supportedMethods.includes(method) });
+  }
   for (const [url, { template, methods }] of served) {
-    const missing = httpMethods.filter((m) => !methods.has(m));
+    const implicit = methods.has("GET") ? ["HEAD"] : [];
+    const missing = everyMethod.filter((m) => !methods.has(m as HttpMethod) && !implicit.includes(m));
     if (missing.length === 0) continue;
     const allowed = httpMethods.filter((m) => methods.has(m));
-    const allow = [...allowed, ...(methods.has("GET") ? ["HEAD"] : [])].join(", ");
+    const allow = [...allowed, ...implicit].join(", ");
     app.route({
       method: missing,
       url,

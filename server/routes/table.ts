@@ -10,6 +10,7 @@ import { permissionSchema } from "../../api/schemas/permissions.js";
 import { queryDocument, queryResult } from "../../api/schemas/query.js";
 import type { AuthMode } from "../app.js";
 import type { Call, RecordService } from "../domain/records.js";
+import { LIST_CURSOR_PATTERN, MAX_LIST_CURSOR, QUERY_CURSOR_PATTERN } from "../domain/paging.js";
 import { badRequest } from "../errors.js";
 
 /** HTTP methods the API serves (HEAD is fastify's automatic twin of GET). */
@@ -116,14 +117,25 @@ function cursorOf(request: FastifyRequest): string | undefined {
   return typeof cursor === "string" ? cursor : undefined;
 }
 
-const cursorQuery = (required: boolean): QueryParam => ({
+/** A list's cursor: a position, so every value of the documented pattern is accepted. */
+const listCursorQuery: QueryParam = {
   name: "cursor",
-  required,
+  required: false,
   description:
-    "Continues a paged answer: take the whole URL from the previous page's `next` link. The value is a token the " +
-    "server issues (`x-cpln-opaque`): any other value is a 400.",
-  schema: () => ({ type: "string", maxLength: 1024, "x-cpln-opaque": true }),
-});
+    "Continues a list: take the whole URL from the previous page's `next` link. The value names a position in " +
+    "storage order (the page starts after it); every value of the pattern is one.",
+  schema: () => ({ type: "string", maxLength: MAX_LIST_CURSOR, pattern: LIST_CURSOR_PATTERN.source }),
+};
+
+/** A query's cursor: signed by the server, since it carries the query. */
+const queryCursorQuery: QueryParam = {
+  name: "cursor",
+  required: true,
+  description:
+    "Continues a query: take the whole URL from the previous page's `next` link. The value carries the query and " +
+    "is signed by the server (`x-cpln-opaque`): a value it did not issue is a 400.",
+  schema: () => ({ type: "string", maxLength: 16_000, pattern: QUERY_CURSOR_PATTERN.source, "x-cpln-opaque": true }),
+};
 
 /** `GET .../-query` continues a query from a `next` link: the cursor is required there. */
 function requiredCursor(request: FastifyRequest): string {
@@ -325,7 +337,7 @@ function collectionReads(
       summary: `The next page of a ${kind} query${where} (the URL of a next link)`,
       tags,
       params,
-      query: [cursorQuery(true)],
+      query: [queryCursorQuery],
       responses: [{ status: 200, description: "Matches", body: result }],
       errors: [400, 401, 404],
       auth: "required",
@@ -527,7 +539,7 @@ export function recordRoutes(records: RecordService): Route[] {
       summary: `List ${kind} objects the caller may view (paged: follow links[rel=next])`,
       tags,
       params: scopeParams,
-      query: [cursorQuery(false)],
+      query: [listCursorQuery],
       responses: [
         { status: 200, description: "List", body: named(`${Name}List`, "output", () => listResponse(recordSchema())) },
       ],

@@ -63,12 +63,17 @@ describe("the document", () => {
     expect(JSON.stringify(props("QuotaPatch")["description"])).toContain('"null"');
   });
 
-  it("the paging cursor is a server-issued token (x-cpln-opaque); -query bodies are optional", () => {
+  it("a list cursor is a position (a pattern every value of which is one); a query cursor a signed token; -query bodies are optional", () => {
     const list = doc.paths["/org/{org}/gvc"]!["get"]!;
     const cursor = list.parameters!.find((p) => p["name"] === "cursor")!;
-    expect(cursor).toMatchObject({ in: "query", required: false, schema: { type: "string", "x-cpln-opaque": true } });
+    expect(cursor).toMatchObject({
+      in: "query",
+      required: false,
+      schema: { type: "string", maxLength: 1024, pattern: "^[A-Za-z0-9_-]*$" },
+    });
     const next = doc.paths["/org/{org}/gvc/-query"]!["get"]!.parameters!.find((p) => p["name"] === "cursor")!;
     expect(next["required"]).toBe(true);
+    expect(next["schema"]).toMatchObject({ pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$", "x-cpln-opaque": true });
     expect((doc.paths["/org/{org}/gvc/-query"]!["post"]!["requestBody"] as Schema)["required"]).toBe(false);
   });
 

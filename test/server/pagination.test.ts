@@ -136,8 +136,8 @@ describe("pages", () => {
     expect(seen).toEqual(gcp);
   });
 
-  it("a cursor the server did not issue is a 400 naming cursor", async () => {
-    const response = await server.app.inject({ url: "/org/demo/group?cursor=not-a-cursor", headers: auth });
+  it("a list cursor outside its pattern is a 400 naming cursor", async () => {
+    const response = await server.app.inject({ url: "/org/demo/group?cursor=not%20a%20cursor!", headers: auth });
     expect(response.statusCode).toBe(400);
     expect(JSON.stringify(response.json())).toContain('"path":"cursor"');
   });
