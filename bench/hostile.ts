@@ -1,11 +1,9 @@
 /**
- * What hostile single requests cost a cpln-local child process (the figures of issue 18):
- *
- *   memory  RSS before and after N unauthenticated chunked 1 MiB POSTs (default 200, 10 at a time)
- *   stall   the slowest single request constructible under the limits, with GET /about's latency meanwhile
+ * What hostile requests cost a cpln-local child process (issue 18): RSS before, at peak and after N unauthenticated
+ * chunked 1 MiB POSTs (default 200, 10 at a time). The adversarial single-request timings are in
+ * test/server/stalls.test.ts.
  *
  *   npm run build && node dist/bench/hostile.js memory [count] [path/to/server/cli.js]
- *   npm run build && node dist/bench/hostile.js stall [path/to/server/cli.js]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -113,7 +111,7 @@ async function main(): Promise<void> {
   if (mode === "memory") {
     await memory(Number(process.argv[3] ?? 200), path.resolve(process.argv[4] || defaultCli));
   } else {
-    throw new Error("usage: hostile.js memory [count] [cli] | stall [cli]");
+    throw new Error("usage: hostile.js memory [count] [cli]");
   }
 }
 
