@@ -177,7 +177,7 @@ function describeExample(example: ExampleCase): void {
         }, 300_000);
 
         it("pulumi stack export: secret outputs are ciphertext, the token and the secrets are nowhere in it", async () => {
-          const exported = world.pulumi(["stack", "export", "--stack", `${example.name}-${adapter}`], workDir);
+          const exported = await world.pulumi(["stack", "export", "--stack", `${example.name}-${adapter}`], workDir);
           expect(exported.status, exported.stderr).toBe(0);
           const { outputs } = await driver.run({ cmd: "outputs" });
           const text = exported.stdout;
