@@ -65,11 +65,15 @@ const labels = (steps: EngineStep[], op: string): string[] =>
     .map(label)
     .sort();
 
-/** Autonamed suffixes and server-made ids differ between two runs: replaced by placeholders to compare runs. */
+/**
+ * Autonamed suffixes and server-made ids, key names and times differ between two runs: replaced by placeholders to
+ * compare runs.
+ */
 function normalized<T>(value: T): T {
   return JSON.parse(
     JSON.stringify(value)
       .replace(/-[0-9a-f]{7}\b/g, "-<suffix>")
+      .replace(/\b[0-9a-f]{16}\b/g, "<key name>")
       .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>")
       .replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/g, '"<time>"'),
   ) as T;
@@ -173,7 +177,7 @@ function describeExample(example: ExampleCase): void {
         }, 300_000);
 
         it("pulumi stack export: secret outputs are ciphertext, the token and the secrets are nowhere in it", async () => {
-          const exported = world.pulumi(["stack", "export", "--stack", `${example.name}-${adapter}`], workDir);
+          const exported = await world.pulumi(["stack", "export", "--stack", `${example.name}-${adapter}`], workDir);
           expect(exported.status, exported.stderr).toBe(0);
           const { outputs } = await driver.run({ cmd: "outputs" });
           const text = exported.stdout;

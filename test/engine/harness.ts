@@ -4,7 +4,7 @@
  * its request log, and drivers (dist/tools/realengine) that run the examples' TypeScript programs as inline
  * Automation API programs through the real CLI.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -67,12 +67,21 @@ export function pluginArchive(): string {
   return archivePath;
 }
 
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
 export interface EngineWorld {
   workDir: string;
   binDir: string;
   env: Record<string, string>;
-  /** Runs the CLI itself in this environment (cwd: `cwd`, default the work dir). */
-  pulumi(args: string[], cwd?: string): { status: number | null; stdout: string; stderr: string };
+  /**
+   * Runs the CLI itself in this environment (cwd: `cwd`, default the work dir). Asynchronous: the plugins it starts
+   * call cpln-local, which serves from this process.
+   */
+  pulumi(args: string[], cwd?: string): Promise<CliResult>;
   close(): void;
 }
 
@@ -93,12 +102,22 @@ export function engineWorld(name: string, withPlugin: boolean): EngineWorld {
     .PATH!.split(path.delimiter)
     .filter((dir) => !dir.endsWith(`node_modules${path.sep}.bin`))
     .join(path.delimiter);
-  const run = (args: string[], cwd = workDir) => {
-    const result = spawnSync(pulumi, args, { cwd, env, encoding: "utf8", timeout: 300_000 });
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
+  const run = (args: string[], cwd = workDir): Promise<CliResult> =>
+    new Promise((resolve) => {
+      execFile(
+        pulumi,
+        args,
+        { cwd, env, encoding: "utf8", timeout: 300_000, maxBuffer: 1 << 28 },
+        (error, stdout, stderr) =>
+          resolve({ status: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
+      );
+    });
   if (withPlugin) {
-    const installed = run(["plugin", "install", "resource", "cpln-native", pluginVersion, "--file", pluginArchive()]);
+    const installed = spawnSync(
+      pulumi,
+      ["plugin", "install", "resource", "cpln-native", pluginVersion, "--file", pluginArchive()],
+      { cwd: workDir, env, encoding: "utf8", timeout: 300_000 },
+    );
     if (installed.status !== 0) throw new Error(`pulumi plugin install failed: ${installed.stderr}`);
   }
   return {

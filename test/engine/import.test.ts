@@ -33,8 +33,8 @@ let projectDir: string;
 let keyName: string;
 
 /** Runs the CLI in the project directory; fails with its output when it fails. */
-function pulumi(args: string[]): { stdout: string; stderr: string } {
-  const result = world.pulumi(args, projectDir);
+async function pulumi(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const result = await world.pulumi(args, projectDir);
   if (result.status !== 0)
     throw new Error(`pulumi ${args.join(" ")} → ${result.status}\n${result.stdout}${result.stderr}`);
   return result;
@@ -48,8 +48,10 @@ interface StateResource {
   outputs?: Record<string, unknown>;
 }
 
-function stateResources(): StateResource[] {
-  const exported = JSON.parse(pulumi(["stack", "export"]).stdout) as { deployment: { resources?: StateResource[] } };
+async function stateResources(): Promise<StateResource[]> {
+  const exported = JSON.parse((await pulumi(["stack", "export"])).stdout) as {
+    deployment: { resources?: StateResource[] };
+  };
   return (exported.deployment.resources ?? []).filter((r) => r.type.startsWith("cpln-native:index:"));
 }
 
@@ -98,9 +100,9 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
     projectDir = path.join(world.workDir, "imported");
     fs.mkdirSync(projectDir);
     fs.copyFileSync(path.join(fixture, "Pulumi.yaml"), path.join(projectDir, "Pulumi.yaml"));
-    pulumi(["stack", "init", STACK]);
+    await pulumi(["stack", "init", STACK]);
     for (const [key, { value, secret }] of Object.entries(stackConfig(server))) {
-      if (key.startsWith("cpln-native:")) pulumi(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
+      if (key.startsWith("cpln-native:")) await pulumi(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
     }
   }, 900_000);
 
@@ -109,8 +111,8 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
     world?.close();
   });
 
-  it("TypeScript code generation needs the Node.js language host, which this engine lacks: the exact error", () => {
-    const result = world.pulumi(
+  it("TypeScript code generation needs the Node.js language host, which this engine lacks: the exact error", async () => {
+    const result = await world.pulumi(
       ["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--non-interactive"],
       projectDir,
     );
@@ -121,34 +123,56 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
         "'pulumi-language-nodejs' found in the workspace or on your $PATH\n",
     });
     // Without code generation too: `pulumi import` loads the project's language plugin whatever the flags.
-    const plain = world.pulumi(
+    const plain = await world.pulumi(
       ["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--generate-code=false", "--non-interactive"],
       projectDir,
     );
     expect(plain.status).toBe(1);
     expect(plain.stderr).toContain("no language plugin 'pulumi-language-nodejs' found");
-    expect(stateResources()).toEqual([]);
+    expect(await stateResources()).toEqual([]);
     // The state is the project's and the stack's, whatever the runtime: the imports below run with the YAML
     // language host (which the engine has), and the TypeScript program then runs inline against the same stack.
     fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: imported\nruntime: yaml\n");
-  });
+  }, 300_000);
 
-  it("imports one object at a time, by self link, <gvc>:<name> and <name>; no request writes; YAML code", () => {
+  it("imports one object at a time, by self link, <gvc>:<name> and <name>; no request writes; YAML code", async () => {
     const newRequests = requestLog(server);
     // With code generation (the YAML language host's): the code that declares the object.
-    const generated = pulumi(["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--non-interactive"]);
-    expect(generated.stdout).toContain("type: cpln-native:index:VolumeSet");
-    expect(generated.stdout).toContain("name: imp-data");
+    const generated = await pulumi([
+      "import",
+      token("VolumeSet"),
+      "data",
+      "default:imp-data",
+      "--yes",
+      "--non-interactive",
+    ]);
+    // Imported resources are protected; the code says so (YAML writes the `index` module's token short).
+    expect(generated.stdout).toContain(
+      [
+        "resources:",
+        "  data:",
+        "    type: cpln-native:VolumeSet",
+        "    properties:",
+        "      description: imported volume set",
+        "      fileSystemType: ext4",
+        "      gvc: default",
+        "      initialCapacity: 10",
+        "      name: imp-data",
+        "      org: test",
+        "      performanceClass: general-purpose-ssd",
+        "      tags: {}",
+        "    options:",
+        "      protect: true",
+      ].join("\n"),
+    );
     const one = [
       [token("Policy"), "access", "imp-policy"],
       [token("Location"), "frankfurt", "aws-eu-central-1"],
       [token("Group"), "team", `/org/${ORG}/group/imp-group`],
     ];
-    for (const args of one) pulumi(["import", ...args, "--yes", "--generate-code=false", "--non-interactive"]);
+    for (const args of one) await pulumi(["import", ...args, "--yes", "--generate-code=false", "--non-interactive"]);
     expect(
-      stateResources()
-        .map((r) => [r.type, r.urn.slice(r.urn.lastIndexOf("::") + 2), r.id])
-        .sort(),
+      (await stateResources()).map((r) => [r.type, r.urn.slice(r.urn.lastIndexOf("::") + 2), r.id]).sort(),
     ).toEqual(
       [
         [token("Group"), "team", `/org/${ORG}/group/imp-group`],
@@ -158,9 +182,9 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
       ].sort(),
     );
     expect(newRequests().filter(isMutating)).toEqual([]);
-  });
+  }, 300_000);
 
-  it("imports several objects at once with --file (keys and bindings by <self link>#<key>)", () => {
+  it("imports several objects at once with --file (keys and bindings by <self link>#<key>)", async () => {
     const newRequests = requestLog(server);
     const file = path.join(projectDir, "import.json");
     fs.writeFileSync(
@@ -175,8 +199,8 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
         ],
       }),
     );
-    pulumi(["import", "--file", file, "--yes", "--generate-code=false", "--non-interactive"]);
-    const state = stateResources();
+    await pulumi(["import", "--file", file, "--yes", "--generate-code=false", "--non-interactive"]);
+    const state = await stateResources();
     expect(state.map((r) => r.type).sort()).toEqual(
       [
         "VolumeSet",
@@ -198,7 +222,7 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
     expect(key.outputs!.key).toBeUndefined();
     expect(JSON.stringify(state).includes(ADMIN_KEY)).toBe(false);
     expect(newRequests().filter(isMutating)).toEqual([]);
-  });
+  }, 300_000);
 
   it("then an up of a program declaring them changes nothing: every step is same, zero writes", async () => {
     const newRequests = requestLog(server);
@@ -220,5 +244,5 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
     } finally {
       await driver.close();
     }
-  });
+  }, 300_000);
 });
