@@ -254,6 +254,7 @@ describe.skipIf(skip)("the console in Chromium", () => {
 
 describe.skipIf(skip)("the console with 10,000 objects and 300 policies", () => {
   let big: RunningServer;
+  let bigBrowser: Browser;
   let page: Page;
   const GROUPS = 10_000;
   const POLICIES = 300;
@@ -289,8 +290,8 @@ describe.skipIf(skip)("the console with 10,000 objects and 300 policies", () => 
         bindings: [{ permissions: ["view"], principalLinks: [`//group/${name(i + 1)}`] }],
       });
     }
-    browser ??= await launchChromium(found.executable);
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    bigBrowser = await launchChromium(found.executable);
+    page = await bigBrowser.newPage({ viewport: { width: 1280, height: 860 } });
     await page.goto(`${big.url}/console/`);
     await page.getByLabel("Org").fill(ORG);
     await page.getByLabel("Key or token").fill(ADMIN_KEY);
@@ -298,7 +299,7 @@ describe.skipIf(skip)("the console with 10,000 objects and 300 policies", () => 
     await page.getByRole("table", { name: "Kinds" }).waitFor();
   }, 300_000);
   afterAll(async () => {
-    await page?.close();
+    await bigBrowser?.close();
     await big?.close();
   });
 
