@@ -44,6 +44,8 @@ declare module "fastify" {
     methodNotAllowed?: boolean;
     /** An emulator route (`/_cpln-local/...`): not kept by request inspection. */
     emulator?: boolean;
+    /** A web page (the console), not an API operation: not in the OpenAPI document. */
+    page?: boolean;
   }
 }
 

@@ -47,7 +47,8 @@ function loadAssets(dir: string): Map<string, Buffer> | undefined {
 /** Registers `GET /console/` (the page) and its assets; without built assets, `/console/` says how to build them (503). */
 export function registerConsole(app: FastifyInstance, dir: string = consoleAssetsDir()): void {
   const assets = loadAssets(dir);
-  const config = { auth: "none" as const, emulator: true };
+  // `page`: a web page, not an API operation (not in the OpenAPI document); `emulator`: not in the request log.
+  const config = { auth: "none" as const, emulator: true, page: true };
   // The router ignores a trailing slash: `/console` and `/console/` are one route. The page's asset URLs are relative
   // (`app.js`), so `/console` (no slash) redirects to `/console/` for them to resolve under it.
   app.get(CONSOLE_PATH, { config }, async (request, reply) =>

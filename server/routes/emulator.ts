@@ -113,6 +113,13 @@ const requestList = () =>
         path: z.string().describe("Path and query string as received."),
         status: z.number().int(),
         durationMs: z.number(),
+        principal: z.string().optional().describe("Who called: a principal's link, or `anonymous`."),
+        change: z
+          .strictObject({ before: z.unknown(), after: z.unknown() })
+          .optional()
+          .describe(
+            "A successful PATCH of one object: the object before and after (what the console shows as a diff).",
+          ),
         body: z.unknown().optional().describe("The JSON body of the request (never headers or response bodies)."),
       }),
     ),

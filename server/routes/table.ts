@@ -291,6 +291,18 @@ function manifestOf(create: JsonSchema, kind: Kind, scoped: boolean): JsonSchema
   return { ...create, properties };
 }
 
+/**
+ * The body of a PUT to a collection that creates nothing (`cpln apply` of a kind the API does not create): the
+ * object's PUT body plus the field that names the object it replaces, which the server requires.
+ */
+function keyedPutBodyOf(put: JsonSchema, keyField: string, description: string): JsonSchema {
+  const properties = { ...((put["properties"] ?? {}) as Record<string, JsonSchema>) };
+  // `x-cpln-names-object`: the value names an existing object (a 404 answers one that does not exist).
+  properties[keyField] = { type: "string", minLength: 1, description, "x-cpln-names-object": true };
+  const required = [...new Set([...((put["required"] ?? []) as string[]), keyField])];
+  return { ...put, properties, required };
+}
+
 const created = (body: NamedSchema): RouteResponse => ({
   status: 201,
   description: "Created",
@@ -424,6 +436,14 @@ export function recordRoutes(records: RecordService): Route[] {
       io: "input",
       build: () => putBodyOf(jsonSchemaOf(patch(), "input"), jsonSchemaOf(recordSchema(), "output")),
     };
+    // The field a collection PUT names its object by: `name` (`email` for users), or `id` for kinds addressed by id.
+    const keyField = info.addressing.by === "id" ? "id" : info.addressing.field;
+    const keyedPutBody: NamedSchema = {
+      name: `${Name}Apply`,
+      io: "input",
+      build: () =>
+        keyedPutBodyOf(putBody.build(), keyField, `Names the ${kind} replaced (required: nothing else names it).`),
+    };
     const patchDescription =
       "Patch directives at every object level: `$drop`, `$replace/<field>`, `$append/<array>`, `$drop/<array>`, " +
       "`$retain/<array>`, `$patch/<array>`; plain fields merge (null removes).";
@@ -484,7 +504,7 @@ export function recordRoutes(records: RecordService): Route[] {
         description: "Read-only fields are accepted and ignored; `version`, when given, must be current.",
         tags,
         params: [],
-        body: putBody,
+        body: keyedPutBody,
         rules: writeRules(records, kind, "PUT"),
         responses: [{ status: 200, description: `The ${kind}`, body: record }],
         errors: [400, 401, 403, 404, 409, 413, 415],
@@ -582,7 +602,7 @@ export function recordRoutes(records: RecordService): Route[] {
           io: "input",
           build: () => manifestOf(jsonSchemaOf(createBody(), "input"), kind, info.scope === "gvc"),
         }
-      : putBody;
+      : keyedPutBody;
     routes.push({
       method: "PUT",
       path: base,

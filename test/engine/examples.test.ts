@@ -23,6 +23,7 @@ import {
   filesUnder,
   isMutating,
   ORG,
+  orgAfterDestroy,
   orgSnapshot,
   repoRoot,
   requestLog,
@@ -49,7 +50,7 @@ const tokenPrefix: Record<Adapter, string> = { dynamic: "pulumi-nodejs:dynamic/c
 const previewPaths: Record<string, string[]> = {
   quickstart: ["bindings[0].principalLinks"],
   "volumeset-autoscaling": ["autoscaling.maxCapacity"],
-  "policy-bindings": ["bindings[0].principalLinks"],
+  "policy-bindings": ["bindings[1].principalLinks"],
   "location-toggle": ["enabled"],
   "cloudaccount-query": ["description", "targetLinks"],
   "mk8s-join": ['tags["node-pool"]'],
@@ -147,7 +148,8 @@ function describeExample(example: ExampleCase): void {
           const result = await driver.run({ cmd: "up", verbose });
           expect(labels(result.steps, "create")).toEqual([...example.creates].sort());
           expect(result.steps.filter((step) => !step.type.startsWith(tokenPrefix[adapter]))).toEqual([]);
-          expect(result.steps.filter((step) => step.op !== "create")).toEqual([]);
+          // Objects the program reads (`Resource.get`, existing-resources) are read steps, every up.
+          expect(result.steps.filter((step) => step.op !== "create" && step.op !== "read")).toEqual([]);
           // The plugin is the one installed from the archive, not an executable found on PATH.
           expect(`${result.stdout}${result.stderr}`).not.toContain("from $PATH");
           for (const name of example.secretOutputs ?? []) expect(result.outputs[name]?.secret, name).toBe(true);
@@ -206,7 +208,7 @@ function describeExample(example: ExampleCase): void {
 
         it("a second up changes nothing: every step is same, zero mutating requests", async () => {
           const result = await driver.run({ cmd: "up" });
-          expect(result.steps.filter((step) => step.op !== "same")).toEqual([]);
+          expect(result.steps.filter((step) => step.op !== "same" && step.op !== "read")).toEqual([]);
           expect(labels(result.steps, "same")).toEqual([...example.creates].sort());
           expect(newRequests().filter(isMutating)).toEqual([]);
         }, 300_000);
@@ -214,8 +216,13 @@ function describeExample(example: ExampleCase): void {
         it("preview --diff of the edit shows the changed resource (and, native, its detailed-diff paths); sends nothing", async () => {
           const result = await driver.run({ cmd: "preview", config: example.edit });
           const updates = result.steps.filter((step) => step.op === "update");
-          expect(updates).toHaveLength(example.expected.length);
-          const [update] = updates;
+          // The edited object is among the planned updates. Through the dynamic provider a resource whose inputs
+          // come from the edited one's outputs (existing-resources: the policy on the volume set's self link) is
+          // planned as an update too: during preview those outputs are unknown and the dynamic DiffResult cannot
+          // say "no change" for unknowns. The up that follows sends only the expected PATCH (next test).
+          const update = updates.find((step) => step.id !== undefined && example.expected[0]!.path.test(step.id));
+          expect(update, JSON.stringify(updates)).toBeDefined();
+          if (adapter === "native") expect(updates).toHaveLength(example.expected.length);
           expect(result.stdout).toContain(`~ ${update!.type}: (update)`);
           expect(result.stdout).toContain(
             `[urn=urn:pulumi:${example.name}-${adapter}::${example.name}::${update!.type}::${update!.name}]`,
@@ -283,7 +290,7 @@ function describeExample(example: ExampleCase): void {
         it("destroy leaves the org as it was before the first up", async () => {
           const result = await driver.run({ cmd: "destroy" });
           expect(labels(result.steps, "delete")).toEqual([...example.creates].sort());
-          expect(await orgSnapshot(server)).toEqual(before);
+          expect(await orgAfterDestroy(server, before)).toEqual(before);
         }, 300_000);
       });
     }
@@ -332,7 +339,7 @@ function describeExample(example: ExampleCase): void {
       } finally {
         await run.close();
       }
-      expect(await orgSnapshot(server)).toEqual(before);
+      expect(await orgAfterDestroy(server, before)).toEqual(before);
     }, 300_000);
   });
 }

@@ -9,6 +9,8 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { kinds } from "../../dist/api/kinds.js";
+import { parseLink } from "../../dist/api/links.js";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
 import { EngineDriver } from "../../dist/tools/realengine/client.js";
 import { engineEnv, requireEngine } from "./support.js";
@@ -204,6 +206,22 @@ export async function orgSnapshot(server: RunningServer): Promise<Record<string,
     add(((await api(server, "GET", `${gvc}/volumeset`)) as { items: unknown[] }).items);
   }
   return snapshot;
+}
+
+/**
+ * The org after a destroy, less the objects it created that cannot be deleted (audit contexts: destroy forgets them
+ * and they stay, as on the real API). Everything else must be as `before`.
+ */
+export async function orgAfterDestroy(
+  server: RunningServer,
+  before: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const after = await orgSnapshot(server);
+  for (const link of Object.keys(after)) {
+    const kind = parseLink(link)?.kind;
+    if (!(link in before) && kind !== undefined && kinds[kind].deletable === false) delete after[link];
+  }
+  return after;
 }
 
 /** Every file under `dir` (not following links), as text. */
