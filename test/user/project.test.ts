@@ -45,6 +45,11 @@ const allowed = [
   // The native plugin: its launcher for PATH and its source-based plugin folder (`pulumi package add`).
   /^package\/bin\/pulumi-resource-cpln-native$/,
   /^package\/plugin\/(PulumiPlugin\.yaml|index\.cjs|package\.json)$/,
+  // cpln-local's console: the page and its two assets, built by `npm run build`.
+  /^package\/dist\/console\/(index\.html|app\.js|app\.css)$/,
+  // `cpln-pulumi import-file`: an org as a `pulumi import --file` document.
+  /^package\/dist\/tools\/cpln-pulumi\.js$/,
+  /^package\/dist\/tools\/importFile\/[^/]+\.js$/,
 ];
 
 const program = fs.readFileSync(path.join(repoRoot, "test", "fixtures", "user-program", "index.ts"), "utf8");
@@ -340,7 +345,8 @@ describe("a user's project built from the packed package", () => {
       const result = await failure("permission", resourcesOnly.replace('["view"]', '["peek"]'));
       // The volume set was created before the policy failed: it is in that state file, and destroy removes it.
       expect(result.stderr).toContain("completed before the failure: create data");
-      const cleanup = await runner(["destroy", ".", "--state", path.join(work, "permission.json")]);
+      // A failed first run records no config (docs/runner.md): the destroy is given it again.
+      const cleanup = await runner(["destroy", ".", "--state", path.join(work, "permission.json"), ...config()]);
       expect(cleanup.code).toBe(0);
       expect(await server.store.get("demo", "volumeset", "default", "user-data")).toBeUndefined();
       expect(result.errors).toEqual([
