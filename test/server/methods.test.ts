@@ -14,7 +14,8 @@ const served = new Map<string, Set<string>>();
 beforeAll(async () => {
   server = await start({
     onRoute: (route: RouteOptions) => {
-      if (route.config?.methodNotAllowed) return;
+      // The 405 answers themselves, and the console's web page (not part of the API), are not API routes.
+      if (route.config?.methodNotAllowed || route.config?.page) return;
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       const set = served.get(route.url) ?? new Set<string>();
       for (const method of methods) set.add(String(method));
