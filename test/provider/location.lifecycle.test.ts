@@ -57,7 +57,6 @@ describe("Location lifecycle", () => {
         "cpln/city": "Frankfurt",
         "cpln/country": "Germany",
         "cpln/continent": "Europe",
-        "cpln/state": "Hesse",
       },
       org,
       origin: "builtin",
