@@ -73,6 +73,8 @@ const labels = (steps: EngineStep[], op: string): string[] =>
 function normalized<T>(value: T): T {
   return JSON.parse(
     JSON.stringify(value)
+      // A PolicyBinding's marker tag on its policy is named by a random id (provider/resources/policyBinding.ts).
+      .replace(/cpln\/pulumiPolicyBinding\.[0-9a-f]+/g, "cpln/pulumiPolicyBinding.<id>")
       .replace(/-[0-9a-f]{7}\b/g, "-<suffix>")
       .replace(/\b[0-9a-f]{16}\b/g, "<key name>")
       .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>")
