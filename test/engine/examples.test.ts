@@ -94,6 +94,47 @@ const sentOf = (requests: Recorded[]) =>
 let server: RunningServer;
 let world: EngineWorld;
 
+/**
+ * Requests per example, adapter and step (all of them, and the mutating ones), printed as a table when the file ends
+ * (and written as JSON to $CPLN_ENGINE_REQUESTS when set): the record of what each real-engine step cost.
+ */
+const requestCounts: Record<string, Record<string, { requests: number; writes: number }>> = {};
+const stepOfTest: [RegExp, string][] = [
+  [/^up creates/, "up"],
+  [/^pulumi stack export/, "stack export"],
+  [/^a second up/, "no-op up"],
+  [/^preview --diff/, "preview --diff"],
+  [/^the edit sends/, "edit up"],
+  [/^an out-of-band change/, "refresh, drift"],
+  [/^destroy/, "destroy"],
+];
+
+function counted(stack: string, log: () => Recorded[]): () => Recorded[] {
+  return () => {
+    const fresh = log();
+    const test = (expect.getState().currentTestName ?? "").split(" > ").pop()!;
+    const step = stepOfTest.find(([pattern]) => pattern.test(test))?.[1] ?? test;
+    const tally = ((requestCounts[stack] ??= {})[step] ??= { requests: 0, writes: 0 });
+    tally.requests += fresh.length;
+    tally.writes += fresh.filter(isMutating).length;
+    return fresh;
+  };
+}
+
+function printRequestCounts(): void {
+  const steps = stepOfTest.map(([, step]) => step);
+  const rows = Object.entries(requestCounts).map(
+    ([stack, byStep]) =>
+      `| ${stack} | ${steps.map((step) => (byStep[step] ? `${byStep[step].requests} / ${byStep[step].writes}` : "")).join(" | ")} |`,
+  );
+  if (rows.length === 0) return;
+  const header = `| example / adapter | ${steps.join(" | ")} |\n|${"---|".repeat(steps.length + 1)}`;
+  console.log(`Requests per step (all / mutating), cpln-local's request log:\n${header}\n${rows.join("\n")}`);
+  if (process.env.CPLN_ENGINE_REQUESTS) {
+    fs.writeFileSync(process.env.CPLN_ENGINE_REQUESTS, `${JSON.stringify(requestCounts, null, 2)}\n`);
+  }
+}
+
 describe.skipIf(skipWithoutEngine)("examples through the real Pulumi engine", () => {
   beforeAll(async () => {
     server = await startCplnLocal();
@@ -101,6 +142,7 @@ describe.skipIf(skipWithoutEngine)("examples through the real Pulumi engine", ()
   }, 900_000);
 
   afterAll(async () => {
+    printRequestCounts();
     await server?.close();
     world?.close();
   });
@@ -125,7 +167,7 @@ function describeExample(example: ExampleCase): void {
 
         beforeAll(async () => {
           for (const call of example.before ?? []) await api(server, call.method, call.path, call.body);
-          newRequests = requestLog(server);
+          newRequests = counted(`${example.name} / ${adapter}`, requestLog(server));
           // A workspace directory per stack: the inline workspace writes its project's Pulumi.yaml there.
           workDir = path.join(world.workDir, `${example.name}-${adapter}`);
           fs.mkdirSync(workDir);
@@ -292,6 +334,7 @@ function describeExample(example: ExampleCase): void {
         it("destroy leaves the org as it was before the first up", async () => {
           const result = await driver.run({ cmd: "destroy" });
           expect(labels(result.steps, "delete")).toEqual([...example.creates].sort());
+          newRequests(); // destroy's requests, for the table
           expect(await orgAfterDestroy(server, before)).toEqual(before);
         }, 300_000);
       });

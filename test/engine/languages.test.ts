@@ -109,6 +109,7 @@ function scenario(language: string, start: (server: RunningServer, work: string)
     let program: Program;
     let org = "";
     let keyName = "";
+    let markerTag = "";
 
     beforeAll(async () => {
       server = await serverModule.startServer({ recordRequests: true });
@@ -120,32 +121,37 @@ function scenario(language: string, start: (server: RunningServer, work: string)
       await server?.close();
     });
 
-    it("up creates the five resources with one write each; the key is in state only as ciphertext", async () => {
+    it("up creates the five resources with one write each, plus the key's marker; the key is in state only as ciphertext", async () => {
       await program.up("first");
       const made = writes(server);
       expect(made.map((w) => w.line)).toEqual([
         `PATCH /org/${org}/policy/access 200`,
+        `PATCH /org/${org}/serviceaccount/robot 200`,
         `POST /org/${org}/gvc/default/volumeset 201`,
         `POST /org/${org}/policy 201`,
         `POST /org/${org}/serviceaccount 201`,
         `POST /org/${org}/serviceaccount/robot/-addKey 200`,
       ]);
+      const { text, resources } = await exportState(program.work);
+      keyName = byType(resources, "ServiceAccountKey").outputs!.name as string;
+      expect(keyName).toMatch(/^[0-9a-f]{16}$/);
+      markerTag = byType(resources, "PolicyBinding").outputs!.markerTag as string;
+      expect(markerTag).toMatch(/^cpln\/pulumiPolicyBinding\.[0-9a-f]{12}$/);
       expect(made[0]!.body).toEqual({
         "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [`/org/${org}/serviceaccount/robot`] }],
+        tags: { [markerTag]: expect.any(String) },
       });
-      expect(made[1]!.body).toMatchObject({ name: "data", description: "first", spec: { initialCapacity: 10 } });
-      expect(made[2]!.body).toMatchObject({
+      expect(made[1]!.body).toEqual({ tags: { [`cpln/pulumiServiceAccountKey.${keyName}`]: "true" } });
+      expect(made[2]!.body).toMatchObject({ name: "data", description: "first", spec: { initialCapacity: 10 } });
+      expect(made[3]!.body).toMatchObject({
         name: "access",
         description: "first",
         targetKind: "volumeset",
         targetLinks: [`/org/${org}/gvc/default/volumeset/data`],
       });
-      expect(made[3]!.body).toMatchObject({ name: "robot", description: "first" });
-      expect(made[4]!.body).toEqual({ description: "ci" });
+      expect(made[4]!.body).toMatchObject({ name: "robot", description: "first" });
+      expect(made[5]!.body).toEqual({ description: "ci" });
 
-      const { text, resources } = await exportState(program.work);
-      keyName = byType(resources, "ServiceAccountKey").outputs!.name as string;
-      expect(keyName).toMatch(/^[0-9a-f]{16}$/);
       expect(resources.map((r) => r.type.replace("cpln-native:index:", "")).sort()).toEqual(
         ["pulumi:providers:cpln-native", "pulumi:pulumi:Stack", ...TYPES].sort(),
       );
@@ -212,9 +218,13 @@ function scenario(language: string, start: (server: RunningServer, work: string)
             "$patch/bindings": [
               { permissions: ["view"], "$drop/principalLinks": [`/org/${org}/serviceaccount/robot`] },
             ],
+            tags: { [markerTag]: null },
           },
         },
-        { line: `PATCH /org/${org}/serviceaccount/robot 200`, body: { "$drop/keys": [keyName] } },
+        {
+          line: `PATCH /org/${org}/serviceaccount/robot 200`,
+          body: { "$drop/keys": [keyName], tags: { [`cpln/pulumiServiceAccountKey.${keyName}`]: null } },
+        },
       ]);
       const { resources } = await exportState(program.work);
       expect(resources).toEqual([]);
