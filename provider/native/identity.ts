@@ -11,6 +11,14 @@ import * as path from "node:path";
 
 export const NATIVE_PACKAGE = "cpln-native";
 
+/**
+ * Text written for the dynamic provider (descriptions, errors), for this plugin's users: the dynamic provider's
+ * config keys (`cpln:token`) are `cpln-native:token` here.
+ */
+export function withNativeConfigKeys(text: string): string {
+  return text.replace(/\bcpln:(org|endpoint|token)\b/g, `${NATIVE_PACKAGE}:$1`);
+}
+
 /** The package root (where package.json and schema.json live), from `dist/provider/native/`. */
 export const packageRoot = path.resolve(__dirname, "..", "..", "..");
 

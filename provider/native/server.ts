@@ -26,7 +26,7 @@ import { changedFields, LOGICAL_NAME, managedValue, prune } from "../resources/e
 import type { AnyResourceDefinition, ResourceTypeName } from "../resources/types.js";
 import * as runtime from "../runtime.js";
 import { CallerCheck, guardService } from "./caller.js";
-import { NATIVE_PACKAGE, packageRoot, pluginVersion, tokenMember } from "./identity.js";
+import { NATIVE_PACKAGE, packageRoot, pluginVersion, tokenMember, withNativeConfigKeys } from "./identity.js";
 import { rewrap, toStruct, unwrapProps, type Props } from "./values.js";
 
 const CONFIG_KEYS = ["org", "endpoint", "token"] as const;
@@ -53,7 +53,7 @@ export class NativeProvider {
    * `cpln-native:token` here; and every occurrence of the configured token replaced (a last line of defence).
    */
   private scrub(text: string): string {
-    const renamed = text.replace(/\bcpln:(org|endpoint|token)\b/g, `${NATIVE_PACKAGE}:$1`);
+    const renamed = withNativeConfigKeys(text);
     const token = this.config.token;
     return token === undefined || token.length < 4 ? renamed : renamed.split(token).join("[secret]");
   }

@@ -106,6 +106,13 @@ describe("schema.json", () => {
     expect(variables.token!.secret).toBe(true);
   });
 
+  it("names the plugin's config keys (cpln-native:org), never the dynamic provider's (cpln:org)", () => {
+    expect(committedText).not.toMatch(/\bcpln:(org|endpoint|token)\b/);
+    expect(committed.functions[functionToken("getQuota")]!.inputs!.properties.org!.description).toContain(
+      "cpln-native:org",
+    );
+  });
+
   it("marks the join script secret", () => {
     expect(committed.functions[functionToken("getMk8sJoinScript")]!.outputs.properties.script!.secret).toBe(true);
   });

@@ -35,6 +35,8 @@ const typescript5 = (
 const allowed = [
   /^package\/package\.json$/,
   /^package\/README\.md$/,
+  // The reference pages the README links to.
+  /^package\/docs\/[^/]+\.md$/,
   /^package\/schema\.json$/,
   /^package\/examples\/seed\.json$/,
   /^package\/examples\/ci\/(README\.md|pulumi-cpln\.yml)$/,
@@ -161,6 +163,11 @@ describe("a user's project built from the packed package", () => {
     expect(packed).toContain("package/examples/seed.json");
     expect(packed).toContain("package/dist/tools/runner/cli.js");
     expect(packed).toContain("package/dist/sdk/index.d.ts");
+    // Every page the README links to is in the package, so its links work where npm shows it.
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8");
+    const linked = [...new Set([...readme.matchAll(/\]\((docs\/[^)#]+\.md)/g)].map((m) => `package/${m[1]}`))];
+    expect(linked.length).toBeGreaterThan(5);
+    expect(linked.filter((page) => !packed.includes(page))).toEqual([]);
     expect(packed.some((f) => /\/dist\/(test|bench)\//.test(f) || f.endsWith(".map"))).toBe(false);
   });
 

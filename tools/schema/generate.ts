@@ -13,7 +13,7 @@ import {
   type PropertySpec,
 } from "./convert.js";
 
-import { NATIVE_PACKAGE } from "../../provider/native/identity.js";
+import { NATIVE_PACKAGE, withNativeConfigKeys } from "../../provider/native/identity.js";
 
 /** The package of the native plugin (`pulumi-resource-cpln-native`); see provider/native/identity.ts for the name. */
 export const PACKAGE_NAME = NATIVE_PACKAGE;
@@ -199,5 +199,6 @@ export function generateSchema(
 
 /** The exact text of `schema.json` (two-space JSON, trailing newline). */
 export function renderSchema(schema: PackageSchema): string {
-  return `${JSON.stringify(schema, null, 2)}\n`;
+  // The descriptions are the dynamic provider's: schema.json is the plugin's, whose config keys are cpln-native:*.
+  return withNativeConfigKeys(`${JSON.stringify(schema, null, 2)}\n`);
 }
