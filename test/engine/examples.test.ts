@@ -163,11 +163,14 @@ function describeExample(example: ExampleCase): void {
       describe(adapter, () => {
         let driver: EngineDriver;
         let newRequests: () => Recorded[];
+        /** Forgets the requests the test itself made (its snapshots and out-of-band changes): not the step's. */
+        let ownRequests: () => Recorded[];
         let workDir: string;
 
         beforeAll(async () => {
           for (const call of example.before ?? []) await api(server, call.method, call.path, call.body);
-          newRequests = counted(`${example.name} / ${adapter}`, requestLog(server));
+          ownRequests = requestLog(server);
+          newRequests = counted(`${example.name} / ${adapter}`, ownRequests);
           // A workspace directory per stack: the inline workspace writes its project's Pulumi.yaml there.
           workDir = path.join(world.workDir, `${example.name}-${adapter}`);
           fs.mkdirSync(workDir);
@@ -294,6 +297,7 @@ function describeExample(example: ExampleCase): void {
           editedPath = Object.keys(edited).find((link) => target.test(link))!;
           expect(editedPath).toBeDefined();
           beforeEdit = edited[editedPath]!;
+          ownRequests();
           const result = await driver.run({ cmd: "up" });
           const sent = newRequests().filter(isMutating);
           expect(sent.map(({ method, path: p, body }) => ({ method, path: p, body }))).toEqual(
@@ -311,7 +315,7 @@ function describeExample(example: ExampleCase): void {
           // The edited object put back as it was before the edit (a PUT of its earlier body), outside Pulumi.
           const { id: _id, created: _created, links: _links, status: _status, ...body } = beforeEdit;
           await api(server, "PUT", editedPath, body);
-          newRequests();
+          ownRequests();
           const refreshed = await driver.run({ cmd: "refresh" });
           expect(refreshed.summary?.update).toBe(1);
           expect(newRequests().filter(isMutating)).toEqual([]);
