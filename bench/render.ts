@@ -105,15 +105,51 @@ export function render(run: Run): string {
   ] as const;
   out.push(
     table(
-      ["request", "cpln-local req/s", "p50", "p99", "bare fastify req/s", "ratio", "target"],
+      ["request", "cpln-local req/s", "p50", "p99", "bare fastify req/s", "ratio", "per round", "target"],
       shapes.map(([label, key]) => {
         const f = get(`service.${key}.rps`);
         const b = get(`service.bare-${key}.rps`);
         const r = get(`service.${key}.ratio-to-bare`);
-        return [label, fmt(f?.value, 0), fmt(f?.p50, 0), fmt(f?.p99, 0), fmt(b?.value, 0), fmt(r?.value, 2), met(r)];
+        const rounds = Array.isArray(r?.["ratiosPerRound"])
+          ? (r["ratiosPerRound"] as number[]).map((x) => x.toFixed(2))
+          : [];
+        return [
+          label,
+          fmt(f?.value, 0),
+          fmt(f?.p50, 0),
+          fmt(f?.p99, 0),
+          fmt(b?.value, 0),
+          fmt(r?.value, 2),
+          rounds.join(" "),
+          met(r),
+        ];
       }),
     ),
   );
+
+  const motoKeys = ["create", "get", "update", "list10"].filter((key) => get(`moto.${key}.ratio`));
+  if (motoKeys.length > 0) {
+    out.push("\n**7. cpln-local beside moto** (volume set vs SSM parameter; 10 connections, undici; p99 in ms)\n");
+    out.push(
+      table(
+        ["operation", "cpln-local req/s", "p99", "moto req/s", "p99", "ratio", "target"],
+        motoKeys.map((key) => {
+          const c = get(`moto.cpln-${key}.rps`);
+          const m = get(`moto.moto-${key}.rps`);
+          const r = get(`moto.${key}.ratio`);
+          return [
+            String(c?.["title"] ?? key).replace(/^cpln-local: /, ""),
+            fmt(c?.value, 0),
+            fmt(c?.p99, 0),
+            fmt(m?.value, 0),
+            fmt(m?.p99, 0),
+            fmt(r?.value, 2),
+            met(r),
+          ];
+        }),
+      ),
+    );
+  }
 
   const cells = run.figures.filter((f) => /^scale\.list\.n\d+\.p\d+$/.test(f.name));
   const ns = [...new Set(cells.map((f) => Number(f["records"])))].sort((a, b) => a - b);

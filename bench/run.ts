@@ -3,13 +3,14 @@
  * process, prints one JSON object per figure as it is measured, then a short table, and writes the whole run to
  * `bench/results/latest.json`. The exit code is 1 only when the request counts of benchmark 1 differ from their
  * targets (or could not be measured); every other figure is printed, never enforced — a slow machine must not fail
- * a build. `--only=requests,provider,native,service,scaling,startup` runs a subset (the exit rule is the same); `--profile`
+ * a build. `--only=requests,provider,native,service,scaling,startup,moto` runs a subset (moto only when named) (the exit rule is the same); `--profile`
  * starts every server process with `--cpu-prof` (profiles in `bench/results/profiles/`, summarized by
  * `node dist/bench/profile-summary.js bench/results/profiles`).
  */
 import path from "node:path";
 import { BenchContext } from "./context.js";
 import { footprint } from "./footprint.js";
+import { motoSideBySide } from "./moto.js";
 import { nativeThroughput } from "./native.js";
 import { repoRoot } from "./lib/procs.js";
 import { Report } from "./lib/report.js";
@@ -25,13 +26,15 @@ const benchmarks = {
   service: serviceThroughput,
   scaling,
   startup: footprint,
+  moto: motoSideBySide,
 } as const;
 type BenchName = keyof typeof benchmarks;
 
 function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: BenchName[] } {
   let quick = false;
   let profile = false;
-  let only = Object.keys(benchmarks) as BenchName[];
+  // moto (a Python install) runs only when named: `npm run bench -- --only=moto`.
+  let only: BenchName[] = (Object.keys(benchmarks) as BenchName[]).filter((name) => name !== "moto");
   for (const arg of argv) {
     if (arg === "--quick") quick = true;
     else if (arg === "--profile") profile = true;

@@ -8,7 +8,7 @@ import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
 import { ApiFailure, badRequest } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
 import { logLine, type RequestRing } from "./inspect.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath, serializeReply } from "./json.js";
+import { jsonOf, MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath, serializeReply } from "./json.js";
 import type { Store } from "./store/store.js";
 
 /** One request as the request log keeps it (never headers). */
@@ -33,8 +33,8 @@ declare module "fastify" {
     bodyBytes: number;
     /** The record a PATCH targets, as it was before (request inspection only). */
     recordBefore: unknown;
-    /** The record a PATCH returned (request inspection only). */
-    recordAfter: unknown;
+    /** The JSON text of the record a PATCH returned (request inspection only). */
+    recordAfter: string | undefined;
   }
   interface FastifyContextConfig {
     auth?: AuthMode;
@@ -324,8 +324,9 @@ export function buildApp(context: AppContext): FastifyInstance {
       request.recordBefore = before?.doc;
     });
     app.addHook("onSend", async (request, reply, payload) => {
+      // Kept as the JSON text sent (the answer is the record after the change): parsed only when listed.
       if (request.recordBefore !== undefined && reply.statusCode === 200 && typeof payload === "string") {
-        request.recordAfter = JSON.parse(payload) as unknown;
+        request.recordAfter = payload;
       }
       return payload;
     });
@@ -359,9 +360,10 @@ export function buildApp(context: AppContext): FastifyInstance {
             status: reply.statusCode,
             durationMs: Math.round(durationMs * 10) / 10,
             ...(request.principal ? { principal: request.principal.link } : {}),
-            ...(request.recordAfter === undefined
-              ? {}
-              : { change: { before: request.recordBefore, after: request.recordAfter } }),
+            // The pair as JSON text: the record before as stored (its remembered text), the answer as sent.
+            ...(typeof request.recordAfter === "string"
+              ? { changeText: `{"before":${jsonOf(request.recordBefore)},"after":${request.recordAfter}}` }
+              : {}),
           },
           { text: request.bodyText, bytes: request.bodyBytes },
         );

@@ -71,7 +71,14 @@ export class RequestRing {
     return this.accounted;
   }
 
-  push({ change, ...request }: Omit<InspectedRequest, "seq" | "body">, body: ReceivedBody): void {
+  /**
+   * Records one request. A PATCH's before/after pair comes as `change` or, already serialized, as `changeText` (the
+   * JSON of `{before, after}`; what the server passes, from texts it already has).
+   */
+  push(
+    { change, changeText: given, ...request }: Omit<InspectedRequest, "seq" | "body"> & { changeText?: string },
+    body: ReceivedBody,
+  ): void {
     const entry: Entry = { request: { seq: ++this.seq, ...request }, bytes: 0 };
     if (body.text !== undefined) {
       if (request.status === 401) entry.body = { note: "[body of an unauthenticated request not kept]" };
@@ -80,7 +87,7 @@ export class RequestRing {
     }
     // Strings are accounted at two bytes per character (the most V8 spends on one), whatever their encoding on the wire.
     const kept = entry.body === undefined ? "" : "text" in entry.body ? entry.body.text : entry.body.note;
-    const changeText = change === undefined ? undefined : JSON.stringify(change);
+    const changeText = given ?? (change === undefined ? undefined : JSON.stringify(change));
     if (changeText !== undefined && changeText.length <= MAX_BODY_BYTES) entry.change = changeText;
     entry.bytes = ENTRY_OVERHEAD_BYTES + 2 * (request.path.length + kept.length + (entry.change?.length ?? 0));
     if (entry.bytes > this.budget) return; // cannot happen with the defaults (paths are bounded by the header limit)

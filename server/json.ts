@@ -5,6 +5,12 @@
  */
 const texts = new WeakMap<object, string>();
 
+/** The remembered JSON text of a stored document, or its JSON serialization. */
+export function jsonOf(value: unknown): string {
+  const text = typeof value === "object" && value !== null ? texts.get(value) : undefined;
+  return text ?? JSON.stringify(value);
+}
+
 /** Registers `text` as the JSON of `doc`, which must be frozen (so the two can never disagree). */
 export function rememberJson(doc: object, text: string): void {
   if (Object.isFrozen(doc)) texts.set(doc, text);
@@ -15,11 +21,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The reply serializer: `JSON.stringify`, except that an answer with an `items` array reuses the remembered text of
- * each item. The result is the same JSON value (`items` moves to the end of the envelope, which JSON does not order).
+ * The reply serializer: `JSON.stringify`, except that a stored record is answered with its remembered text, and an
+ * answer with an `items` array reuses the remembered text of each item. The result is the same JSON value (`items` moves to the end of the envelope, which JSON does not order).
  */
 export function serializeReply(payload: unknown): string {
-  if (!isPlainObject(payload) || !Array.isArray(payload["items"])) return JSON.stringify(payload);
+  if (!isPlainObject(payload)) return JSON.stringify(payload);
+  // One stored record (GET, and the answer of a create or PATCH): its remembered text is its JSON.
+  const own = texts.get(payload);
+  if (own !== undefined) return own;
+  if (!Array.isArray(payload["items"])) return JSON.stringify(payload);
   const { items, ...envelope } = payload as { items: unknown[] } & Record<string, unknown>;
   let known = 0;
   const parts = items.map((item) => {

@@ -30,15 +30,41 @@ interface Level {
   at: string;
 }
 
+export interface ApplyOptions {
+  /**
+   * The result keeps the record's own values of the top-level fields the patch does not name, instead of copies
+   * (for a record that is never mutated, e.g. a frozen stored one): cheaper, and an unchanged field stays the same
+   * value, which tells a caller it needs no second check.
+   */
+  shareUntouched?: boolean;
+}
+
 /**
  * Applies a PATCH body (plain merge fields and `$` directives, at any object level) to a record.
  * Returns a new object; neither input is mutated. Throws PatchError naming the path of a bad directive.
  */
-export function applyPatch(record: JsonObject, patch: JsonObject, rules: PatchRules): JsonObject {
+export function applyPatch(
+  record: JsonObject,
+  patch: JsonObject,
+  rules: PatchRules,
+  options: ApplyOptions = {},
+): JsonObject {
   if (!isObject(patch)) throw new PatchError("", "a patch body must be a JSON object");
-  // Work on copies so the steps can edit in place and nothing in the result aliases either input.
-  const result = structuredClone(record);
+  // Work on copies so the steps can edit in place and nothing in the result aliases either input (but the fields
+  // the patch leaves alone, with `shareUntouched`: the steps only edit what the patch names, and `$drop` only
+  // removes top-level keys of the copy).
+  const result = options.shareUntouched ? copyNamedFields(record, patch) : structuredClone(record);
   mergeObject(result, structuredClone(patch), { rules, fieldPath: "", at: "" });
+  return result;
+}
+
+/** A shallow copy of `record` in which the top-level fields `patch` names (plainly or by a directive) are deep copies. */
+function copyNamedFields(record: JsonObject, patch: JsonObject): JsonObject {
+  const result: JsonObject = { ...record };
+  for (const key of Object.keys(patch)) {
+    const field = key.startsWith("$") ? key.slice(key.indexOf("/") + 1) : key;
+    if (field !== "" && Object.hasOwn(result, field)) result[field] = structuredClone(result[field] as Json);
+  }
   return result;
 }
 

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, hash, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
 import { selfLink } from "../../api/links.js";
@@ -22,8 +22,9 @@ export interface JwtOptions {
   audience?: string;
 }
 
+/** SHA-256 as hex: Node's one-shot `crypto.hash` (no Hash object per call) where it exists (20.12+). */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
+  return typeof hash === "function" ? hash("sha256", text, "hex") : createHash("sha256").update(text).digest("hex");
 }
 
 /**
@@ -91,8 +92,7 @@ export class Authenticator {
   }
 
   private async verifyKey(key: string): Promise<Principal> {
-    const presented = createHash("sha256").update(key).digest();
-    const digest = presented.toString("hex");
+    const digest = sha256Hex(key);
     const cached = this.keyCache.get(digest);
     if (cached && cached.counter === (await this.store.changeCounter(cached.org, "serviceaccount"))) {
       return { type: "serviceaccount", link: cached.link };
@@ -102,6 +102,7 @@ export class Authenticator {
     if (!stored || stored.ownerKind !== "serviceaccount") throw unauthorized("Invalid credentials");
     // Read before comparing: a revocation racing with this check moves the counter past what gets cached.
     const counter = await this.store.changeCounter(stored.org, "serviceaccount");
+    const presented = Buffer.from(digest, "hex");
     const expected = Buffer.from(stored.hash, "hex");
     if (expected.length !== presented.length || !timingSafeEqual(presented, expected)) {
       throw unauthorized("Invalid credentials");

@@ -96,6 +96,34 @@ function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   return equalUnder(a, b, { arrays: {} });
 }
 
+/**
+ * The record schema's issues with `doc`, checking only the top-level fields that differ from `previous` (a record
+ * that satisfied the same schema): an unchanged field (the same value, as a patch keeps what it does not touch) was
+ * valid and still is. Undefined when that does not hold for the schema — not a plain object schema, or one with
+ * checks across fields — and the whole record must be parsed.
+ */
+function changedFieldIssues(schema: z.ZodType, doc: JsonObject, previous: JsonObject): Issue[] | undefined {
+  if (!(schema instanceof z.ZodObject)) return undefined;
+  const def = schema._zod.def;
+  if ((def.checks?.length ?? 0) > 0) return undefined;
+  const shape = schema.shape as Record<string, z.ZodType>;
+  const issues: Issue[] = [];
+  const checkField = (key: string, field: z.ZodType) => {
+    const parsed = field.safeParse(doc[key]);
+    if (!parsed.success) issues.push(...issuesFromZod(parsed.error, [key]));
+  };
+  for (const key of Object.keys(shape)) {
+    if (Object.hasOwn(doc, key) === Object.hasOwn(previous, key) && doc[key] === previous[key]) continue;
+    checkField(key, shape[key] as z.ZodType);
+  }
+  // Fields outside the shape: a loose object (catchall unknown) or a stripping one (none) takes any; other catchalls
+  // (a strict object's refusal of unknown keys) are left to the whole parse, which words its issues.
+  const catchall = def.catchall as z.ZodType | undefined;
+  if (catchall !== undefined && !(catchall instanceof z.ZodUnknown) && !(catchall instanceof z.ZodAny))
+    return undefined;
+  return issues;
+}
+
 function storedRecord(org: string, kind: Kind, scope: string, doc: JsonObject): StoredRecord {
   return {
     org,
@@ -303,14 +331,23 @@ export class RecordService {
     return doc;
   }
 
-  /** Checks a whole record: the record schema, the kind's extra rules and the stored limits (400 with every issue). */
-  private async check(kind: Kind, doc: JsonObject, ctx: RuleContext): Promise<void> {
+  /**
+   * Checks a whole record: the record schema, the kind's extra rules and the stored limits (400 with every issue).
+   * `previous` is the stored record a patch started from: it passed this check when it was written, so only the
+   * fields the patch changed are checked against the schema again (see `changedFieldIssues`).
+   */
+  private async check(kind: Kind, doc: JsonObject, ctx: RuleContext, previous?: JsonObject): Promise<void> {
     const rules = this.rules[kind];
+    const schema = rules.record();
     const issues: Issue[] = [];
-    const parsed = rules.record().safeParse(doc);
-    if (!parsed.success) issues.push(...issuesFromZod(parsed.error));
+    const changed = previous === undefined ? undefined : changedFieldIssues(schema, doc, previous);
+    if (changed !== undefined) issues.push(...changed);
+    else {
+      const parsed = schema.safeParse(doc);
+      if (!parsed.success) issues.push(...issuesFromZod(parsed.error));
+    }
     // The kind's own rules read a well-formed record (a patch may have removed a field the record needs).
-    else if (rules.validate) issues.push(...(await rules.validate(doc, ctx)));
+    if (issues.length === 0 && rules.validate) issues.push(...(await rules.validate(doc, ctx)));
     // The body limits hold for the record as stored, whatever sequence of PATCHes and PUTs built it.
     issues.push(...storedLimitIssues(doc, rules));
     if (issues.length > 0) throw badRequest(issues);
@@ -400,7 +437,8 @@ export class RecordService {
         const ctx: RuleContext = { org: call.org, gvc, tx, now };
         let next: JsonObject;
         try {
-          next = applyPatch(previous, patch, this.patchRulesOf(kind)) as JsonObject;
+          // The stored record is frozen: the result may share the fields the patch does not name.
+          next = applyPatch(previous, patch, this.patchRulesOf(kind), { shareUntouched: true }) as JsonObject;
         } catch (error) {
           if (error instanceof PatchError) throw badRequest([{ path: bodyPath(error.path), message: error.reason }]);
           throw error;
@@ -428,7 +466,7 @@ export class RecordService {
         if (equalUnder(previous, next, this.patchRulesOf(kind))) return { done: true as const, doc: previous };
         next["version"] = current.version + 1;
         next["lastModified"] = now;
-        await this.check(kind, next, ctx);
+        await this.check(kind, next, ctx, previous);
         const replaced = await tx.replace({ ...current, version: current.version + 1, doc: next }, current.version);
         if (!replaced) return { done: false as const };
         if (rules.patched) await rules.patched(previous, next, ctx);

@@ -131,6 +131,46 @@ function frozenRecord(
   });
 }
 
+/**
+ * Whether `value` holds only what JSON keeps as it is (plain objects and arrays, strings, finite numbers, booleans,
+ * null): then it equals `JSON.parse(JSON.stringify(value))` and can be frozen in place of that parse.
+ */
+function plainJson(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || depth > 200) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!plainJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) return false;
+    if (key === "__proto__" || !plainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * The record just written, frozen: the written document itself when it is plain JSON (no parse of the text just
+ * serialized), else the parse of `json`. Either way its remembered text is exactly its JSON.
+ */
+function writtenRecord(record: StoredRecord, json: string): StoredRecord {
+  if (!plainJson(record.doc)) return frozenRecord(record, json);
+  const doc = deepFreeze(record.doc);
+  rememberJson(doc, json);
+  return Object.freeze({
+    org: record.org,
+    kind: record.kind,
+    scope: record.scope,
+    name: record.name,
+    id: record.id,
+    version: record.version,
+    doc,
+  });
+}
+
 const cacheKey = (org: string, kind: string, scope: string, name: string) => `${org}\n${kind}\n${scope}\n${name}`;
 
 /**
@@ -222,9 +262,11 @@ export class SqliteStore implements Store {
       findCredential: db.prepare<[string], CredentialRow>("SELECT * FROM credentials WHERE id = ?"),
       deleteCredential: db.prepare("DELETE FROM credentials WHERE id = ?"),
       deleteCredentialsOf: db.prepare("DELETE FROM credentials WHERE org = ? AND owner_kind = ? AND owner = ?"),
-      bump: db.prepare(
-        "INSERT INTO changes (org, kind, counter) VALUES (?, ?, 1) ON CONFLICT (org, kind) DO UPDATE SET counter = counter + 1",
-      ),
+      bump: db
+        .prepare<[string, string], number>(
+          "INSERT INTO changes (org, kind, counter) VALUES (?, ?, 1) ON CONFLICT (org, kind) DO UPDATE SET counter = counter + 1 RETURNING counter",
+        )
+        .pluck(),
       counter: db.prepare<[string, string], number>("SELECT counter FROM changes WHERE org = ? AND kind = ?").pluck(),
       orgs: db.prepare<[], string>("SELECT DISTINCT org FROM records ORDER BY org").pluck(),
       begin: db.prepare("BEGIN IMMEDIATE"),
@@ -272,8 +314,8 @@ export class SqliteStore implements Store {
   }
 
   private bump(org: string, kind: string): void {
-    this.stmts.bump.run(org, kind);
-    this.counters.set(`${org}\n${kind}`, this.stmts.counter.get(org, kind) ?? 0);
+    // One statement: the upsert answers the new counter.
+    this.counters.set(`${org}\n${kind}`, this.stmts.bump.get(org, kind) ?? 0);
   }
 
   /** The raw operations; callers must hold the lock (or be inside the transaction) when they run. */
@@ -311,7 +353,7 @@ export class SqliteStore implements Store {
         const info = s.insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, json);
         if (info.changes === 0) return false;
         this.bump(r.org, r.kind);
-        this.remember(frozenRecord(r, json));
+        this.remember(writtenRecord(r, json));
         return true;
       },
       replace: async (r, expectedVersion) => {
@@ -319,7 +361,7 @@ export class SqliteStore implements Store {
         const info = s.replace.run(r.id, r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion);
         if (info.changes === 0) return false;
         this.bump(r.org, r.kind);
-        this.remember(frozenRecord(r, json));
+        this.remember(writtenRecord(r, json));
         return true;
       },
       delete: async (org, kind, scope, name) => {

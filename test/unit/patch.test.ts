@@ -5,6 +5,7 @@ import {
   buildPatch,
   equalUnder,
   isObject,
+  nameKey,
   PatchError,
   termKey,
   type Json,
@@ -738,5 +739,48 @@ describe("properties", () => {
       }),
       RUNS,
     );
+  });
+});
+
+describe("applyPatch with shareUntouched", () => {
+  const frozen = <T>(value: T): T => {
+    if (typeof value === "object" && value !== null) {
+      for (const child of Object.values(value)) frozen(child);
+      Object.freeze(value);
+    }
+    return value;
+  };
+
+  it("keeps the record's own values of unnamed fields, copies the named ones, and gives the same result as a full copy", () => {
+    const record = frozen({
+      name: "vs",
+      tags: { a: "1", b: "2" },
+      spec: { initialCapacity: 10, fs: "ext4" },
+      links: [{ rel: "self", href: "/x" }],
+    }) as JsonObject;
+    const patch: JsonObject = { tags: { b: null, c: "3" }, $drop: ["links"] };
+    const shared = applyPatch(record, patch, defaultRules, { shareUntouched: true });
+    expect(shared).toEqual(applyPatch(record, patch, defaultRules));
+    expect(shared).toEqual({ name: "vs", tags: { a: "1", c: "3" }, spec: { initialCapacity: 10, fs: "ext4" } });
+    expect(shared["spec"]).toBe(record["spec"]);
+    expect(shared["tags"]).not.toBe(record["tags"]);
+    expect(record).toEqual({
+      name: "vs",
+      tags: { a: "1", b: "2" },
+      spec: { initialCapacity: 10, fs: "ext4" },
+      links: [{ rel: "self", href: "/x" }],
+    });
+  });
+
+  it("copies a field named by a directive before editing it", () => {
+    const rules: PatchRules = { arrays: { items: { key: nameKey, keyFields: ["name"], ordered: true } } };
+    const record = frozen({ items: [{ name: "a", v: 1 }], other: { x: 1 } }) as JsonObject;
+    const result = applyPatch(record, { "$append/items": [{ name: "b", v: 2 }] }, rules, { shareUntouched: true });
+    expect(result["items"]).toEqual([
+      { name: "a", v: 1 },
+      { name: "b", v: 2 },
+    ]);
+    expect(result["other"]).toBe(record["other"]);
+    expect(record["items"]).toEqual([{ name: "a", v: 1 }]);
   });
 });
