@@ -316,7 +316,7 @@ describe("everyday commands", () => {
       "-f",
       file(
         "mk8s.yaml",
-        "kind: mk8s\nname: lab\nspec:\n  version: 1.28.4\n  provider:\n    generic:\n      nodePools:\n        - name: general\n        - name: ingress\n",
+        "kind: mk8s\nname: lab\nspec:\n  version: 1.28.4\n  provider:\n    generic:\n      location: aws-eu-central-1\n      nodePools:\n        - name: general\n        - name: ingress\n",
       ),
     );
     expect(await ok("mk8s", "join", "lab", "--type", "join-script")).toMatch(/^#!\/bin\/bash\n[^]*\blab\b/);

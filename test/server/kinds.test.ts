@@ -107,18 +107,32 @@ const lifecycles: Lifecycle[] = [
   },
   {
     kind: "mk8s",
-    body: { name: "lab", spec: { version: "1.29.7", provider: { generic: { nodePools: [{ name: "pool-a" }] } } } },
+    body: {
+      name: "lab",
+      spec: {
+        version: "1.29.7",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool-a" }] } },
+      },
+    },
     name: "lab",
     fields: {
       alias: expect.stringMatching(/^[0-9a-f]{12}$/),
-      spec: { version: "1.29.7", provider: { generic: { nodePools: [{ name: "pool-a" }] } } },
+      spec: {
+        version: "1.29.7",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool-a" }] } },
+      },
       status: {
         serverUrl: expect.stringMatching(/^https:\/\/[0-9a-f]{12}\.mk8s\.acme\.cpln-local\.invalid:6443$/),
         oidcProviderUrl: expect.stringMatching(/^https:\/\/[0-9a-f]{12}\.oidc\.acme\.cpln-local\.invalid$/),
       },
     },
     patch: { spec: { version: "1.30.3" } },
-    patched: { spec: { version: "1.30.3", provider: { generic: { nodePools: [{ name: "pool-a" }] } } } },
+    patched: {
+      spec: {
+        version: "1.30.3",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool-a" }] } },
+      },
+    },
   },
   {
     kind: "auditctx",
