@@ -28,7 +28,10 @@ export interface ActionContract {
 export interface EndpointContract {
   readonly method: "GET" | "POST";
   readonly on: "item" | "collection";
-  /** A path parameter after the endpoint's name (`-instructions/{provider}`), with the values it takes. */
+  /**
+   * A path parameter after the endpoint's name (`-instructions/{provider}`), with the values it takes: served as one
+   * path per value (`-instructions/aws`, ...), so an unknown value is an unknown path (404).
+   */
   readonly param?: { readonly name: string; readonly description: string; readonly values: readonly string[] };
   readonly summary: string;
   readonly description?: string;

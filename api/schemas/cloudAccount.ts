@@ -74,7 +74,10 @@ export const cloudAccountInstructions = lazy(() =>
       message: z.string().describe("What to set up at the provider."),
       data: z
         .looseObject({
-          cli: z.string().optional().describe("Shell commands of the provider's own CLI that set it up."),
+          cli: z
+            .array(z.string())
+            .optional()
+            .describe("Shell commands of the provider's own CLI that set it up, in order (the CLI prints each)."),
         })
         .describe("Provider-specific values (`cli`: the commands)."),
     })

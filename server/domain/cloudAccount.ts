@@ -29,7 +29,7 @@ function statusOf(record: JsonObject, now: string): JsonObject {
   };
 }
 
-/** Emulated setup instructions per provider (the CLI prints `message`, then `data.cli` when present). */
+/** Emulated setup instructions per provider (the CLI prints `message`, then each command of `data.cli`). */
 const INSTRUCTIONS: Readonly<Record<CloudAccountProvider, (org: string) => JsonObject>> = {
   aws: (org) => ({
     message:
@@ -39,7 +39,7 @@ const INSTRUCTIONS: Readonly<Record<CloudAccountProvider, (org: string) => JsonO
       cli: [
         `aws iam create-role --role-name cpln-${org} --assume-role-policy-document '{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::000000000000:root"},"Action":"sts:AssumeRole"}]}'`,
         `aws iam attach-role-policy --role-name cpln-${org} --policy-arn arn:aws:iam::aws:policy/ReadOnlyAccess`,
-      ].join("\n"),
+      ],
     },
   }),
   gcp: (org) => ({
@@ -48,9 +48,8 @@ const INSTRUCTIONS: Readonly<Record<CloudAccountProvider, (org: string) => JsonO
       "account with the project id (--project-id). cpln-local emulates this answer: the service account below is a placeholder.",
     data: {
       cli: [
-        "gcloud projects add-iam-policy-binding PROJECT_ID \\",
-        `  --member serviceAccount:cpln-${org}@cpln-local.invalid --role roles/viewer`,
-      ].join("\n"),
+        `gcloud projects add-iam-policy-binding PROJECT_ID --member serviceAccount:cpln-${org}@cpln-local.invalid --role roles/viewer`,
+      ],
     },
   }),
   azure: (org) => ({

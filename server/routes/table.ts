@@ -426,54 +426,49 @@ interface EndpointPlaces {
   readonly scopeParams?: readonly RouteParam[];
 }
 
-/** The routes of a kind's endpoints (`KindDescriptor.endpoints`): GET or POST, on an object or on the collection. */
+/**
+ * The routes of a kind's endpoints (`KindDescriptor.endpoints`): GET or POST, on an object or on the collection. An
+ * endpoint with a path parameter is served as one path per value (`-instructions/aws`, `-instructions/gcp`, ...): a
+ * `{param}` there would make the path ambiguous with the object's own `{name}/-<endpoint>` paths.
+ */
 function endpointRoutes(records: RecordService, kind: Kind, places: EndpointPlaces): Route[] {
   const Name = pascal(kind);
   const routes: Route[] = [];
   for (const [name, spec] of Object.entries(kinds[kind].endpoints ?? {})) {
     const onItem = spec.on === "item";
     if (!onItem && places.base === undefined) throw new Error(`${kind} has no collection for -${name}`);
-    const param = spec.param;
-    const pathParam: RouteParam[] = param
-      ? [
-          {
-            name: param.name,
-            description: param.description,
-            schema: () => ({ type: "string", enum: [...param.values] }),
-          },
-        ]
-      : [];
-    const path = `${onItem ? places.item : String(places.base)}/-${name}${param ? `/{${param.name}}` : ""}`;
     const request = spec.request;
-    const Op = name.charAt(0).toUpperCase() + name.slice(1);
-    routes.push({
-      method: spec.method,
-      path,
-      operationId: `${spec.method === "GET" ? "get" : "post"}${Name}${Op}`,
-      summary: spec.summary,
-      ...(spec.description !== undefined ? { description: spec.description } : {}),
-      tags: [kind],
-      params: [...(onItem ? places.itemParams : (places.scopeParams ?? [])), ...pathParam],
-      ...(request ? { body: named(request.name, "input", request.schema) } : {}),
-      ...(spec.rules ? { rules: spec.rules } : {}),
-      responses: [
-        {
-          status: spec.response.status,
-          description: spec.response.description,
-          body: named(spec.response.name, "output", spec.response.schema),
+    const values: readonly (string | undefined)[] = spec.param ? spec.param.values : [undefined];
+    for (const value of values) {
+      const path = `${onItem ? places.item : String(places.base)}/-${name}${value === undefined ? "" : `/${value}`}`;
+      routes.push({
+        method: spec.method,
+        path,
+        operationId: `${spec.method === "GET" ? "get" : "post"}${Name}${pascal(name)}${value === undefined ? "" : pascal(value)}`,
+        summary: value === undefined ? spec.summary : `${spec.summary}: ${value}`,
+        ...(spec.description !== undefined ? { description: spec.description } : {}),
+        tags: [kind],
+        params: onItem ? places.itemParams : (places.scopeParams ?? []),
+        ...(request ? { body: named(request.name, "input", request.schema) } : {}),
+        ...(spec.rules ? { rules: spec.rules } : {}),
+        responses: [
+          {
+            status: spec.response.status,
+            description: spec.response.description,
+            body: named(spec.response.name, "output", spec.response.schema),
+          },
+        ],
+        errors: request ? [400, 401, 403, 404, 413, 415] : [400, 401, 403, 404],
+        auth: "required",
+        handler: async (req, reply) => {
+          const answer = await records.endpoint(callOf(req), kind, onItem ? places.key(req) : undefined, name, {
+            ...(value !== undefined ? { param: value } : {}),
+            ...(request ? { body: req.body } : {}),
+          });
+          return reply.code(spec.response.status).send(answer);
         },
-      ],
-      errors: request ? [400, 401, 403, 404, 413, 415] : [400, 401, 403, 404],
-      auth: "required",
-      handler: async (request_, reply) => {
-        const params = paramsOf(request_);
-        const answer = await records.endpoint(callOf(request_), kind, onItem ? places.key(request_) : undefined, name, {
-          ...(param ? { param: params[param.name] ?? "" } : {}),
-          ...(request ? { body: request_.body } : {}),
-        });
-        return reply.code(spec.response.status).send(answer);
-      },
-    });
+      });
+    }
   }
   return routes;
 }
