@@ -5,8 +5,8 @@ import { providers } from "../provider/dynamic.js";
 export interface ServiceAccountKeyArgs {
   /** Name of the service account. Changing it replaces the key. */
   serviceAccount: pulumi.Input<string>;
-  /** Description of the key (the server uses the key's name when omitted). Changing it replaces the key. */
-  description?: pulumi.Input<string>;
+  /** Description of the key (required by the API). Changing it replaces the key. */
+  description: pulumi.Input<string>;
   /** Org; defaults to the `cpln:org` stack config, then `CPLN_ORG`. Changing it replaces the key. */
   org?: pulumi.Input<string>;
 }

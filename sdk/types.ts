@@ -563,6 +563,12 @@ export type QueryCloudAccountsResult = {
       href: string;
     }[];
     data?: Record<string, unknown>;
+    status?: {
+      [x: string]: unknown;
+      usable?: boolean;
+      lastChecked?: string;
+      lastError?: string;
+    };
     description?: string;
     tags?: Record<string, string | number | boolean | null>;
   }[];
@@ -806,6 +812,12 @@ export type CloudAccount = {
     href: string;
   }[];
   data?: Record<string, unknown>;
+  status?: {
+    [x: string]: unknown;
+    usable?: boolean;
+    lastChecked?: string;
+    lastError?: string;
+  };
   description?: string;
   tags?: Record<string, string | number | boolean | null>;
 };
@@ -1169,7 +1181,7 @@ export interface CplnClientApi {
   getMk8sJoinScript(name: string, joinOptions?: JoinOptions, options?: CallOptions): Promise<Mk8sJoinResponse>;
   listServiceAccounts(options?: CallOptions): Promise<ServiceAccount[]>;
   /** Adds a key; the response is the only time the secret `key` is returned. Never retried after a cut. */
-  addServiceAccountKey(name: string, description?: string, options?: CallOptions): Promise<ServiceAccountKey>;
+  addServiceAccountKey(name: string, description: string, options?: CallOptions): Promise<ServiceAccountKey>;
   listGroups(options?: CallOptions): Promise<Group[]>;
   getGroupAccessReport(name: string, options?: CallOptions): Promise<AccessReport>;
   /** `GET <selfLink>/-accessreport`: who may act on the object. */

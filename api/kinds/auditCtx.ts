@@ -1,5 +1,6 @@
 import { catalogOf } from "./catalogs.js";
 import { auditCtx, auditCtxCreate, auditCtxPatch } from "../schemas/auditCtx.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `auditctx`. */
@@ -9,6 +10,9 @@ export const auditCtxKind: KindDescriptor = {
   permissions: catalogOf("auditctx"),
   queryProperties: ["origin"],
   rels: [],
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   schemas: {
     record: () => auditCtx(),
     create: () => auditCtxCreate(),

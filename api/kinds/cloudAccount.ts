@@ -1,5 +1,12 @@
 import { catalogOf } from "./catalogs.js";
-import { cloudAccount, cloudAccountCreate, cloudAccountPatch } from "../schemas/cloudAccount.js";
+import {
+  cloudAccount,
+  cloudAccountCreate,
+  cloudAccountInstructions,
+  cloudAccountPatch,
+  cloudAccountProviders,
+} from "../schemas/cloudAccount.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `cloudaccount`. */
@@ -9,6 +16,27 @@ export const cloudAccountKind: KindDescriptor = {
   permissions: catalogOf("cloudaccount"),
   queryProperties: ["provider"],
   rels: [],
+  endpoints: {
+    eventlog: eventlogEndpoint,
+    instructions: {
+      method: "GET",
+      on: "collection",
+      param: {
+        name: "provider",
+        description: "The cloud provider (aws, azure, gcp, ngs).",
+        values: cloudAccountProviders,
+      },
+      summary:
+        "How to set up an account of the provider for Control Plane (what `cpln cloudaccount create-* --how` prints)",
+      description: "Needs `create` on cloud accounts. cpln-local's answer names no real Control Plane account.",
+      response: {
+        name: "CloudAccountInstructions",
+        description: "Instructions",
+        status: 200,
+        schema: () => cloudAccountInstructions(),
+      },
+    },
+  },
   schemas: {
     record: () => cloudAccount(),
     create: () => cloudAccountCreate(),

@@ -1,6 +1,7 @@
 import { catalogOf } from "./catalogs.js";
 import { queryTerms, valueSet } from "../patch/rules.js";
 import { group, groupCreate, groupPatch } from "../schemas/group.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `group`. */
@@ -10,6 +11,9 @@ export const groupKind: KindDescriptor = {
   permissions: catalogOf("group"),
   queryProperties: ["origin"],
   rels: [],
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   schemas: {
     record: () => group(),
     create: () => groupCreate(),

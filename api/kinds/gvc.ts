@@ -1,5 +1,6 @@
 import { catalogOf } from "./catalogs.js";
 import { gvc, gvcCreate, gvcPatch } from "../schemas/gvc.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `gvc`. */
@@ -9,6 +10,9 @@ export const gvcKind: KindDescriptor = {
   permissions: catalogOf("gvc"),
   queryProperties: [],
   rels: [],
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   schemas: {
     record: () => gvc(),
     create: () => gvcCreate(),

@@ -1,5 +1,6 @@
 import { catalogOf } from "./catalogs.js";
 import { location, locationCreate, locationPatch } from "../schemas/location.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `location`. */
@@ -9,6 +10,9 @@ export const locationKind: KindDescriptor = {
   permissions: catalogOf("location"),
   queryProperties: ["origin", "provider", "region"],
   rels: [],
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   schemas: {
     record: () => location(),
     create: () => locationCreate(),

@@ -1,5 +1,6 @@
 import { catalogOf } from "./catalogs.js";
-import { mk8s, mk8sCreate, mk8sJoinRequest, mk8sJoinResponse, mk8sPatch } from "../schemas/mk8s.js";
+import { mk8s, mk8sCacerts, mk8sCreate, mk8sJoinRequest, mk8sJoinResponse, mk8sPatch } from "../schemas/mk8s.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `mk8s`. */
@@ -25,6 +26,18 @@ export const mk8sKind: KindDescriptor = {
           issue: /^Join scripts exist only for generic and hetzner clusters; .*$/,
         },
       ],
+    },
+  },
+  endpoints: {
+    eventlog: eventlogEndpoint,
+    cacerts: {
+      method: "GET",
+      on: "item",
+      summary: "The CA certificates of the cluster's API server (what a kubeconfig's certificate-authority-data holds)",
+      description:
+        "cpln-local answers with a self-signed Ed25519 CA certificate in PEM, the same for a cluster on every call of " +
+        "one server; the emulated cluster has no API server, so the CA signs nothing.",
+      response: { name: "Mk8sCacerts", description: "PEM certificates", status: 200, schema: () => mk8sCacerts() },
     },
   },
   schemas: {

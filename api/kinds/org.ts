@@ -1,5 +1,6 @@
 import { catalogOf } from "./catalogs.js";
 import { org, orgPatch } from "../schemas/org.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `org`. */
@@ -10,6 +11,9 @@ export const orgKind: KindDescriptor = {
   queryProperties: [],
   rels: [],
   singleton: true,
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   schemas: {
     record: () => org(),
     patch: () => orgPatch(),

@@ -1,6 +1,7 @@
 import { catalogOf } from "./catalogs.js";
 import { bindingSet, queryTerms, valueSet } from "../patch/rules.js";
 import { policy, policyCreate, policyPatch } from "../schemas/policy.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `policy`. */
@@ -10,6 +11,9 @@ export const policyKind: KindDescriptor = {
   permissions: catalogOf("policy"),
   queryProperties: ["origin", "targetKind"],
   rels: [],
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   schemas: {
     record: () => policy(),
     create: () => policyCreate(),

@@ -7,6 +7,7 @@ import {
   serviceAccountKeyCreate,
   serviceAccountPatch,
 } from "../schemas/serviceAccount.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `serviceaccount`. */
@@ -22,6 +23,9 @@ export const serviceAccountKind: KindDescriptor = {
       request: { name: "ServiceAccountKeyCreate", schema: () => serviceAccountKeyCreate() },
       response: { name: "ServiceAccountKey", description: "The new key (secret)", schema: () => serviceAccountKey() },
     },
+  },
+  endpoints: {
+    eventlog: eventlogEndpoint,
   },
   schemas: {
     record: () => serviceAccount(),

@@ -21,6 +21,28 @@ export interface ActionContract {
 }
 
 /**
+ * The contract of an endpoint of a kind other than its actions: `GET .../{name}/-<endpoint>` (`on: "item"`) or
+ * `GET|POST <collection>/-<endpoint>[/{param}]` (`on: "collection"`). It reads or answers without changing any object
+ * (eventlogs, a cluster's CA certificates, setup instructions, invitations, volume-set commands).
+ */
+export interface EndpointContract {
+  readonly method: "GET" | "POST";
+  readonly on: "item" | "collection";
+  /**
+   * A path parameter after the endpoint's name (`-instructions/{provider}`), with the values it takes: served as one
+   * path per value (`-instructions/aws`, ...), so an unknown value is an unknown path (404).
+   */
+  readonly param?: { readonly name: string; readonly description: string; readonly values: readonly string[] };
+  readonly summary: string;
+  readonly description?: string;
+  /** Body of a POST (required: a POST without one is a 400 naming its fields). */
+  readonly request?: NamedBody;
+  readonly response: NamedBody & { readonly description: string; readonly status: 200 | 201 };
+  /** Refusals JSON Schema cannot state (`x-cpln-rules` of the operation). */
+  readonly rules?: readonly DocumentedRule[];
+}
+
+/**
  * Everything the contract says about one kind, in one place: routes, the OpenAPI document, the client's tables, the
  * patch engine and authorization read these descriptors and never name a kind themselves. Schemas are getters
  * (`() => volumeSet()`): no zod object is built at module load, and a descriptor may be loaded before its schema
@@ -61,4 +83,6 @@ export interface KindDescriptor {
   /** Creating one may be attempted without credentials (the API document's empty security alternative). */
   readonly anonymousCreate?: boolean;
   readonly actions?: Readonly<Record<string, ActionContract>>;
+  /** Endpoints by name (the path segment after `-`); the server implements each (checked when its rules are built). */
+  readonly endpoints?: Readonly<Record<string, EndpointContract>>;
 }

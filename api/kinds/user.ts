@@ -1,5 +1,6 @@
 import { catalogOf } from "./catalogs.js";
-import { user, userCreate, userPatch } from "../schemas/user.js";
+import { user, userCreate, userInvite, userInviteResponse, userPatch } from "../schemas/user.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `user`. */
@@ -9,6 +10,25 @@ export const userKind: KindDescriptor = {
   permissions: catalogOf("user"),
   queryProperties: ["email", "idp"],
   rels: [],
+  endpoints: {
+    eventlog: eventlogEndpoint,
+    invite: {
+      method: "POST",
+      on: "collection",
+      summary: "Invite users to the org by email (what `cpln user invite` sends)",
+      description:
+        "Needs `invite` on users. Each email gets an invitation id, or an error when a user with that email is " +
+        "already in the org; cpln-local sends no email and keeps no invitation.",
+      request: { name: "UserInvite", schema: () => userInvite() },
+      response: {
+        name: "UserInviteResponse",
+        description: "Invitations",
+        status: 200,
+        schema: () => userInviteResponse(),
+      },
+      rules: [{ rule: "groupLink, when given, names a group of the org.", issue: /^names no group of org .*$/ }],
+    },
+  },
   schemas: {
     record: () => user(),
     create: () => userCreate(),

@@ -26,6 +26,14 @@ export const cloudAccount = lazy(() =>
       ...recordShape("cloudaccount"),
       provider: z.enum(cloudAccountProviders).describe("Cloud provider. Read-only."),
       data: data().optional(),
+      status: z
+        .looseObject({
+          usable: z.boolean().optional().describe("Whether Control Plane can use the account."),
+          lastChecked: z.string().optional().describe("When the account was last checked."),
+          lastError: z.string().optional().describe("The error of the last check, if it failed."),
+        })
+        .optional()
+        .describe("Server-maintained state: the result of the last check of the account."),
     })
     .describe("Access to an account at a cloud provider."),
 );
@@ -54,4 +62,24 @@ export const cloudAccountPatch = lazy(() =>
       provider: echoOnly(z.enum(cloudAccountProviders).optional().describe("Read-only; must equal the current value.")),
     },
   ).describe("Body of PATCH /org/{org}/cloudaccount/{name}."),
+);
+
+/**
+ * `GET /org/{org}/cloudaccount/-instructions/{provider}`: how to set up an account of the provider (`Instructions` of
+ * controlplane-com/types-ts `src/interfaces/cloudaccount.ts`; the CLI prints `message` and `data.cli`).
+ */
+export const cloudAccountInstructions = lazy(() =>
+  z
+    .looseObject({
+      message: z.string().describe("What to set up at the provider."),
+      data: z
+        .looseObject({
+          cli: z
+            .array(z.string())
+            .optional()
+            .describe("Shell commands of the provider's own CLI that set it up, in order (the CLI prints each)."),
+        })
+        .describe("Provider-specific values (`cli`: the commands)."),
+    })
+    .describe("How to set up a cloud account of a provider."),
 );

@@ -56,6 +56,23 @@ export const mk8sProviders = [
 export type Mk8sProvider = (typeof mk8sProviders)[number];
 
 /**
+ * The locations that may host a generic cluster's control plane: `GenericProvider.location` of
+ * controlplane-com/types-ts `src/interfaces/mk8sGeneric.ts` (25f7399); recorded in `fidelity/facts/mk8s.json`.
+ */
+export const mk8sGenericLocations = [
+  "aws-eu-central-1",
+  "aws-us-east-2",
+  "aws-us-west-2",
+  "gcp-me-west1",
+  "gcp-us-east1",
+] as const;
+
+/** Fields a provider's configuration requires (terraform-provider-cpln: `generic_provider.location` is Required). */
+export const mk8sProviderRequired: Readonly<Partial<Record<Mk8sProvider, readonly string[]>>> = {
+  generic: ["location"],
+};
+
+/**
  * A node pool. Its name lands in join scripts run as root, so what is written follows the name rule (`checked`);
  * records read back (`checked` false) only need a non-empty name.
  */
@@ -99,6 +116,19 @@ function providerObject(strict: boolean) {
             message: `unknown provider '${key}' (one of ${mk8sProviders.join(", ")})`,
             path: [key],
           });
+          continue;
+        }
+        if (keys.length !== 1) continue;
+        const config = value[key] as Record<string, unknown> | null | undefined;
+        for (const field of mk8sProviderRequired[key as Mk8sProvider] ?? []) {
+          const given = config?.[field];
+          if (typeof given !== "string" || given === "") {
+            ctx.addIssue({
+              code: "custom",
+              message: `is required for a ${key} cluster (a non-empty string)`,
+              path: [key, field],
+            });
+          }
         }
       }
     })
@@ -106,7 +136,25 @@ function providerObject(strict: boolean) {
     .register(
       crossFieldRules(),
       strict
-        ? { minProperties: 1, maxProperties: 1, propertyNames: { enum: [...mk8sProviders] } }
+        ? {
+            minProperties: 1,
+            maxProperties: 1,
+            propertyNames: { enum: [...mk8sProviders] },
+            // A provider's required fields (its configuration's schema stays `additionalProperties`).
+            dependentSchemas: Object.fromEntries(
+              Object.entries(mk8sProviderRequired).map(([provider, fields]) => [
+                provider,
+                {
+                  properties: {
+                    [provider]: {
+                      required: [...fields],
+                      properties: Object.fromEntries(fields.map((f) => [f, { type: "string", minLength: 1 }])),
+                    },
+                  },
+                },
+              ]),
+            ),
+          }
         : { minProperties: 1, maxProperties: 1 },
     );
 }
@@ -153,6 +201,19 @@ export const mk8s = lazy(() =>
     .describe("A managed Kubernetes cluster."),
 );
 export type Mk8s = z.infer<ReturnType<typeof mk8s>>;
+
+/** `GET /org/{org}/mk8s/{name}/-cacerts` (`CacertsRes` of controlplane-com/types-ts `src/interfaces/mk8sCommon.ts`). */
+export const mk8sCacerts = lazy(() =>
+  z
+    .looseObject({
+      cacerts: z
+        .string()
+        .describe(
+          "PEM certificates of the cluster's certificate authority (a kubeconfig's certificate-authority-data).",
+        ),
+    })
+    .describe("The CA certificates of a cluster's API server."),
+);
 
 export const mk8sCreate = lazy(() =>
   z

@@ -56,7 +56,14 @@ export const serviceAccountPatch = lazy(() =>
 
 /** Body of POST /org/{org}/serviceaccount/{name}/-addKey. */
 export const serviceAccountKeyCreate = lazy(() =>
-  z.strictObject({ description: description().optional() }).describe("Body of POST .../serviceaccount/{name}/-addKey."),
+  z
+    .strictObject({
+      description: description().describe(
+        "Description of the key (required: controlplane-com/types-ts ServiceAccountKey.description, the CLI's " +
+          "add-key --description and terraform-provider-cpln's cpln_service_account_key.description are required).",
+      ),
+    })
+    .describe("Body of POST .../serviceaccount/{name}/-addKey."),
 );
 
 /** Response of -addKey: the only time `key` is returned. */

@@ -1,5 +1,6 @@
 import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
+import { apiError } from "../errors.js";
 import { lazy } from "../lazy.js";
 import {
   description,
@@ -48,4 +49,32 @@ export const userPatch = lazy(() =>
     email: echoOnly(z.string().optional().describe("Read-only.")),
     idp: echoOnly(z.string().optional().describe("Read-only.")),
   }).describe("Body of PATCH /org/{org}/user/{email}."),
+);
+
+/** Body of `POST /org/{org}/user/-invite` (`InviteRequest` of controlplane-com/types-ts, plus the CLI's `groupLink`). */
+export const userInvite = lazy(() =>
+  z
+    .strictObject({
+      emails: z
+        .array(z.email("must be an email address").max(EMAIL_MAX))
+        .min(1)
+        .max(100)
+        .describe("Email addresses to invite (1 to 100)."),
+      groupLink: z
+        .string()
+        .min(1)
+        .optional()
+        .describe("A group the invited users join when they accept (//group/NAME)."),
+    })
+    .describe("Body of POST /org/{org}/user/-invite."),
+);
+
+/** Answer of `-invite` (`InviteResponse` of controlplane-com/types-ts): per email, an invitation or an error. */
+export const userInviteResponse = lazy(() =>
+  z
+    .looseObject({
+      invitations: z.record(z.string(), z.string()).describe("Invitation id by email."),
+      errors: z.record(z.string(), apiError()).describe("Why an email was not invited, by email."),
+    })
+    .describe("The invitations sent."),
 );

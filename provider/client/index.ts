@@ -285,14 +285,10 @@ export class CplnClient {
   }
 
   /** Adds a key; the response is the only time the secret `key` is returned. Never retried after a cut. */
-  async addServiceAccountKey(name: string, description?: string, options?: CallOptions): Promise<ServiceAccountKey> {
-    const body = description === undefined ? {} : { description };
-    return this.call(
-      "POST",
-      `${selfLink(this.orgOf(options), "serviceaccount", name)}/-addKey`,
-      serviceAccountKey(),
-      body,
-    );
+  async addServiceAccountKey(name: string, description: string, options?: CallOptions): Promise<ServiceAccountKey> {
+    return this.call("POST", `${selfLink(this.orgOf(options), "serviceaccount", name)}/-addKey`, serviceAccountKey(), {
+      description,
+    });
   }
 
   async listGroups(options?: CallOptions): Promise<Group[]> {

@@ -26,9 +26,7 @@ import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./t
 export const serviceAccountKeyInputs = lazy(() =>
   z.strictObject({
     serviceAccount: name().describe("Name of the service account the key belongs to. Changing it replaces the key."),
-    description: description()
-      .optional()
-      .describe("Description of the key (the server uses the key's name when omitted). Changing it replaces the key."),
+    description: description().describe("Description of the key (required by the API). Changing it replaces the key."),
     org: orgInput("service account"),
   }),
 );
@@ -53,8 +51,7 @@ export type ServiceAccountKeyOutputs = z.infer<ReturnType<typeof serviceAccountK
 
 const fields: FieldRules<ServiceAccountKeyInputs> = {
   serviceAccount: { replace: true },
-  // Omitted: the server names it after the key, which is not known before create; leaving it out is no change.
-  description: { replace: true, whenOmitted: "unmanaged" },
+  description: { replace: true },
   org: { replace: true },
 };
 

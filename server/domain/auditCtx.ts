@@ -1,4 +1,5 @@
 import { builtinMessage, isBuiltin } from "./common.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindServerRules } from "./rules.js";
 
 /**
@@ -10,6 +11,9 @@ import type { KindServerRules } from "./rules.js";
  */
 export const auditCtxRules: KindServerRules = {
   kind: "auditctx",
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   readOnly: ["origin"],
   immutable: [],
   preserved: ["status"],

@@ -1,10 +1,14 @@
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { builtinMessage, fullLinks, isBuiltin, pick } from "./common.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindServerRules } from "./rules.js";
 
 /** Groups: members are stored as full links; builtin groups keep editable membership but cannot be deleted. */
 export const groupRules: KindServerRules = {
   kind: "group",
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   readOnly: ["origin"],
   immutable: [],
   preserved: [],

@@ -1,6 +1,7 @@
 import { conflict } from "../errors.js";
 import { pick } from "./common.js";
 import { createQuota, quotaDefinitions } from "./quota.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindServerRules } from "./rules.js";
 
 /** The kinds that live inside a gvc: a gvc holding any of them cannot be deleted (409 InUse). */
@@ -9,6 +10,9 @@ const GVC_CHILDREN = ["volumeset"] as const;
 /** GVCs: creating one adds its per-gvc quotas; deleting one removes them, and needs the gvc to be empty. */
 export const gvcRules: KindServerRules = {
   kind: "gvc",
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   readOnly: ["alias"],
   immutable: [],
   preserved: ["status"],

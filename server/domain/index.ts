@@ -39,6 +39,13 @@ export function rulesOf(kind: Kind, server: KindServerRules): KindRules {
       `The actions of ${kind} differ: the contract has [${contractActions.join(", ")}], the server [${serverActions.join(", ")}]`,
     );
   }
+  const contractEndpoints = Object.keys(contract.endpoints ?? {}).sort();
+  const serverEndpoints = Object.keys(server.endpoints ?? {}).sort();
+  if (contractEndpoints.join() !== serverEndpoints.join()) {
+    throw new Error(
+      `The endpoints of ${kind} differ: the contract has [${contractEndpoints.join(", ")}], the server [${serverEndpoints.join(", ")}]`,
+    );
+  }
   return {
     ...server,
     record: contract.schemas.record,

@@ -1,5 +1,6 @@
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindServerRules } from "./rules.js";
 
 /** Tags the server sets on builtin locations; they survive `$replace/tags` and `tag: null`. */
@@ -11,6 +12,9 @@ export const SERVER_LOCATION_TAGS = ["cpln/city", "cpln/country", "cpln/continen
  */
 export const locationRules: KindServerRules = {
   kind: "location",
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   readOnly: ["origin", "provider", "region"],
   immutable: [],
   preserved: ["status"],

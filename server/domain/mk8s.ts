@@ -1,10 +1,13 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { ErrorCode, issuesFromZod } from "../../api/errors.js";
-import { mk8sJoinRequest, mk8sProviderName } from "../../api/schemas/mk8s.js";
+import type { Issue } from "../../api/errors.js";
+import { mk8sGenericLocations, mk8sJoinRequest, mk8sProviderName } from "../../api/schemas/mk8s.js";
 import { ApiFailure, badRequest } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject, pick } from "./common.js";
-import type { KindServerRules } from "./rules.js";
+import { eventlogEndpoint } from "./eventlog.js";
+import type { KindEndpoint, KindServerRules, RuleContext } from "./rules.js";
+import { ed25519FromSeed, selfSignedCaPem } from "./x509.js";
 
 /** Providers whose nodes the customer joins, and the provider fields holding their joinable node pools. */
 const JOINABLE_POOLS: Readonly<Record<string, readonly string[]>> = {
@@ -92,6 +95,62 @@ function statusOf(org: string, record: JsonObject): JsonObject {
   };
 }
 
+/** The secret the emulated CAs' keys are derived from: one per process, so a cluster's CA is stable per server run. */
+const CA_SECRET = randomBytes(32);
+
+/** How long an emulated cluster CA is valid (ten years from the cluster's creation, as kubeadm-style CAs are). */
+const CA_VALIDITY_MS = 10 * 365 * 24 * 3600 * 1000;
+
+/** `-cacerts`: the cluster's emulated CA certificate (PEM), derived from the cluster's id and created time. */
+const cacertsEndpoint: KindEndpoint = {
+  permission: "view",
+  run(ctx) {
+    const record = ctx.record ?? {};
+    const id = String(record["id"]);
+    const seed = createHmac("sha256", CA_SECRET).update(`mk8s-ca:${ctx.org}:${id}`).digest();
+    const serial = createHmac("sha256", CA_SECRET).update(`mk8s-serial:${ctx.org}:${id}`).digest().subarray(0, 16);
+    serial[0] = ((serial[0] as number) & 0x7f) | 0x01;
+    const created = new Date(String(record["created"]));
+    const notBefore = Number.isNaN(created.getTime()) ? new Date(ctx.now) : created;
+    const pem = selfSignedCaPem({
+      commonName: `${String(record["alias"] ?? record["name"])}-ca (cpln-local emulated mk8s ${String(record["name"])})`,
+      serial,
+      notBefore,
+      notAfter: new Date(notBefore.getTime() + CA_VALIDITY_MS),
+      privateKey: ed25519FromSeed(seed),
+    });
+    return { cacerts: pem };
+  },
+};
+
+/**
+ * A generic cluster's control plane is hosted in a location of the org that can host one (`location` required:
+ * terraform-provider-cpln `generic_provider.location`; the hosting locations: types-ts `GenericProvider.location`).
+ */
+async function genericLocationIssues(record: JsonObject, ctx: RuleContext): Promise<Issue[]> {
+  const spec = isObject(record["spec"]) ? record["spec"] : {};
+  const providers = isObject(spec["provider"]) ? spec["provider"] : {};
+  if (mk8sProviderName({ provider: providers }) !== "generic") return [];
+  const config = isObject(providers["generic"]) ? providers["generic"] : {};
+  const path = "spec.provider.generic.location";
+  const location = config["location"];
+  if (typeof location !== "string" || location === "") {
+    return [{ path, message: "is required for a generic cluster (a non-empty string)" }];
+  }
+  if (!(await ctx.tx.get(ctx.org, "location", "", location))) {
+    return [{ path, message: `names no location of org ${ctx.org} ('${location}')` }];
+  }
+  if (!(mk8sGenericLocations as readonly string[]).includes(location)) {
+    return [
+      {
+        path,
+        message: `location '${location}' cannot host a generic cluster (one of ${mk8sGenericLocations.join(", ")})`,
+      },
+    ];
+  }
+  return [];
+}
+
 /**
  * mk8s clusters: `spec.provider` has exactly one key naming the provider. `-join` returns a bash script for the
  * providers whose nodes the customer brings (generic, hetzner); other providers' nodes are provisioned by the
@@ -99,6 +158,10 @@ function statusOf(org: string, record: JsonObject): JsonObject {
  */
 export const mk8sRules: KindServerRules = {
   kind: "mk8s",
+  endpoints: {
+    eventlog: eventlogEndpoint,
+    cacerts: cacertsEndpoint,
+  },
   readOnly: ["alias"],
   immutable: [],
   preserved: ["status"],
@@ -107,6 +170,7 @@ export const mk8sRules: KindServerRules = {
     const record: JsonObject = { alias, ...pick(body, ["spec"]) };
     return { ...record, status: statusOf(ctx.org, record) };
   },
+  validate: genericLocationIssues,
   // The status follows the spec (the home location is the provider's location).
   afterPatch: (_previous, next, ctx) => ({ ...next, status: statusOf(ctx.org, next) }),
   actions: {

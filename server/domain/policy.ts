@@ -1,6 +1,7 @@
 import { policyIssues, type PolicyRules } from "../../api/schemas/policy.js";
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { builtinMessage, fullLinks, isBuiltin, isObject, pick } from "./common.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindServerRules } from "./rules.js";
 
 /** Stored policies hold full links (`/org/o/group/g`) in targetLinks and principalLinks. */
@@ -23,6 +24,9 @@ function normalize(org: string, doc: JsonObject): JsonObject {
  */
 export const policyRules: KindServerRules = {
   kind: "policy",
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   readOnly: ["origin"],
   immutable: ["targetKind"],
   preserved: [],

@@ -719,4 +719,64 @@ export class RecordService {
       return { status: result.status, body: result.body };
     });
   }
+
+  /**
+   * An endpoint of the kind (`KindDescriptor.endpoints`): on an object the caller may view (`key`; 404 otherwise) or
+   * on the collection (`key` undefined), with the endpoint's permission (403 without it). It changes nothing.
+   */
+  async endpoint(
+    call: Call,
+    kind: Kind,
+    key: string | undefined,
+    name: string,
+    request: { param?: string; body?: unknown },
+  ): Promise<JsonObject> {
+    const endpoint = this.rules[kind].endpoints?.[name];
+    const contract = kinds[kind].endpoints?.[name];
+    if (!endpoint || !contract) throw notFound(`endpoint -${name} of ${kind}`);
+    const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
+    let record: JsonObject | undefined;
+    let authz: OrgAuthz;
+    if (key === undefined) {
+      authz = await this.orgAuthz(call);
+      await this.scopeOf(call, kind);
+    } else {
+      const visible = await this.loadVisible(call, kind, key);
+      authz = visible.authz;
+      record = visible.record.doc;
+    }
+    // The path parameter and the body are checked before the permission, which may depend on the body.
+    const param = contract.param;
+    if (param && !param.values.includes(request.param ?? "")) {
+      throw badRequest([{ path: param.name, message: `must be one of ${param.values.join(", ")}` }]);
+    }
+    let body: JsonObject = {};
+    if (contract.request) {
+      const raw = requireObject(request.body, "The request body");
+      const parsed = contract.request.schema().safeParse(raw);
+      if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+      body = parsed.data as JsonObject;
+    }
+    const permission = typeof endpoint.permission === "string" ? endpoint.permission : endpoint.permission(body);
+    if (!authz.can(call.principal, kind, permission, record ?? { kind, links: [] })) {
+      const what = key === undefined ? `${kind} in org ${call.org}` : `${kind} ${key}`;
+      throw forbidden(`Not allowed to use -${name} of ${what} (needs ${permission})`);
+    }
+    const now = new Date().toISOString();
+    const at = key === undefined ? this.collectionOf(call, kind) : selfLink(call.org, kind, key, gvc);
+    const self = `${at}/-${name}${param ? `/${request.param ?? ""}` : ""}`;
+    return this.store.transaction(async (tx) =>
+      endpoint.run({
+        org: call.org,
+        gvc,
+        tx,
+        now,
+        principal: call.principal,
+        ...(record !== undefined ? { record } : {}),
+        self,
+        ...(request.param !== undefined ? { param: request.param } : {}),
+        body,
+      }),
+    );
+  }
 }

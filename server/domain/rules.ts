@@ -37,6 +37,29 @@ export interface KindAction {
   secretResponse?: boolean;
 }
 
+/** What an endpoint (`-eventlog`, `-cacerts`, `-instructions/{provider}`, ...) is run with. */
+export interface EndpointContext extends RuleContext {
+  principal: Principal;
+  /** The object of an item endpoint (absent for a collection endpoint). */
+  record?: JsonObject;
+  /** The path of the endpoint itself (`/org/o/mk8s/k/-cacerts`): a list answer's self link. */
+  self: string;
+  /** The value of the endpoint's path parameter (`aws` of `-instructions/aws`). */
+  param?: string;
+  /** A POST's body (an object; `{}` for a GET). */
+  body: JsonObject;
+}
+
+/** An endpoint of the kind's contract (`KindDescriptor.endpoints`); it answers without changing any object. */
+export interface KindEndpoint {
+  /**
+   * Permission needed on the object (item endpoints, after `view`) or on the kind (collection endpoints); a function
+   * of the checked body when the body decides it (a volume set's `exec.<command>`).
+   */
+  permission: string | ((body: JsonObject) => string);
+  run(ctx: EndpointContext): Promise<JsonObject> | JsonObject;
+}
+
 /** A quota a create consumes: `perGvc` quotas exist once per gvc (dimension gvcLink). */
 export interface QuotaUse {
   name: string;
@@ -105,6 +128,7 @@ export interface KindRules {
   /** Storage scope of a record of an org-scoped kind that still needs several records per name (per-gvc quotas). */
   storageScope?(record: JsonObject): string;
   actions?: Readonly<Record<string, KindAction>>;
+  endpoints?: Readonly<Record<string, KindEndpoint>>;
 }
 
 /** Fields of `KindRules` that come from the kind's contract descriptor (`api/kinds/<kind>.ts`). */

@@ -5,6 +5,7 @@ import { sha256Hex } from "../auth/authn.js";
 import { badRequest, forbidden } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { builtinMessage, isBuiltin, isObject } from "./common.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import type { KindServerRules } from "./rules.js";
 
 function keysOf(record: JsonObject): JsonObject[] {
@@ -25,6 +26,9 @@ export function newServiceAccountKey(): { keyName: string; key: string } {
  */
 export const serviceAccountRules: KindServerRules = {
   kind: "serviceaccount",
+  endpoints: {
+    eventlog: eventlogEndpoint,
+  },
   readOnly: ["origin"],
   immutable: [],
   preserved: [],
@@ -63,7 +67,7 @@ export const serviceAccountRules: KindServerRules = {
         const parsed = serviceAccountKeyCreate().safeParse(ctx.body);
         if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
         const { keyName, key } = newServiceAccountKey();
-        const description = parsed.data.description ?? keyName;
+        const description = parsed.data.description;
         const name = String(ctx.record["name"]);
         await ctx.tx.putCredential({
           id: keyName,

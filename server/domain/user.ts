@@ -1,5 +1,45 @@
+import { randomUUID } from "node:crypto";
+import { normalizeLink, parseLink } from "../../api/links.js";
+import { badRequest } from "../errors.js";
+import type { JsonObject } from "../store/store.js";
 import { pick } from "./common.js";
-import type { KindServerRules } from "./rules.js";
+import { eventlogEndpoint } from "./eventlog.js";
+import type { KindEndpoint, KindServerRules } from "./rules.js";
+
+/**
+ * `POST /org/{org}/user/-invite` (the body is checked against the contract first): an invitation id per email, or
+ * an error for an email that is already a user of the org. cpln-local sends no email and keeps no invitation.
+ */
+const inviteEndpoint: KindEndpoint = {
+  permission: "invite",
+  async run(ctx) {
+    const emails = (ctx.body["emails"] as string[]).map((e) => e.toLowerCase());
+    const groupLink = ctx.body["groupLink"];
+    if (typeof groupLink === "string") {
+      const parsed = parseLink(normalizeLink(ctx.org, groupLink));
+      const group =
+        parsed?.kind === "group" && parsed.org === ctx.org && parsed.name !== undefined
+          ? await ctx.tx.get(ctx.org, "group", "", parsed.name)
+          : undefined;
+      if (!group) throw badRequest([{ path: "groupLink", message: `names no group of org ${ctx.org}` }]);
+    }
+    const invitations: JsonObject = {};
+    const errors: JsonObject = {};
+    for (const email of new Set(emails)) {
+      if (await ctx.tx.get(ctx.org, "user", "", email)) {
+        errors[email] = {
+          status: 409,
+          code: "AlreadyExists",
+          message: `${email} is already a user of org ${ctx.org}`,
+          id: randomUUID(),
+        };
+      } else {
+        invitations[email] = randomUUID();
+      }
+    }
+    return { invitations, errors };
+  },
+};
 
 /**
  * Users are named by their email (the JWT `email` claim names the same principal). The documented catalog has no
@@ -7,6 +47,10 @@ import type { KindServerRules } from "./rules.js";
  */
 export const userRules: KindServerRules = {
   kind: "user",
+  endpoints: {
+    eventlog: eventlogEndpoint,
+    invite: inviteEndpoint,
+  },
   // `name` is the email (set by the server from it).
   readOnly: ["email", "idp", "name"],
   immutable: [],

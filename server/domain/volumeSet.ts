@@ -2,7 +2,36 @@ import { issuesFromZod, type Issue } from "../../api/errors.js";
 import { volumeSetSpec, volumeSetSpecDefaults, volumeSetSpecIssues } from "../../api/schemas/volumeSet.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
-import type { KindServerRules } from "./rules.js";
+import { eventlogEndpoint } from "./eventlog.js";
+import { randomUUID } from "node:crypto";
+import type { KindEndpoint, KindServerRules } from "./rules.js";
+
+/**
+ * `POST .../volumeset/{name}/-command` (the body is checked against the contract first; the permission is
+ * `exec.<type>` of the volume set's catalog): answers 201 with the new command. cpln-local runs no volumes, so the
+ * command stays `pending` and is not kept.
+ */
+const commandEndpoint: KindEndpoint = {
+  permission: (body) => `exec.${String(body["type"])}`,
+  run(ctx) {
+    const id = randomUUID();
+    const volumeSet = ctx.self.slice(0, -"/-command".length);
+    return {
+      id,
+      kind: "command",
+      version: 1,
+      created: ctx.now,
+      lastModified: ctx.now,
+      // No self link: the command is not kept, so no path serves it.
+      links: [{ rel: "volumeset", href: volumeSet }],
+      tags: {},
+      type: ctx.body["type"] as string,
+      lifecycleStage: "pending",
+      spec: ctx.body["spec"] as JsonObject,
+      status: {},
+    };
+  },
+};
 
 function withDefaults(spec: JsonObject): JsonObject {
   return volumeSetSpecDefaults(spec as { performanceClass?: string; fileSystemType?: string }) as JsonObject;
@@ -15,6 +44,10 @@ function withDefaults(spec: JsonObject): JsonObject {
  */
 export const volumeSetRules: KindServerRules = {
   kind: "volumeset",
+  endpoints: {
+    eventlog: eventlogEndpoint,
+    command: commandEndpoint,
+  },
   readOnly: [],
   immutable: ["spec.performanceClass", "spec.fileSystemType"],
   preserved: ["status", "gvc"],

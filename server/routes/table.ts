@@ -416,6 +416,63 @@ function writeRules(records: RecordService, kind: Kind, method: "PATCH" | "PUT")
   ];
 }
 
+/** Where a kind's endpoints are served: its item path and collection path, with their parameters. */
+interface EndpointPlaces {
+  readonly item: string;
+  readonly itemParams: readonly RouteParam[];
+  readonly key: (request: FastifyRequest) => string;
+  /** Absent for a singleton (the org has no collection endpoints). */
+  readonly base?: string;
+  readonly scopeParams?: readonly RouteParam[];
+}
+
+/**
+ * The routes of a kind's endpoints (`KindDescriptor.endpoints`): GET or POST, on an object or on the collection. An
+ * endpoint with a path parameter is served as one path per value (`-instructions/aws`, `-instructions/gcp`, ...): a
+ * `{param}` there would make the path ambiguous with the object's own `{name}/-<endpoint>` paths.
+ */
+function endpointRoutes(records: RecordService, kind: Kind, places: EndpointPlaces): Route[] {
+  const Name = pascal(kind);
+  const routes: Route[] = [];
+  for (const [name, spec] of Object.entries(kinds[kind].endpoints ?? {})) {
+    const onItem = spec.on === "item";
+    if (!onItem && places.base === undefined) throw new Error(`${kind} has no collection for -${name}`);
+    const request = spec.request;
+    const values: readonly (string | undefined)[] = spec.param ? spec.param.values : [undefined];
+    for (const value of values) {
+      const path = `${onItem ? places.item : String(places.base)}/-${name}${value === undefined ? "" : `/${value}`}`;
+      routes.push({
+        method: spec.method,
+        path,
+        operationId: `${spec.method === "GET" ? "get" : "post"}${Name}${pascal(name)}${value === undefined ? "" : pascal(value)}`,
+        summary: value === undefined ? spec.summary : `${spec.summary}: ${value}`,
+        ...(spec.description !== undefined ? { description: spec.description } : {}),
+        tags: [kind],
+        params: onItem ? places.itemParams : (places.scopeParams ?? []),
+        ...(request ? { body: named(request.name, "input", request.schema) } : {}),
+        ...(spec.rules ? { rules: spec.rules } : {}),
+        responses: [
+          {
+            status: spec.response.status,
+            description: spec.response.description,
+            body: named(spec.response.name, "output", spec.response.schema),
+          },
+        ],
+        errors: request ? [400, 401, 403, 404, 413, 415] : [400, 401, 403, 404],
+        auth: "required",
+        handler: async (req, reply) => {
+          const answer = await records.endpoint(callOf(req), kind, onItem ? places.key(req) : undefined, name, {
+            ...(value !== undefined ? { param: value } : {}),
+            ...(request ? { body: req.body } : {}),
+          });
+          return reply.code(spec.response.status).send(answer);
+        },
+      });
+    }
+  }
+  return routes;
+}
+
 /** Every operation served for the kinds of the contract, from the kind descriptors (`api/kinds/`). */
 export function recordRoutes(records: RecordService): Route[] {
   const routes: Route[] = [];
@@ -542,6 +599,7 @@ export function recordRoutes(records: RecordService): Route[] {
         auth: "required",
         handler: async (request) => records.permissions(callOf(request), kind),
       });
+      routes.push(...endpointRoutes(records, kind, { item: "/org/{org}", itemParams: [orgParam], key }));
       continue;
     }
 
@@ -702,6 +760,7 @@ export function recordRoutes(records: RecordService): Route[] {
       auth: "required",
       handler: async (request) => records.accessReport(callOf(request), kind, key(request)),
     });
+    routes.push(...endpointRoutes(records, kind, { item, itemParams, key, base, scopeParams }));
     // The server implements each action of the contract (checked when its rules are assembled).
     for (const [action, spec] of Object.entries(info.actions ?? {})) {
       routes.push({

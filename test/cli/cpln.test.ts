@@ -1,6 +1,7 @@
 // The official Control Plane CLI (`@controlplane/cli`, pinned dev dependency) as the client of cpln-local on
 // 127.0.0.1: every everyday command of the org kinds, asserting the CLI's exit code and the server's state after it.
 import { execFile } from "node:child_process";
+import { X509Certificate } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -316,7 +317,7 @@ describe("everyday commands", () => {
       "-f",
       file(
         "mk8s.yaml",
-        "kind: mk8s\nname: lab\nspec:\n  version: 1.28.4\n  provider:\n    generic:\n      nodePools:\n        - name: general\n        - name: ingress\n",
+        "kind: mk8s\nname: lab\nspec:\n  version: 1.28.4\n  provider:\n    generic:\n      location: aws-eu-central-1\n      nodePools:\n        - name: general\n        - name: ingress\n",
       ),
     );
     expect(await ok("mk8s", "join", "lab", "--type", "join-script")).toMatch(/^#!\/bin\/bash\n[^]*\blab\b/);
@@ -326,6 +327,57 @@ describe("everyday commands", () => {
     const bad = await cpln("mk8s", "join", "lab", "--type", "join-script", "--options", "nodepool=gpu");
     expect(bad.code).not.toBe(0);
     expect(bad.stdout + bad.stderr).toContain("no node pool 'gpu'");
+  });
+
+  it("mk8s kubeconfig --file -: the cluster's server URL and its CA certificate (GET -cacerts)", async () => {
+    const kubeconfig = await ok("mk8s", "kubeconfig", "lab", "--file", "-");
+    const caData = /certificate-authority-data: (\S+)/.exec(kubeconfig)?.[1];
+    expect(caData).toBeDefined();
+    const ca = new X509Certificate(Buffer.from(String(caData), "base64"));
+    expect(ca.ca).toBe(true);
+    expect(ca.verify(ca.publicKey)).toBe(true);
+    const cluster = await json<{ alias: string; status: { serverUrl: string } }>("mk8s", "get", "lab");
+    expect(kubeconfig).toContain(`server: ${cluster.status.serverUrl}`);
+    expect(kubeconfig).toContain(`name: demo/lab/${cluster.alias}`);
+  });
+
+  it("cloudaccount create-aws --how / create-gcp --how print the instructions (GET -instructions/<provider>)", async () => {
+    const aws = await ok("cloudaccount", "create-aws", "--how");
+    expect(aws).toContain("IAM role");
+    expect(aws).toContain("aws iam create-role");
+    const gcp = await ok("cloudaccount", "create-gcp", "--how");
+    expect(gcp).toContain("gcloud projects add-iam-policy-binding");
+  });
+
+  it("user invite --email (POST user/-invite) and eventlog of several kinds (GET -eventlog)", async () => {
+    const invited = await json<{ invitations: Record<string, string>; errors: Record<string, unknown> }>(
+      "user",
+      "invite",
+      "--email",
+      "Someone.New@Example.com",
+      "--group",
+      "team",
+      "--org",
+      "demo",
+    );
+    expect(Object.keys(invited.invitations)).toEqual(["someone.new@example.com"]);
+    expect(invited.errors).toEqual({});
+    for (const [kind, ref] of [
+      ["group", "team"],
+      ["serviceaccount", "robot"],
+      ["mk8s", "lab"],
+      ["cloudaccount", "aws2"],
+    ]) {
+      const log = await json<{ kind: string; itemKind: string; items: unknown[] }>(
+        String(kind),
+        "eventlog",
+        String(ref),
+      );
+      expect({ kind, log }).toEqual({
+        kind,
+        log: expect.objectContaining({ kind: "list", itemKind: "event", items: [] }),
+      });
+    }
   });
 
   it("delete", async () => {

@@ -3,12 +3,14 @@
  * against cpln-local, and against the provider's Check where a fact concerns input. Prints, per source, how many
  * facts hold; any fact that does not hold fails its test.
  */
+import { X509Certificate } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catalogOf, isKind, kinds, type PolicyKind } from "../../api/kinds.js";
 import { checkInputs } from "../../provider/resources/engine.js";
 import { policyDefinition } from "../../provider/resources/policy.js";
+import { serviceAccountKeyDefinition } from "../../provider/resources/serviceAccountKey.js";
 import type { RunningServer } from "../../server/index.js";
-import { ORG, admin, call, bearer, ADMIN_KEY, start } from "../server/helpers.js";
+import { ORG, admin, as, call, bearer, ADMIN_KEY, start } from "../server/helpers.js";
 import { loadFacts, Tally, type Fact } from "./facts.js";
 
 let server: RunningServer;
@@ -312,6 +314,45 @@ describe("mk8s clusters", () => {
       expect(new URL(status["serverUrl"] as string).protocol).toBe("https:");
       expect(new URL(status["oidcProviderUrl"] as string).protocol).toBe("https:");
     },
+    "generic-location": async (fact) => {
+      const path = "spec.provider.generic.location";
+      const issuePaths = (body: unknown) =>
+        (body as { details?: { issues?: { path: string }[] } }).details?.issues?.map((i) => i.path) ?? [];
+      const create = (location: unknown) =>
+        admin(server).post(`/org/${ORG}/mk8s`, {
+          name: unique("k"),
+          spec: { version: "1.31.5", provider: { generic: { ...(location === undefined ? {} : { location }) } } },
+        });
+      // Missing, naming no location, or a location that cannot host one: 400 naming the field, nothing created.
+      for (const location of [undefined, "", "aws-xx-nowhere-9", "gcp-us-west1"]) {
+        const refused = await create(location);
+        expect({ location, status: refused.status, paths: issuePaths(refused.body) }).toEqual({
+          location,
+          status: 400,
+          paths: [path],
+        });
+      }
+      const hosting = (fact["locations"] as string[] | undefined) ?? ["aws-eu-central-1"];
+      for (const location of hosting) {
+        const created = await create(location);
+        expect({ location, status: created.status }).toEqual({ location, status: 201 });
+      }
+      // A patch cannot remove it or move it to a location that does not exist; the cluster stays as it was.
+      const name = unique("k");
+      await admin(server).post(`/org/${ORG}/mk8s`, { name, ...generic("1.31.5") });
+      const before = (await admin(server).get(`/org/${ORG}/mk8s/${name}`)).body;
+      for (const location of [null, "aws-xx-nowhere-9"]) {
+        const patched = await admin(server).patch(`/org/${ORG}/mk8s/${name}`, {
+          spec: { provider: { generic: { location } } },
+        });
+        expect({ location, status: patched.status, paths: issuePaths(patched.body) }).toEqual({
+          location,
+          status: 400,
+          paths: [path],
+        });
+      }
+      expect((await admin(server).get(`/org/${ORG}/mk8s/${name}`)).body).toEqual(before);
+    },
     alias: async () => {
       const name = unique("k");
       const created = await admin(server).post(`/org/${ORG}/mk8s`, { name, ...generic("1.31.5"), alias: "ignored" });
@@ -324,6 +365,312 @@ describe("mk8s clusters", () => {
       expect(echoed.status).toBe(200);
       expect((echoed.body as { alias: unknown }).alias).toBe(alias);
       expect((await admin(server).patch(`/org/${ORG}/mk8s/${name}`, { alias: "other" })).status).toBe(400);
+    },
+  };
+
+  it.each(file.facts.map((f) => [f.id, f] as const))("%s", async (_id, fact) => {
+    const check = checks[String(fact["check"])];
+    expect(check, `no check named ${String(fact["check"])}`).toBeDefined();
+    await tally.check(fact, () => (check as (fact: Fact) => Promise<void>)(fact));
+  });
+});
+
+/** The PEM certificates of a `-cacerts` answer, parsed. */
+function certificatesOf(pem: string): X509Certificate[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----\n[A-Za-z0-9+/=\n]+-----END CERTIFICATE-----\n?/g) ?? [];
+  expect(blocks.join("")).toBe(pem);
+  return blocks.map((block) => new X509Certificate(block));
+}
+
+describe("endpoints the official clients call", () => {
+  const file = loadFacts("endpoints.json");
+  const cluster = unique("kc");
+  const volumeSet = unique("vs");
+  // A principal with view on every kind cpln-local stores, and nothing else.
+  let viewerKey = "";
+
+  beforeAll(async () => {
+    expect(
+      (
+        await admin(server).post(`/org/${ORG}/mk8s`, {
+          name: cluster,
+          spec: { version: "1.31.5", provider: { generic: { location: "aws-eu-central-1" } } },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await admin(server).post(`/org/${ORG}/gvc/default/volumeset`, {
+          name: volumeSet,
+          spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd" },
+        })
+      ).status,
+    ).toBe(201);
+    const sa = unique("viewer");
+    expect((await admin(server).post(`/org/${ORG}/serviceaccount`, { name: sa })).status).toBe(201);
+    const key = await admin(server).post(`/org/${ORG}/serviceaccount/${sa}/-addKey`, { description: "viewer" });
+    viewerKey = (key.body as { key: string }).key;
+    const group = unique("only-view");
+    expect(
+      (await admin(server).post(`/org/${ORG}/group`, { name: group, memberLinks: [`//serviceaccount/${sa}`] })).status,
+    ).toBe(201);
+    for (const kind of Object.keys(kinds)) {
+      const granted = await createPolicy({
+        targetKind: kind,
+        target: "all",
+        bindings: [{ permissions: ["view"], principalLinks: [`//group/${group}`] }],
+      });
+      expect({ kind, status: granted.status }).toEqual({ kind, status: 201 });
+    }
+  });
+
+  /** An object of each kind cpln-local serves: its link (the eventlog's owner). */
+  const objectOf: Record<string, () => string> = {
+    org: () => `/org/${ORG}`,
+    mk8s: () => `/org/${ORG}/mk8s/${cluster}`,
+    user: () => `/org/${ORG}/user/ada@example.com`,
+    cloudaccount: () => `/org/${ORG}/cloudaccount/aws-prod`,
+    gvc: () => `/org/${ORG}/gvc/default`,
+    serviceaccount: () => `/org/${ORG}/serviceaccount/controlplane`,
+    auditctx: () => `/org/${ORG}/auditctx/app-events`,
+    volumeset: () => `/org/${ORG}/gvc/default/volumeset/${volumeSet}`,
+    policy: () => `/org/${ORG}/policy/${policyName}`,
+    group: () => `/org/${ORG}/group/viewers`,
+    location: () => `/org/${ORG}/location/aws-eu-central-1`,
+  };
+  let policyName = "";
+
+  const checks: Record<string, (fact: Fact) => Promise<void>> = {
+    cacerts: async () => {
+      const link = `/org/${ORG}/mk8s/${cluster}`;
+      const answer = await admin(server).get(`${link}/-cacerts`);
+      expect(answer.status).toBe(200);
+      const { cacerts } = answer.body as { cacerts: string };
+      const [ca, ...rest] = certificatesOf(cacerts);
+      expect(rest).toEqual([]);
+      // A CA certificate, self-signed (its own key verifies it), valid now.
+      expect(ca?.ca).toBe(true);
+      expect(ca?.subject).toBe(ca?.issuer);
+      expect(ca?.verify(ca.publicKey)).toBe(true);
+      expect(Date.parse(ca?.validFrom ?? "")).toBeLessThanOrEqual(Date.now());
+      expect(Date.parse(ca?.validTo ?? "")).toBeGreaterThan(Date.now());
+      // What the CLI's kubeconfig builds from it: base64 of the PEM, which decodes back to the certificate.
+      const data = Buffer.from(cacerts).toString("base64");
+      expect(new X509Certificate(Buffer.from(data, "base64")).fingerprint256).toBe(ca?.fingerprint256);
+      // The same CA on every call; another cluster has another one.
+      expect((await admin(server).get(`${link}/-cacerts`)).body).toEqual(answer.body);
+      const other = (await admin(server).get(`/org/${ORG}/mk8s/edge/-cacerts`)).body as { cacerts: string };
+      expect(certificatesOf(other.cacerts)[0]?.fingerprint256).not.toBe(ca?.fingerprint256);
+      // A viewer may read it; an unknown cluster is a 404.
+      expect((await as(server, bearer(viewerKey)).get(`${link}/-cacerts`)).status).toBe(200);
+      expect((await admin(server).get(`/org/${ORG}/mk8s/absent/-cacerts`)).status).toBe(404);
+    },
+    instructions: async (fact) => {
+      for (const provider of fact["providers"] as string[]) {
+        const answer = await admin(server).get(`/org/${ORG}/cloudaccount/-instructions/${provider}`);
+        expect({ provider, status: answer.status }).toEqual({ provider, status: 200 });
+        const body = answer.body as { message: unknown; data: Record<string, unknown> };
+        expect(typeof body.message).toBe("string");
+        expect(body.data).toBeTypeOf("object");
+        // The CLI prints each command of data.cli (an array) for aws and gcp.
+        if (provider === "aws" || provider === "gcp") {
+          const cli = body.data["cli"] as unknown[];
+          expect(Array.isArray(cli) && cli.length > 0 && cli.every((c) => typeof c === "string")).toBe(true);
+        }
+      }
+      // A provider outside the set is no path of the API.
+      expect((await admin(server).get(`/org/${ORG}/cloudaccount/-instructions/ibm`)).status).toBe(404);
+      // The instructions are for those who may create cloud accounts: a viewer gets 403.
+      expect((await as(server, bearer(viewerKey)).get(`/org/${ORG}/cloudaccount/-instructions/aws`)).status).toBe(403);
+    },
+    eventlog: async (fact) => {
+      policyName = unique("p");
+      await admin(server).post(`/org/${ORG}/policy`, { name: policyName, targetKind: "secret", target: "all" });
+      await admin(server).post(`/org/${ORG}/user`, { email: "ada@example.com" });
+      const served = (fact["kinds"] as string[]).filter((kind) => isKind(kind));
+      expect(served.length).toBeGreaterThan(0);
+      for (const kind of served) {
+        const link = objectOf[kind]?.();
+        expect(link, `no object of ${kind} in the test`).toBeDefined();
+        const answer = await as(server, bearer(viewerKey)).get(`${String(link)}/-eventlog`);
+        expect({ kind, status: answer.status }).toEqual({ kind, status: 200 });
+        expect(answer.body).toEqual({
+          kind: "list",
+          itemKind: "event",
+          items: [],
+          links: [{ rel: "self", href: `${String(link)}/-eventlog` }],
+        });
+      }
+      // Of an object that does not exist: 404.
+      expect((await admin(server).get(`/org/${ORG}/group/absent/-eventlog`)).status).toBe(404);
+    },
+    "eventlog-shape": async () => {
+      // The document's EventLog is a list of Event, whose only required field is status (types-ts Event).
+      const document = (await call(server, "GET", "/openapi.json", { auth: bearer(ADMIN_KEY) })).body as {
+        components: { schemas: Record<string, { properties: Record<string, { items?: unknown }> }> };
+      };
+      const eventLog = document.components.schemas["EventLog"];
+      expect(eventLog?.properties["items"]?.items).toMatchObject({
+        required: ["status"],
+        properties: { status: { type: "string" }, eventCount: { type: "integer" }, pinned: { type: "boolean" } },
+      });
+    },
+    invite: async () => {
+      const path = `/org/${ORG}/user/-invite`;
+      await admin(server).post(`/org/${ORG}/user`, { email: "grace@example.com" });
+      const before = (await admin(server).get(`/org/${ORG}/user`)).body;
+      const answer = await admin(server).post(path, {
+        emails: ["new.one@example.com", "grace@example.com"],
+        groupLink: "//group/viewers",
+      });
+      expect(answer.status).toBe(200);
+      const body = answer.body as { invitations: Record<string, string>; errors: Record<string, unknown> };
+      expect(Object.keys(body.invitations)).toEqual(["new.one@example.com"]);
+      expect(body.invitations["new.one@example.com"]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(body.errors["grace@example.com"]).toMatchObject({ status: 409, code: "AlreadyExists" });
+      // No user is created by an invitation (it is accepted by the invitee).
+      expect((await admin(server).get(`/org/${ORG}/user`)).body).toEqual(before);
+      // Bad input: 400 naming the field.
+      for (const [bad, field] of [
+        [{}, "emails"],
+        [{ emails: ["not-an-email"] }, "emails.0"],
+        [{ emails: ["a@example.com"], groupLink: "//group/absent" }, "groupLink"],
+      ] as const) {
+        const refused = await admin(server).post(path, bad);
+        expect({ bad, status: refused.status }).toEqual({ bad, status: 400 });
+        expect(JSON.stringify(refused.body)).toContain(`"path":"${field}"`);
+      }
+      // A viewer may not invite.
+      expect((await as(server, bearer(viewerKey)).post(path, { emails: ["b@example.com"] })).status).toBe(403);
+    },
+    command: async (fact) => {
+      const link = `/org/${ORG}/gvc/default/volumeset/${volumeSet}`;
+      const specs: Record<string, Record<string, unknown>> = {
+        expandVolume: { location: "aws-eu-central-1", volumeIndex: 0, newStorageCapacity: 20, timeoutSeconds: 600 },
+        shrinkVolume: { location: "aws-eu-central-1", volumeIndex: 0, newStorageCapacity: 10 },
+        deleteVolume: { location: "aws-eu-central-1", volumeIndex: 1 },
+        createVolumeSnapshot: { location: "aws-eu-central-1", volumeIndex: 0, snapshotName: "s1", snapshotTags: [] },
+        deleteVolumeSnapshot: { location: "aws-eu-central-1", volumeIndex: 0, snapshotName: "s1" },
+        restoreVolume: { location: "aws-eu-central-1", volumeIndex: 0, snapshotName: "s1" },
+      };
+      const before = (await admin(server).get(link)).body;
+      for (const type of fact["types"] as string[]) {
+        const spec = specs[type];
+        expect(spec, `no spec for ${type}`).toBeDefined();
+        const answer = await admin(server).post(`${link}/-command`, { type, spec });
+        expect({ type, status: answer.status }).toEqual({ type, status: 201 });
+        expect(answer.body).toMatchObject({ kind: "command", type, lifecycleStage: "pending", spec });
+        expect((answer.body as { id: string }).id).toMatch(/^[0-9a-f-]{36}$/);
+      }
+      // The volume set is unchanged.
+      expect((await admin(server).get(link)).body).toEqual(before);
+      // Bad input: 400 naming the field; a viewer has no exec permission.
+      const unknown = await admin(server).post(`${link}/-command`, { type: "formatVolume", spec: {} });
+      expect(unknown.status).toBe(400);
+      expect(JSON.stringify(unknown.body)).toContain('"path":"type"');
+      const noIndex = await admin(server).post(`${link}/-command`, {
+        type: "deleteVolume",
+        spec: { location: "aws-eu-central-1" },
+      });
+      expect(noIndex.status).toBe(400);
+      expect(JSON.stringify(noIndex.body)).toContain('"path":"spec.volumeIndex"');
+      const viewer = await as(server, bearer(viewerKey)).post(`${link}/-command`, {
+        type: "deleteVolume",
+        spec: specs["deleteVolume"],
+      });
+      expect(viewer.status).toBe(403);
+      expect((viewer.body as { message: string }).message).toContain("exec.deleteVolume");
+    },
+  };
+
+  it.each(file.facts.map((f) => [f.id, f] as const))("%s", async (_id, fact) => {
+    const check = checks[String(fact["check"])];
+    expect(check, `no check named ${String(fact["check"])}`).toBeDefined();
+    await tally.check(fact, () => (check as (fact: Fact) => Promise<void>)(fact));
+  });
+});
+
+describe("service accounts", () => {
+  const file = loadFacts("serviceaccount.json");
+
+  const checks: Record<string, (fact: Fact) => Promise<void>> = {
+    "addKey-description": async () => {
+      const name = unique("sa");
+      expect((await admin(server).post(`/org/${ORG}/serviceaccount`, { name })).status).toBe(201);
+      const link = `/org/${ORG}/serviceaccount/${name}`;
+      const before = (await admin(server).get(link)).body;
+      for (const body of [{}, undefined]) {
+        const refused = await admin(server).post(`${link}/-addKey`, body);
+        expect(refused.status).toBe(400);
+        expect(JSON.stringify(refused.body)).toContain('"path":"description"');
+      }
+      // Nothing changed: no key was added.
+      expect((await admin(server).get(link)).body).toEqual(before);
+      const added = await admin(server).post(`${link}/-addKey`, { description: "ci" });
+      expect(added.status).toBe(200);
+      expect(added.body).toMatchObject({ description: "ci" });
+      // The provider's Check refuses a ServiceAccountKey without one at preview.
+      const check = (inputs: Record<string, unknown>) =>
+        checkInputs(serviceAccountKeyDefinition, {}, { ...inputs, org: ORG }, () => ORG).failures.map(
+          (f) => f.property,
+        );
+      expect(check({ serviceAccount: name })).toEqual(["description"]);
+      expect(check({ serviceAccount: name, description: "ci" })).toEqual([]);
+    },
+  };
+
+  it.each(file.facts.map((f) => [f.id, f] as const))("%s", async (_id, fact) => {
+    const check = checks[String(fact["check"])];
+    expect(check, `no check named ${String(fact["check"])}`).toBeDefined();
+    await tally.check(fact, () => (check as (fact: Fact) => Promise<void>)(fact));
+  });
+});
+
+describe("cloud accounts", () => {
+  const file = loadFacts("cloudaccount.json");
+
+  const checks: Record<string, (fact: Fact) => Promise<void>> = {
+    status: async (fact) => {
+      const collection = `/org/${ORG}/cloudaccount`;
+      const good = unique("ca");
+      const bad = unique("ca");
+      const usable = await admin(server).post(collection, {
+        name: good,
+        provider: "aws",
+        data: { roleArn: "arn:aws:iam::123456789012:role/cpln" },
+      });
+      const unusable = await admin(server).post(collection, { name: bad, provider: "gcp" });
+      expect([usable.status, unusable.status]).toEqual([201, 201]);
+      const statusOf = (answer: { body: unknown }) => (answer.body as { status: Record<string, unknown> }).status;
+      expect(statusOf(usable)).toEqual({ usable: true, lastChecked: expect.any(String) });
+      expect(statusOf(unusable)).toEqual({
+        usable: false,
+        lastChecked: expect.any(String),
+        lastError: expect.stringContaining("data.projectId"),
+      });
+      for (const status of [statusOf(usable), statusOf(unusable)]) {
+        expect(new Date(String(status["lastChecked"])).toISOString()).toBe(status["lastChecked"]);
+      }
+      // Every documented field is returned by one of them.
+      const returned = new Set([...Object.keys(statusOf(usable)), ...Object.keys(statusOf(unusable))]);
+      for (const field of fact["fields"] as string[]) expect(returned.has(field), field).toBe(true);
+      // Accepted back as read: collection PUT (cpln apply) and PUT of the object change nothing.
+      for (const answer of [usable, unusable]) {
+        const record = answer.body as Record<string, unknown>;
+        const applied = await call(server, "PUT", collection, { auth: bearer(ADMIN_KEY), body: record });
+        expect(applied.status).toBe(200);
+        expect(applied.body).toEqual(record);
+        const replaced = await call(server, "PUT", `${collection}/${String(record["name"])}`, {
+          auth: bearer(ADMIN_KEY),
+          body: record,
+        });
+        expect(replaced.status).toBe(200);
+        expect(replaced.body).toEqual(record);
+      }
+      // When the data changes the account is checked again.
+      const fixed = await admin(server).patch(`${collection}/${bad}`, { data: { projectId: "p-1" } });
+      expect(fixed.status).toBe(200);
+      expect(statusOf(fixed)).toEqual({ usable: true, lastChecked: expect.any(String) });
     },
   };
 

@@ -45,7 +45,10 @@ beforeAll(async () => {
         {
           kind: "mk8s",
           name: "edge",
-          spec: { version: "1.28.4", provider: { generic: { nodePools: [{ name: "general" }] } } },
+          spec: {
+            version: "1.28.4",
+            provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "general" }] } },
+          },
         },
         { kind: "group", name: "ops", description: "Operators", memberLinks: ["//serviceaccount/controlplane"] },
       ],

@@ -387,7 +387,9 @@ describe("ServiceAccountKey whose marker cannot be set", () => {
       ]);
       takeRequests(env.server);
       const link = `/org/${org}/serviceaccount/ci`;
-      const { inputs } = await programInputs(() => new sdk.ServiceAccountKey("ci-key", { serviceAccount: "ci" }));
+      const { inputs } = await programInputs(
+        () => new sdk.ServiceAccountKey("ci-key", { serviceAccount: "ci", description: "ci" }),
+      );
       const urn = harness.urnFor(KEY, "ci-key");
       const checked = await host.check(urn, {}, inputs);
       const error = await host.create(urn, checked.inputs).then(

@@ -22,7 +22,10 @@ const seed: SeedDocument = {
     {
       kind: "mk8s",
       name: "edge",
-      spec: { version: "1.28.4", provider: { generic: { nodePools: [{ name: "general" }, { name: "gpu" }] } } },
+      spec: {
+        version: "1.28.4",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "general" }, { name: "gpu" }] } },
+      },
     },
     {
       kind: "mk8s",

@@ -25,7 +25,7 @@ beforeAll(async () => {
   const location = await inputsOf(() => new sdk.Location("l", { name: "aws-us-east-1" }));
   const group = await inputsOf(() => new sdk.Group("g", {}));
   const serviceAccount = await inputsOf(() => new sdk.ServiceAccount("s", {}));
-  const key = await inputsOf(() => new sdk.ServiceAccountKey("k", { serviceAccount: "s" }));
+  const key = await inputsOf(() => new sdk.ServiceAccountKey("k", { serviceAccount: "s", description: "k" }));
   const audit = await inputsOf(() => new sdk.AuditContext("a", {}));
   const cloud = await inputsOf(() => new sdk.CloudAccount("c", { provider: "aws" }));
   const binding = await inputsOf(

@@ -185,7 +185,9 @@ describe("ServiceAccount and ServiceAccountKey lifecycle", () => {
   });
 
   it("the keys appear in no __provider, input, non-secret output, host log line or error", async () => {
-    const { inputs } = await programInputs(() => new sdk.ServiceAccountKey("k", { serviceAccount: name }));
+    const { inputs } = await programInputs(
+      () => new sdk.ServiceAccountKey("k", { serviceAccount: name, description: "k" }),
+    );
     const provider = inputs.__provider as string;
     // An error from the key's resource: it names the request, and holds no key.
     const error = await env.host
@@ -230,8 +232,12 @@ describe("ServiceAccountKey in a program", () => {
       secretLists[req.getName()] = req.getAdditionalsecretoutputsList();
       return register(req, callback);
     };
-    new sdk.ServiceAccountKey("plain", { serviceAccount: "ci" });
-    new sdk.ServiceAccountKey("more", { serviceAccount: "ci" }, { additionalSecretOutputs: ["name"] });
+    new sdk.ServiceAccountKey("plain", { serviceAccount: "ci", description: "plain" });
+    new sdk.ServiceAccountKey(
+      "more",
+      { serviceAccount: "ci", description: "more" },
+      { additionalSecretOutputs: ["name"] },
+    );
     await settings.waitForRPCs();
     expect(secretLists).toEqual({ plain: ["key"], more: ["name", "key"] });
   });

@@ -93,7 +93,12 @@ describe(`names at most ${NAME_MAX} characters`, () => {
     auditctx: {},
     cloudaccount: { provider: "aws" },
     policy: { targetKind: "group" },
-    mk8s: { spec: { version: "1.28.4", provider: { generic: { nodePools: [{ name: nameOf(NAME_MAX, "p") }] } } } },
+    mk8s: {
+      spec: {
+        version: "1.28.4",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: nameOf(NAME_MAX, "p") }] } },
+      },
+    },
     gvc: {},
   };
 

@@ -24,7 +24,7 @@ async function call(method: string, url: string, key: string | null, body?: unkn
 
 async function newKey(account: string): Promise<string> {
   expect((await call("POST", "/org/demo/serviceaccount", ADMIN_KEY, { name: account })).status).toBe(201);
-  const added = await call("POST", `/org/demo/serviceaccount/${account}/-addKey`, ADMIN_KEY, {});
+  const added = await call("POST", `/org/demo/serviceaccount/${account}/-addKey`, ADMIN_KEY, { description: account });
   return String((added.body as unknown as { key: string }).key);
 }
 

@@ -36,7 +36,9 @@ async function call(
 beforeAll(async () => {
   server = await startServer({ org: "demo", adminKey: ADMIN_KEY, seed: SEED });
   expect((await call("POST", "/org/demo/serviceaccount", ADMIN_KEY, { name: "robot" })).status).toBe(201);
-  robotKey = String((await call("POST", "/org/demo/serviceaccount/robot/-addKey", ADMIN_KEY, {})).body["key"]);
+  robotKey = String(
+    (await call("POST", "/org/demo/serviceaccount/robot/-addKey", ADMIN_KEY, { description: "robot" })).body["key"],
+  );
   expect(robotKey).toContain(".");
 });
 afterAll(async () => {
@@ -95,7 +97,9 @@ describe("state", () => {
     expect((await call("DELETE", "/org/demo/serviceaccount/robot")).status).toBe(204);
     expect((await call("GET", "/org/demo/group", robotKey)).status).toBe(401);
     expect((await call("POST", "/org/demo/serviceaccount", ADMIN_KEY, { name: "other" })).status).toBe(201);
-    const laterKey = String((await call("POST", "/org/demo/serviceaccount/other/-addKey", ADMIN_KEY, {})).body["key"]);
+    const laterKey = String(
+      (await call("POST", "/org/demo/serviceaccount/other/-addKey", ADMIN_KEY, { description: "other" })).body["key"],
+    );
 
     const imported = await call("PUT", "/_cpln-local/org/demo/state", ADMIN_KEY, saved);
     expect(imported).toEqual({

@@ -271,6 +271,7 @@ describe("3 POST /org/{org}/cloudaccount/-query", () => {
           lastModified: ANY_TIME,
           provider: "gcp",
           data: { projectId: "dev-1" },
+          status: { usable: true, lastChecked: ANY_TIME },
           links: links("cloudaccount", "gcp-dev"),
         },
       ],

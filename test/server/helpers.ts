@@ -18,7 +18,10 @@ export const SEED = {
     {
       kind: "mk8s",
       name: "edge",
-      spec: { version: "1.28.4", provider: { generic: { nodePools: [{ name: "general" }, { name: "ingress" }] } } },
+      spec: {
+        version: "1.28.4",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "general" }, { name: "ingress" }] } },
+      },
     },
     {
       kind: "mk8s",

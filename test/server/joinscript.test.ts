@@ -119,7 +119,10 @@ describe("hostile names are refused when written", () => {
   it("POST mk8s with a hostile generic node-pool name: 400 naming the pool's name, nothing stored", async () => {
     const created = await admin(server).post(`/org/${ORG}/mk8s`, {
       name: "evil",
-      spec: { version: "1.28.4", provider: { generic: { nodePools: [{ name: "ok" }, { name: hostilePool }] } } },
+      spec: {
+        version: "1.28.4",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "ok" }, { name: hostilePool }] } },
+      },
     });
     expect(created.status).toBe(400);
     expect(created.body).toEqual(
@@ -146,7 +149,7 @@ describe("hostile names are refused when written", () => {
   it("POST mk8s with a hostile cluster name: 400 naming `name`", async () => {
     const created = await admin(server).post(`/org/${ORG}/mk8s`, {
       name: "c'$(id)'",
-      spec: { version: "1.28.4", provider: { generic: { nodePools: [{ name: "ok" }] } } },
+      spec: { version: "1.28.4", provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "ok" }] } } },
     });
     expect(created.status).toBe(400);
     expect(created.body).toEqual(
@@ -157,7 +160,7 @@ describe("hostile names are refused when written", () => {
   it("PATCH replacing or merging a provider with a hostile pool name: 400 naming the field, record unchanged", async () => {
     const before = await admin(server).get(`/org/${ORG}/mk8s/edge`);
     const merged = await admin(server).patch(`/org/${ORG}/mk8s/edge`, {
-      spec: { provider: { generic: { nodePools: [{ name: "`id`" }] } } },
+      spec: { provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "`id`" }] } } },
     });
     expect(merged.status).toBe(400);
     expect(merged.body).toEqual(
@@ -166,7 +169,10 @@ describe("hostile names are refused when written", () => {
       ]),
     );
     const replaced = await admin(server).patch(`/org/${ORG}/mk8s/edge`, {
-      spec: { version: "1.29.7", provider: { generic: { nodePools: [{ name: "a\nb" }] } } },
+      spec: {
+        version: "1.29.7",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "a\nb" }] } },
+      },
     });
     expect(replaced.status).toBe(400);
     expect(field(replaced.body, "details", "issues", 0, "path")).toBe("spec.provider.generic.nodePools.0.name");
@@ -179,7 +185,9 @@ describe("hostile names are refused when written", () => {
     const stored = await server.store.get(ORG, "mk8s", "", "edge");
     expect(stored).toBeDefined();
     const doc = structuredClone(stored!.doc);
-    (doc["spec"] as { provider: { generic: { nodePools: { name: string }[] } } }).provider.generic.nodePools.push({
+    (
+      doc["spec"] as { provider: { generic: { location: "aws-eu-central-1"; nodePools: { name: string }[] } } }
+    ).provider.generic.nodePools.push({
       name: legacy,
     });
     expect(await server.store.replace({ ...stored!, doc, version: stored!.version + 1 }, stored!.version)).toBe(true);

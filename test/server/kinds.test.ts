@@ -101,24 +101,51 @@ const lifecycles: Lifecycle[] = [
     kind: "cloudaccount",
     body: { name: "azure-main", provider: "azure", data: { secretLink: "//secret/azure" } },
     name: "azure-main",
-    fields: { provider: "azure", data: { secretLink: "//secret/azure" } },
+    fields: {
+      provider: "azure",
+      data: { secretLink: "//secret/azure" },
+      status: { usable: true, lastChecked: ANY_TIME },
+    },
     patch: { data: { secretLink: null, subscriptionId: "s-1" } },
-    patched: { data: { subscriptionId: "s-1" } },
+    // The account is checked again when its data changes: without a secretLink it cannot be used.
+    patched: {
+      data: { subscriptionId: "s-1" },
+      status: {
+        usable: false,
+        lastChecked: ANY_TIME,
+        lastError: "data.secretLink is not set: the azure account cannot be used",
+      },
+    },
   },
   {
     kind: "mk8s",
-    body: { name: "lab", spec: { version: "1.29.7", provider: { generic: { nodePools: [{ name: "pool-a" }] } } } },
+    body: {
+      name: "lab",
+      spec: {
+        version: "1.29.7",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool-a" }] } },
+      },
+    },
     name: "lab",
     fields: {
       alias: expect.stringMatching(/^[0-9a-f]{12}$/),
-      spec: { version: "1.29.7", provider: { generic: { nodePools: [{ name: "pool-a" }] } } },
+      spec: {
+        version: "1.29.7",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool-a" }] } },
+      },
       status: {
         serverUrl: expect.stringMatching(/^https:\/\/[0-9a-f]{12}\.mk8s\.acme\.cpln-local\.invalid:6443$/),
         oidcProviderUrl: expect.stringMatching(/^https:\/\/[0-9a-f]{12}\.oidc\.acme\.cpln-local\.invalid$/),
+        homeLocation: "aws-eu-central-1",
       },
     },
     patch: { spec: { version: "1.30.3" } },
-    patched: { spec: { version: "1.30.3", provider: { generic: { nodePools: [{ name: "pool-a" }] } } } },
+    patched: {
+      spec: {
+        version: "1.30.3",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool-a" }] } },
+      },
+    },
   },
   {
     kind: "auditctx",

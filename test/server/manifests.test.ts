@@ -81,7 +81,9 @@ describe("PUT on a collection", () => {
     // A principal without create gets 403 for a new object; for an existing one it may not view, the same 403
     // (existence does not leak through the collection PUT, issue 18 item 7).
     await call("POST", "/org/demo/serviceaccount", { name: "robot" });
-    const key = String((await call("POST", "/org/demo/serviceaccount/robot/-addKey", {})).body["key"]);
+    const key = String(
+      (await call("POST", "/org/demo/serviceaccount/robot/-addKey", { description: "robot" })).body["key"],
+    );
     expect((await call("PUT", "/org/demo/group", { name: "new-one" }, key)).status).toBe(403);
     expect((await call("PUT", "/org/demo/group", { name: "team" }, key)).status).toBe(403);
   });

@@ -232,7 +232,10 @@ describe("the OpenAPI document", () => {
 
     // An mk8s provider has exactly one key.
     const mk8s = (provider: Record<string, unknown>) => ({ name: "m1", spec: { version: "1.28.4", provider } });
-    expect(validate("Mk8sCreate", mk8s({ generic: {} }))).toBe(true);
+    expect(validate("Mk8sCreate", mk8s({ generic: { location: "aws-eu-central-1" } }))).toBe(true);
+    // A generic cluster names the location hosting its control plane.
+    expect(validate("Mk8sCreate", mk8s({ generic: {} }))).toBe(false);
+    expect(validate("Mk8sCreate", mk8s({ hetzner: {} }))).toBe(true);
     expect(validate("Mk8sCreate", mk8s({}))).toBe(false);
     expect(validate("Mk8sCreate", mk8s({ generic: {}, hetzner: {} }))).toBe(false);
 

@@ -72,7 +72,9 @@ async function expectRefused(snapshot: unknown, issuePath: string, message: RegE
 beforeAll(async () => {
   server = await startServer({ org: "demo", adminKey: ADMIN_KEY });
   expect((await call("POST", "/org/demo/serviceaccount", ADMIN_KEY, { name: "robot" })).status).toBe(201);
-  robotKey = String((await call("POST", "/org/demo/serviceaccount/robot/-addKey", ADMIN_KEY, {})).body["key"]);
+  robotKey = String(
+    (await call("POST", "/org/demo/serviceaccount/robot/-addKey", ADMIN_KEY, { description: "robot" })).body["key"],
+  );
   expect((await call("POST", "/org/demo/group", ADMIN_KEY, { name: "innocent" })).status).toBe(201);
   const volumeSet = { name: "vs", spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd" } };
   expect((await call("POST", "/org/demo/gvc/default/volumeset", ADMIN_KEY, volumeSet)).status).toBe(201);

@@ -578,7 +578,10 @@ describe("CplnClient against cpln-local", () => {
       {
         kind: "mk8s",
         name: "edge",
-        spec: { version: "1.28.4", provider: { generic: { nodePools: [{ name: "general" }] } } },
+        spec: {
+          version: "1.28.4",
+          provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "general" }] } },
+        },
       },
       { kind: "group", name: "ops", description: "Operators" },
       { kind: "serviceaccount", name: "ci", description: "CI runner" },

@@ -865,7 +865,9 @@ describe("other records and bodies", () => {
 
   it("requires mk8s spec.provider to have exactly one key", () => {
     const body = (provider: unknown) => ({ name: "c1", spec: { version: "1.28.4", provider } });
-    expect(issuesOf(mk8sCreate(), body({ generic: { nodePools: [{ name: "general" }] } }))).toEqual([]);
+    expect(
+      issuesOf(mk8sCreate(), body({ generic: { location: "aws-eu-central-1", nodePools: [{ name: "general" }] } })),
+    ).toEqual([]);
     expect(paths(mk8sCreate(), body({ generic: {}, hetzner: {} }))).toEqual(["spec.provider"]);
     expect(paths(mk8sCreate(), body({}))).toEqual(["spec.provider"]);
     expect(paths(mk8sCreate(), body({ ibm: {} }))).toEqual(["spec.provider.ibm"]);

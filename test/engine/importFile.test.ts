@@ -1,0 +1,105 @@
+/**
+ * An org into code, end to end: `cpln-pulumi import-file` (dist/tools/cpln-pulumi.js, spawned as a user runs it) lists
+ * the objects of a seeded cpln-local org as a `pulumi import --file` document, and the REAL `pulumi import --file`
+ * (cpln-native plugin) takes every one of them into a stack: the state holds exactly the file's resources, by type,
+ * resource name and id, and not one request writes.
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  ADMIN_KEY,
+  api,
+  engineWorld,
+  isMutating,
+  ORG,
+  requestLog,
+  stackConfig,
+  startCplnLocal,
+  type EngineWorld,
+  type RunningServer,
+} from "./harness.js";
+import { skipWithoutEngine } from "./support.js";
+
+const COMMAND = path.join(__dirname, "..", "..", "dist", "tools", "cpln-pulumi.js");
+
+let server: RunningServer;
+let world: EngineWorld;
+let projectDir: string;
+
+async function pulumi(args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const result = await world.pulumi(args, projectDir);
+  if (result.status !== 0)
+    throw new Error(`pulumi ${args.join(" ")} → ${result.status}\n${result.stdout}${result.stderr}`);
+  return result;
+}
+
+function importFile(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [COMMAND, "import-file", ...args],
+      { env: { PATH: process.env.PATH ?? "", CPLN_TOKEN: ADMIN_KEY }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe.skipIf(skipWithoutEngine)("cpln-pulumi import-file output through the real pulumi import --file", () => {
+  beforeAll(async () => {
+    server = await startCplnLocal();
+    world = engineWorld("import-file", true);
+    // Objects made outside Pulumi, besides the seed's: a service account with a key, an audit context, a cloud account.
+    await api(server, "POST", `/org/${ORG}/serviceaccount`, { name: "if-sa" });
+    await api(server, "POST", `/org/${ORG}/serviceaccount/if-sa/-addKey`, { description: "hand-made key" });
+    await api(server, "POST", `/org/${ORG}/auditctx`, { name: "if-audit" });
+    await api(server, "POST", `/org/${ORG}/cloudaccount`, {
+      name: "if-cloud",
+      provider: "aws",
+      data: { roleArn: "arn:aws:iam::444444444444:role/cpln" },
+    });
+    projectDir = path.join(world.workDir, "org");
+    fs.mkdirSync(projectDir);
+    // The YAML language host (the one this engine has): `pulumi import` needs the project's language plugin.
+    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: org\nruntime: yaml\n");
+    await pulumi(["stack", "init", "org"]);
+    for (const [key, { value, secret }] of Object.entries(stackConfig(server))) {
+      if (key.startsWith("cpln-native:")) await pulumi(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
+    }
+  }, 900_000);
+
+  afterAll(async () => {
+    await server?.close();
+    world?.close();
+  });
+
+  it("every resource of the file is in the state, by type, name and id; zero writes", async () => {
+    const file = path.join(projectDir, "import.json");
+    const written = await importFile(["--org", ORG, "--endpoint", server.url, "--out", file]);
+    expect(written.code, written.stderr).toBe(0);
+    const document = JSON.parse(fs.readFileSync(file, "utf8")) as {
+      resources: { type: string; name: string; logicalName?: string; id: string }[];
+    };
+    const types = new Set(document.resources.map((r) => r.type));
+    // The hand-made objects are in it, and several resource types.
+    for (const type of ["ServiceAccount", "ServiceAccountKey", "AuditContext", "CloudAccount"]) {
+      expect(types.has(`cpln-native:index:${type}`), type).toBe(true);
+    }
+
+    const newRequests = requestLog(server);
+    await pulumi(["import", "--file", file, "--yes", "--generate-code=false", "--non-interactive"]);
+    const exported = JSON.parse((await pulumi(["stack", "export"])).stdout) as {
+      deployment: { resources?: { urn: string; type: string; id?: string }[] };
+    };
+    const state = (exported.deployment.resources ?? []).filter((r) => r.type.startsWith("cpln-native:index:"));
+    // Each resource of the file, by type and resource name (`logicalName`, else `name`), with the id it was imported by.
+    const entry = (type: string, name: string, id: unknown) => `${type} ${name} ${String(id)}`;
+    expect(state.map((r) => entry(r.type, r.urn.split("::").pop() ?? "", r.id)).sort()).toEqual(
+      document.resources.map((r) => entry(r.type, r.logicalName ?? r.name, r.id)).sort(),
+    );
+    expect(JSON.stringify(exported).includes(ADMIN_KEY)).toBe(false);
+    expect(newRequests().filter(isMutating)).toEqual([]);
+  }, 600_000);
+});
