@@ -6,6 +6,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { parseAdoptionNotice } from "../../provider/adoptNotice.js";
 import type { Step, StepOp } from "./engine.js";
 import type { HostCall } from "./host.js";
 import { readProject } from "./project.js";
@@ -131,6 +132,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     // Nothing was ever deployed with this state file: nothing to delete, nothing to start.
     const summary: Record<StepOp, number> = {
       create: 0,
+      adopt: 0,
       update: 0,
       replace: 0,
       same: 0,
@@ -277,7 +279,16 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
   }
   if (message.kind !== "result") throw new Error(`offline runner: unexpected message ${message.kind}`);
   const { result } = message;
-  const summary: Record<StepOp, number> = { create: 0, update: 0, replace: 0, same: 0, delete: 0, read: 0, refresh: 0 };
+  const summary: Record<StepOp, number> = {
+    create: 0,
+    adopt: 0,
+    update: 0,
+    replace: 0,
+    same: 0,
+    delete: 0,
+    read: 0,
+    refresh: 0,
+  };
   for (const step of result.steps) summary[step.op] += 1;
   return {
     project: result.project,
@@ -344,6 +355,7 @@ export function findPulumiCli(env: NodeJS.ProcessEnv = process.env): string | un
 
 const symbols: Record<StepOp, string> = {
   create: "+",
+  adopt: "+~",
   update: "~",
   replace: "+-",
   same: "=",
@@ -370,6 +382,11 @@ export function formatHeader(run: {
 export function formatStep(step: Step, options: { diff?: boolean } = {}): string[] {
   const [, , type, name] = step.urn.split("::");
   const lines = [`  ${symbols[step.op].padEnd(2)} ${step.op.padEnd(7)} ${type} ${name}  ${step.detail}`];
+  // What the provider logged, as the engine shows it under the resource (an adoption's notice is its detail already).
+  for (const line of step.diagnostics ?? []) {
+    const message = line.slice(line.indexOf(": ") + 2);
+    if (!(step.op === "adopt" && parseAdoptionNotice(message))) lines.push(`       ${line}`);
+  }
   if (!options.diff) return lines;
   if (step.changedPaths && step.changedPaths.length > 0) {
     lines.push(`       changes: ${step.changedPaths.join(", ")}`);
@@ -401,6 +418,7 @@ export function formatFooter(result: RunProgramResult): string[] {
       if (op === "same") return `${n} unchanged`;
       if (op === "read") return `${n} read`;
       if (op === "refresh") return result.preview ? `${n} to refresh` : `${n} refreshed`;
+      if (op === "adopt") return result.preview ? `${n} to adopt` : `${n} adopted`;
       return result.preview ? `${n} to ${op}` : `${n} ${op}d`;
     });
   lines.push(`Resources: ${counts.length > 0 ? counts.join(", ") : "none"}`);
