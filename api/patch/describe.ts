@@ -40,7 +40,8 @@ export function describePatch(patch: JsonObject, rules: PatchRules, path = "", r
       const rule = arrayRule(rules, ruleAt);
       const items: Json[] = Array.isArray(value) ? value : [];
       if (directive === "$replace") changes.push({ path: at, change: value === null ? "remove" : "replace" });
-      else if (directive === "$drop") for (const key of items) changes.push({ path: item(at, String(key)), change: "remove" });
+      else if (directive === "$drop")
+        for (const key of items) changes.push({ path: item(at, String(key)), change: "remove" });
       else if (directive === "$retain") changes.push({ path: at, change: "keep only", keys: items.map(String) });
       else if (directive === "$append") {
         for (const added of items) changes.push({ path: item(at, rule.key(added)), change: "add" });

@@ -148,9 +148,11 @@ function describeExample(
 
     it("up creates the program's resources; secrets stay secret and the token is nowhere in the state", async () => {
       const result = await run.up({});
-      expect(stepLabels(result, "create")).toEqual([...example.creates].sort());
+      const adopts = example.adopts ?? [];
+      expect(stepLabels(result, "create")).toEqual(example.creates.filter((label) => !adopts.includes(label)).sort());
+      expect(stepLabels(result, "adopt")).toEqual([...adopts].sort());
       expect(result.steps.filter((step) => !step.token.startsWith(tokenPrefix))).toEqual([]);
-      expect(result.steps.filter((step) => step.op !== "create" && step.op !== "read")).toEqual([]);
+      expect(result.steps.filter((step) => !["create", "adopt", "read"].includes(step.op))).toEqual([]);
       for (const name of example.secretOutputs ?? []) expect(result.outputs[name], name).toEqual({ secret: true });
       const state = filesUnder(workDir);
       expect(state.length).toBeGreaterThan(0);

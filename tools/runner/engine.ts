@@ -547,11 +547,17 @@ export class MiniEngine {
     this.diagnostics.set(urn, list);
   }
 
+  /**
+   * Attaches what the provider logged about the step's resource. An adoption notice belongs to creates only: a
+   * replacement is checked like a new resource, so the provider may log one there, but the old object is deleted or
+   * renamed away first and nothing is adopted.
+   */
   private withDiagnostics(step: Step): Step {
     const list = this.diagnostics.get(step.urn);
     if (list === undefined) return step;
     this.diagnostics.delete(step.urn);
-    return { ...step, diagnostics: list.map((d) => `${d.severity}: ${d.message}`) };
+    const shown = list.filter((d) => step.op === "adopt" || parseAdoptionNotice(d.message) === undefined);
+    return shown.length === 0 ? step : { ...step, diagnostics: shown.map((d) => `${d.severity}: ${d.message}`) };
   }
 
   /** Records a completed step (with its requests and diagnostics) and reports it as progress. */
