@@ -26,20 +26,15 @@ const ORG = "demo";
 let work: string;
 let server: RunningServer;
 
-const program = (name: string): string => `import * as cpln from "cpln-pulumi";
+const fixture = path.join(repoRoot, "test", "fixtures", "adopt-program");
 
-const legacy = new cpln.VolumeSet("legacy", {
-  name: "${name}",
-  gvc: "default",
-  initialCapacity: 20,
-  performanceClass: "general-purpose-ssd",
-  description: "adopted by the stack",
-  tags: { team: "data" },
-  adopt: true,
-});
-
-export const version = legacy.version;
-`;
+/** A copy of the fixture program (test/fixtures/adopt-program) in a fresh directory, resolving the repo's packages. */
+function program(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(work, prefix));
+  for (const file of ["Pulumi.yaml", "index.ts"]) fs.copyFileSync(path.join(fixture, file), path.join(dir, file));
+  fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
+  return dir;
+}
 
 interface Run {
   code: number | null;
@@ -117,10 +112,7 @@ describe.each(["dynamic", "native"] as const)("adopt: true through cpln-pulumi-r
       }),
     });
     expect(created.status).toBe(201);
-    const dir = fs.mkdtempSync(path.join(work, `${provider}-`));
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: adopt-program\nruntime: nodejs\n");
-    fs.writeFileSync(path.join(dir, "index.ts"), program(name));
-    fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
+    const dir = program(`${provider}-`);
     const tokenFile = path.join(dir, "token");
     fs.writeFileSync(tokenFile, adminKey, { mode: 0o600 });
     const args = (command: string) => [
@@ -134,6 +126,8 @@ describe.each(["dynamic", "native"] as const)("adopt: true through cpln-pulumi-r
       `cpln:org=${ORG}`,
       "--config",
       `cpln:endpoint=${server.url}`,
+      "--config",
+      `adopt-program:name=${name}`,
       "--secret-file",
       `cpln:token=${tokenFile}`,
     ];
@@ -186,14 +180,12 @@ describe.each(["dynamic", "native"] as const)("adopt: true through cpln-pulumi-r
 
 describe("adopt: true when nothing exists yet", () => {
   it("is an ordinary create: up says created; check's GET found nothing (404)", async () => {
-    const dir = fs.mkdtempSync(path.join(work, "fresh-"));
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: adopt-program\nruntime: nodejs\n");
-    fs.writeFileSync(path.join(dir, "index.ts"), program("fresh-data"));
-    fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"), "dir");
+    const dir = program("fresh-");
     const tokenFile = path.join(dir, "token");
     fs.writeFileSync(tokenFile, adminKey, { mode: 0o600 });
     const link = `/org/${ORG}/gvc/default/volumeset/fresh-data`;
     const common = [dir, "--state", path.join(dir, "state.json"), "--config", `cpln:org=${ORG}`];
+    common.push("--config", "adopt-program:name=fresh-data");
     const config = [...common, "--config", `cpln:endpoint=${server.url}`, "--secret-file", `cpln:token=${tokenFile}`];
     const sent = requestsSince();
     const up = await runner(["up", ...config]);

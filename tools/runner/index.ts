@@ -115,6 +115,22 @@ export class ProgramRunError extends Error {
 /** The package root (dist/tools/runner → ../../..). */
 export const packageRoot = path.resolve(__dirname, "..", "..", "..");
 
+/** Steps per kind, every kind present (0 when none). */
+function countSteps(steps: readonly Step[]): Record<StepOp, number> {
+  const counts: Record<StepOp, number> = {
+    create: 0,
+    adopt: 0,
+    update: 0,
+    replace: 0,
+    same: 0,
+    delete: 0,
+    read: 0,
+    refresh: 0,
+  };
+  for (const step of steps) counts[step.op] += 1;
+  return counts;
+}
+
 export async function runProgram(options: RunProgramOptions): Promise<RunProgramResult> {
   const started = performance.now();
   if (!options.programDir && !options.destroy) throw new Error("runProgram: programDir is required (or destroy: true)");
@@ -130,16 +146,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     options.project ?? ((options.destroy || options.refresh) && givenDir ? readProject(givenDir).name : undefined);
   if ((options.destroy || options.refresh) && !fs.existsSync(stateFile)) {
     // Nothing was ever deployed with this state file: nothing to delete, nothing to start.
-    const summary: Record<StepOp, number> = {
-      create: 0,
-      adopt: 0,
-      update: 0,
-      replace: 0,
-      same: 0,
-      delete: 0,
-      read: 0,
-      refresh: 0,
-    };
+    const summary = countSteps([]);
     const timings = { totalMs: performance.now() - started, hostStartMs: undefined };
     const none = { steps: [], outputs: {}, outputsWithSecrets: {}, requests: [], summary, logs: [], timings };
     const destroy = options.destroy ?? false;
@@ -279,17 +286,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
   }
   if (message.kind !== "result") throw new Error(`offline runner: unexpected message ${message.kind}`);
   const { result } = message;
-  const summary: Record<StepOp, number> = {
-    create: 0,
-    adopt: 0,
-    update: 0,
-    replace: 0,
-    same: 0,
-    delete: 0,
-    read: 0,
-    refresh: 0,
-  };
-  for (const step of result.steps) summary[step.op] += 1;
+  const summary = countSteps(result.steps);
   return {
     project: result.project,
     stack: result.stack,
