@@ -5,8 +5,10 @@
  * so the token lives only in this process's memory: it never reaches `__provider`, state, outputs or errors.
  */
 import { parseLink } from "../api/links.js";
+import { formatAdoptionNotice, type AdoptionNotice } from "./adoptNotice.js";
 import { CplnClient } from "./client/index.js";
 import { resolveConfig, resolveOrg, type StackConfig } from "./config.js";
+import { logToEngine } from "./engineLog.js";
 import { resources } from "./index.js";
 import {
   checkInputs,
@@ -16,6 +18,7 @@ import {
   inputsFromOutputs,
   LOGICAL_NAME,
   NAME_GENERATED,
+  planAdoption,
   type CheckOutcome,
   type DiffOutcome,
 } from "./resources/engine.js";
@@ -70,14 +73,9 @@ function context(org: string): ResourceContext {
   return { client: resourceClient(client), org, warn };
 }
 
-/**
- * A warning for the user: Pulumi's log (a diagnostic on the resource's operation when the engine is connected; stderr
- * otherwise). Loaded when used, so nothing of `@pulumi/pulumi` is captured in a serialized provider.
- */
+/** A warning for the user: a diagnostic sent to the engine (engineLog.ts), or stderr where no engine answers. */
 function warn(message: string): void {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const pulumi = require("@pulumi/pulumi") as typeof import("@pulumi/pulumi");
-  void pulumi.log.warn(message);
+  void logToEngine("warning", message);
 }
 
 function definition(typeName: ResourceTypeName): AnyResourceDefinition {
@@ -111,8 +109,28 @@ async function describing<T>(what: string, run: () => Promise<T>): Promise<T> {
 
 // ---- the operations the dynamic providers delegate to ------------------------------------------------------------------
 
-export async function check(typeName: ResourceTypeName, olds: Props, news: Props): Promise<CheckOutcome> {
-  return checkInputs(definition(typeName), olds, news, () => resolveOrg({ stackConfig }));
+/**
+ * Check. For a create (no olds) with `adopt: true` whose inputs pass, also one GET of the object they name: when it
+ * exists, a diagnostic says, before anything changes, that it will be adopted and what its PATCH will change
+ * (adoptNotice.ts) — a warning when something changes. Logged to the engine under `urn` (the dynamic-provider host
+ * passes none: the engine then shows it among the run's diagnostics). A failed GET is left to the create to report.
+ */
+export async function check(typeName: ResourceTypeName, olds: Props, news: Props, urn = ""): Promise<CheckOutcome> {
+  const def = definition(typeName);
+  const outcome = checkInputs(def, olds, news, () => resolveOrg({ stackConfig }));
+  const isCreate = Object.keys(olds).filter((key) => key !== "__provider").length === 0;
+  if (isCreate && outcome.failures.length === 0 && outcome.inputs.adopt === true && def.adoption !== undefined) {
+    let plan: AdoptionNotice | undefined;
+    try {
+      plan = await planAdoption(def, context(orgOf("", outcome.inputs)), stripHidden(outcome.inputs));
+    } catch {
+      plan = undefined;
+    }
+    if (plan !== undefined) {
+      await logToEngine(plan.changes.length > 0 ? "warning" : "info", formatAdoptionNotice(plan), urn);
+    }
+  }
+  return outcome;
 }
 
 export async function diff(typeName: ResourceTypeName, _id: string, olds: Props, news: Props): Promise<DiffOutcome> {

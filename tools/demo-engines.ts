@@ -14,7 +14,8 @@ import { runProgram, type ProviderKind } from "./runner/index.js";
 const repoRoot = path.resolve(__dirname, "..", "..");
 
 export interface DemoStep {
-  op: "create" | "update" | "replace" | "delete" | "same" | "read";
+  /** `adopt`: the offline runner's name for a create that took over an existing object (the engine says `create`). */
+  op: "create" | "adopt" | "update" | "replace" | "delete" | "same" | "read";
   /** Short type name: VolumeSet, Policy, Location. */
   type: string;
   /** The full type token: `pulumi-nodejs:dynamic/cpln:VolumeSet`, `cpln-native:index:VolumeSet`. */
@@ -58,6 +59,7 @@ export function shortType(type: string): string {
 function stepOp(op: string): DemoStep["op"] | undefined {
   switch (op) {
     case "create":
+    case "adopt":
     case "update":
     case "delete":
     case "same":

@@ -116,6 +116,7 @@ function leftoverProcesses(runId: string): number[] {
 
 const symbols: Record<DemoStep["op"], string> = {
   create: "+",
+  adopt: "+~",
   update: "~",
   replace: "±",
   delete: "-",
@@ -125,6 +126,7 @@ const symbols: Record<DemoStep["op"], string> = {
 
 const pastTense: Record<DemoStep["op"], string> = {
   create: "created",
+  adopt: "adopted",
   update: "updated",
   replace: "replaced",
   delete: "deleted",
@@ -221,7 +223,7 @@ async function main(): Promise<void> {
 
     console.log(`\n3. edit (config quickstart:extraViewer = ${extraViewer}: one more viewer), then up`);
     const third = await run.up({ "quickstart:extraViewer": extraViewer });
-    printSteps(third.steps, ["create", "update", "replace", "delete"]);
+    printSteps(third.steps, ["create", "adopt", "update", "replace", "delete"]);
     console.log(`  ${summary(third.steps)}`);
     console.log("  what the provider sent:");
     printRequests((await newRequests()).filter(isMutating));

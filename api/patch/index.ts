@@ -17,6 +17,7 @@
  */
 export { applyPatch } from "./apply.js";
 export { buildPatch } from "./build.js";
+export { describePatch, formatPatchChange, type PatchChange } from "./describe.js";
 export { PatchError } from "./errors.js";
 export { equalUnder, isObject, type Json, type JsonObject } from "./json.js";
 export {

@@ -2,8 +2,9 @@ import * as pulumi from "@pulumi/pulumi";
 import * as cpln from "cpln-pulumi";
 
 // Bring objects that already exist under Pulumi. Dynamic providers cannot use `pulumi import`, so:
-// - `adopt: true` takes over an existing volume set or policy of that name (instead of failing with 409) and then
-//   manages it like one Pulumi created — `pulumi destroy` deletes it;
+// - `adopt: true` takes over an existing object of that name (instead of failing with 409) and then manages it like
+//   one Pulumi created — `pulumi destroy` deletes it. VolumeSet, Policy, Group, ServiceAccount, AuditContext and
+//   CloudAccount take it; what the args do not declare is removed, and preview lists those changes first;
 // - `.get(name, id)` reads an object without managing it (id = its self link); destroy leaves it alone.
 // `existing-resources:capacity` grows the adopted volume set: one PATCH of spec.initialCapacity.
 const config = new pulumi.Config("existing-resources");

@@ -159,7 +159,7 @@ export class NativeProvider {
     const olds = unwrapProps(request.getOlds()).props;
     const { props: news, secretKeys } = unwrapProps(request.getNews());
     if (news[LOGICAL_NAME] === undefined) news[LOGICAL_NAME] = request.getName() || nameOfUrn(request.getUrn());
-    const outcome = await runtime.check(typeName, olds, news);
+    const outcome = await runtime.check(typeName, olds, news, request.getUrn());
     const inputs: Props = { ...outcome.inputs };
     // A stack moved from the dynamic classes keeps its `__provider` input, so the inputs it stores do not change.
     if (typeof olds[PROVIDER_KEY] === "string") inputs[PROVIDER_KEY] = olds[PROVIDER_KEY];

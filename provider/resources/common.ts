@@ -118,8 +118,10 @@ export function namedKindLifecycle<Inputs extends { name?: string | undefined },
   kind: Kind,
   definition: () => AnyResourceDefinition,
   scope: NamedKindScope<Inputs> = {},
-): Pick<ResourceDefinition<Inputs, Outputs>, "create" | "read" | "update" | "delete"> {
+): Pick<ResourceDefinition<Inputs, Outputs>, "adoption" | "create" | "read" | "update" | "delete"> {
   return {
+    adoption: { link: (org, inputs) => selfLink(org, kind, String(inputs.name), scope.gvc?.(inputs)) },
+
     async create(ctx: ResourceContext, inputs: Inputs): Promise<{ id: string; outs: Outputs }> {
       const gvc = scope.gvc?.(inputs);
       const link = selfLink(ctx.org, kind, String(inputs.name), gvc);

@@ -8,7 +8,15 @@
 import { randomBytes } from "node:crypto";
 import { issueMessage } from "../../api/errors.js";
 import { findLink, parseLink, type Link } from "../../api/links.js";
-import { buildPatch, equalUnder, type Json, type JsonObject } from "../../api/patch/index.js";
+import {
+  buildPatch,
+  describePatch,
+  equalUnder,
+  formatPatchChange,
+  type Json,
+  type JsonObject,
+} from "../../api/patch/index.js";
+import type { AdoptionNotice } from "../adoptNotice.js";
 import { isCplnApiError } from "../client/errors.js";
 import type { AnyResourceDefinition, CheckFailure, FieldRule, InputIssue, Props, ResourceContext } from "./types.js";
 
@@ -358,7 +366,7 @@ export async function adoptExisting(
   inputs: Props,
   link: string,
   patchFor: (current: Props, desired: Props) => JsonObject = (current, desired) =>
-    buildPatch(managedBody(definition, current), managedBody(definition, desired), definition.patchRules()),
+    adoptionPatch(definition, current, desired),
 ): Promise<unknown> {
   const exists = isCplnApiError(error) && error.status === 409 && error.code === "AlreadyExists";
   if (!exists) throw error;
@@ -369,6 +377,38 @@ export async function adoptExisting(
   const current = definition.fromApi(existing, inputs);
   const patch = patchFor(current, inputs);
   return isEmptyPatch(patch) ? existing : ctx.client.patchByLink(link, patch);
+}
+
+/** The PATCH that makes an existing object (`current`, as outputs) match the inputs: the definition's, or buildPatch. */
+export function adoptionPatch(definition: AnyResourceDefinition, current: Props, desired: Props): JsonObject {
+  return (
+    definition.adoption?.patch?.(current, desired) ??
+    buildPatch(managedBody(definition, current), managedBody(definition, desired), definition.patchRules())
+  );
+}
+
+/**
+ * For a create with `adopt: true`: one GET of the object the inputs name. Undefined when the kind does not adopt, the
+ * object does not exist (the create will make it) or its link is not known yet; otherwise the changes the adopting
+ * PATCH would make (the same PATCH create sends after its 409), inputs not known yet left out.
+ */
+export async function planAdoption(
+  definition: AnyResourceDefinition,
+  ctx: ResourceContext,
+  inputs: Props,
+): Promise<AdoptionNotice | undefined> {
+  if (inputs.adopt !== true || definition.adoption === undefined) return undefined;
+  const link = definition.adoption.link(ctx.org, inputs);
+  if (link.includes(UNKNOWN)) return undefined;
+  const existing = await readIgnoringMissing(ctx, link);
+  if (existing === undefined) return undefined;
+  const current = definition.fromApi(existing, inputs) as Props;
+  // An input not known yet is compared as the value the object holds: it is listed apart, not as a change.
+  const unknown = Object.keys(definition.fields).filter((field) => containsUnknown(inputs[field]));
+  const desired: Props = { ...inputs };
+  for (const field of unknown) desired[field] = current[field];
+  const changes = describePatch(adoptionPatch(definition, current, desired), definition.patchRules());
+  return { link, changes: changes.map(formatPatchChange), unknown };
 }
 
 /**

@@ -285,6 +285,12 @@ export const policyDefinition = {
   normalize,
   shortForms,
 
+  // adopt: the principal-by-principal PATCH of an update, from the object found to the inputs.
+  adoption: {
+    link: (org, inputs) => selfLink(org, "policy", String(inputs.name)),
+    patch: (current, desired) => policyPatch(current, desired).body,
+  },
+
   // create: one POST; with `adopt`, a 409 becomes a GET and (if anything differs) one PATCH.
   async create(ctx: ResourceContext, inputs: PolicyInputs): Promise<{ id: string; outs: PolicyOutputs }> {
     let record: unknown;

@@ -133,6 +133,17 @@ export interface ResourceDefinition<Inputs extends object, Outputs extends objec
    */
   importId?: { form: string; resolve(org: string, id: string): string | undefined };
 
+  // --- adopt -----------------------------------------------------------------------------------------------------
+  /**
+   * For kinds that take `adopt: true`: where the object of these inputs lives (`link`, in the resolved org), and the
+   * PATCH that makes an existing object match them (`patch`; default: `buildPatch` of the managed bodies). Create sends
+   * that PATCH after a 409; check uses the same two to tell the user, before anything changes, what adopting will do.
+   */
+  adoption?: {
+    link(org: string, inputs: Inputs): string;
+    patch?(current: Props, desired: Props): JsonObject;
+  };
+
   // --- create / read / update / delete ---------------------------------------------------------------------------
   create(ctx: ResourceContext, inputs: Inputs): Promise<{ id: string; outs: Outputs }>;
   /** Fresh outputs, or undefined when the object is gone (404). */

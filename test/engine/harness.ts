@@ -9,10 +9,16 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { kinds } from "../../dist/api/kinds.js";
-import { parseLink } from "../../dist/api/links.js";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
 import { EngineDriver } from "../../dist/tools/realengine/client.js";
+import {
+  adminApi,
+  filesUnder,
+  isMutating,
+  orgSnapshot as snapshotOf,
+  undeletableAdded,
+  type Recorded,
+} from "../support/org.js";
 import { engineEnv, requireEngine } from "./support.js";
 
 export { EngineDriver };
@@ -150,19 +156,7 @@ export function stackConfig(
   return config;
 }
 
-export interface Recorded {
-  method: string;
-  path: string;
-  body: unknown;
-  status: number;
-}
-
-/** A request that changes server state. `-query` and `-join` are POSTs that only read. */
-export function isMutating(request: Recorded): boolean {
-  return (
-    ["POST", "PUT", "PATCH", "DELETE"].includes(request.method) && !/\/-(query|join|cloudinit)$/.test(request.path)
-  );
-}
+export { filesUnder, isMutating, type Recorded };
 
 /** Requests recorded since the last call. */
 export function requestLog(server: RunningServer): () => Recorded[] {
@@ -175,37 +169,13 @@ export function requestLog(server: RunningServer): () => Recorded[] {
   };
 }
 
-export async function api(server: RunningServer, method: string, urlPath: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${server.url}${urlPath}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_KEY}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${urlPath} → ${response.status}: ${text}`);
-  return text === "" ? undefined : (JSON.parse(text) as unknown);
+export function api(server: RunningServer, method: string, urlPath: string, body?: unknown): Promise<unknown> {
+  return adminApi(server, ADMIN_KEY, method, urlPath, body);
 }
 
-/** Kinds whose records a user can see in the org (gvc-scoped ones are listed in every gvc). */
-const orgKinds = ["gvc", "location", "policy", "group", "serviceaccount", "cloudaccount", "mk8s", "auditctx", "quota"];
-
-/** Every record a user can list in the org, keyed by self link, without `version` and `lastModified`. */
-export async function orgSnapshot(server: RunningServer): Promise<Record<string, unknown>> {
-  const snapshot: Record<string, unknown> = {};
-  const add = (items: unknown[]): void => {
-    for (const item of items as { links: { rel: string; href: string }[]; version?: number; lastModified?: string }[]) {
-      const { version: _version, lastModified: _lastModified, ...rest } = item;
-      snapshot[item.links.find((link) => link.rel === "self")!.href] = rest;
-    }
-  };
-  for (const kind of orgKinds) add(((await api(server, "GET", `/org/${ORG}/${kind}`)) as { items: unknown[] }).items);
-  for (const gvc of Object.keys(snapshot).filter((link) => link.startsWith(`/org/${ORG}/gvc/`))) {
-    add(((await api(server, "GET", `${gvc}/volumeset`)) as { items: unknown[] }).items);
-  }
-  return snapshot;
+/** Every record a user can list in the org (see test/harness/org.ts). */
+export function orgSnapshot(server: RunningServer): Promise<Record<string, unknown>> {
+  return snapshotOf(server, ORG, ADMIN_KEY);
 }
 
 /**
@@ -217,20 +187,6 @@ export async function orgAfterDestroy(
   before: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const after = await orgSnapshot(server);
-  for (const link of Object.keys(after)) {
-    const kind = parseLink(link)?.kind;
-    if (!(link in before) && kind !== undefined && kinds[kind].deletable === false) delete after[link];
-  }
+  for (const link of undeletableAdded(before, after)) delete after[link];
   return after;
-}
-
-/** Every file under `dir` (not following links), as text. */
-export function filesUnder(dir: string): { file: string; text: string }[] {
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => {
-      const file = path.join(entry.parentPath, entry.name);
-      return { file, text: fs.readFileSync(file, "utf8") };
-    });
 }

@@ -21,8 +21,10 @@ export interface ExampleCase {
   name: string;
   /** Program config besides cpln:org/endpoint/token. */
   config: Record<string, string>;
-  /** Resources the first up creates, as `Type name`. */
+  /** Resources the first up creates (or adopts), as `Type name`. */
   creates: string[];
+  /** Those of `creates` that exist before the first up (`before`) and are adopted (`adopt: true`), not created. */
+  adopts?: string[];
   edit: Record<string, string>;
   /** The mutating requests the edit's up sends, in order, and nothing else. */
   expected: ExpectedRequest[];
@@ -150,6 +152,7 @@ export const exampleCases: ExampleCase[] = [
     name: "existing-resources",
     config: {},
     creates: ["VolumeSet legacy-data", "Policy legacy-access"],
+    adopts: ["VolumeSet legacy-data", "Policy legacy-access"],
     edit: { "existing-resources:capacity": "40" },
     expected: [
       {

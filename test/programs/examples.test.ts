@@ -12,65 +12,25 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kinds } from "../../api/kinds.js";
-import { parseLink } from "../../api/links.js";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
 import { runWithRunner, type DemoResult, type DemoRun, type DemoRunOptions } from "../../dist/tools/demo-engines.js";
+import {
+  adminApi,
+  filesUnder,
+  isMutating,
+  orgSnapshot as snapshotOf,
+  undeletableAdded,
+  type Recorded,
+} from "../support/org.js";
 import { exampleCases, ORG, type ExampleCase } from "./cases.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const seed = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "seed.json"), "utf8")) as SeedDocument;
 const ADMIN_KEY = "programs-admin.5d1c0b2a9e8f7a6b5c4d3e2f1a0b9c8d";
 
-interface Recorded {
-  method: string;
-  path: string;
-  body: unknown;
-  status: number;
-}
-
-/** A request that changes server state. `-query` and `-join` are POSTs that only read. */
-function isMutating(request: Recorded): boolean {
-  return (
-    ["POST", "PUT", "PATCH", "DELETE"].includes(request.method) && !/\/-(query|join|cloudinit)$/.test(request.path)
-  );
-}
-
-/** Kinds whose records a user can see in the org (gvc-scoped ones are listed in every gvc). */
-const orgKinds = ["gvc", "location", "policy", "group", "serviceaccount", "cloudaccount", "mk8s", "auditctx", "quota"];
-
-async function api(server: RunningServer, method: string, urlPath: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${server.url}${urlPath}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_KEY}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${urlPath} → ${response.status}: ${text}`);
-  return text === "" ? undefined : (JSON.parse(text) as unknown);
-}
-
-/**
- * Every record a user can list in the org, keyed by self link, without `version` and `lastModified`: adopting a
- * builtin location and restoring it on destroy bumps its version, while every field a user set must come back.
- */
-async function orgSnapshot(server: RunningServer): Promise<Record<string, unknown>> {
-  const snapshot: Record<string, unknown> = {};
-  const add = (items: unknown[]): void => {
-    for (const item of items as { links: { rel: string; href: string }[]; version?: number; lastModified?: string }[]) {
-      const { version: _version, lastModified: _lastModified, ...rest } = item;
-      snapshot[item.links.find((link) => link.rel === "self")!.href] = rest;
-    }
-  };
-  for (const kind of orgKinds) add(((await api(server, "GET", `/org/${ORG}/${kind}`)) as { items: unknown[] }).items);
-  for (const gvc of Object.keys(snapshot).filter((link) => link.startsWith(`/org/${ORG}/gvc/`))) {
-    add(((await api(server, "GET", `${gvc}/volumeset`)) as { items: unknown[] }).items);
-  }
-  return snapshot;
-}
+const api = (server: RunningServer, method: string, urlPath: string, body?: unknown): Promise<unknown> =>
+  adminApi(server, ADMIN_KEY, method, urlPath, body);
+const orgSnapshot = (server: RunningServer): Promise<Record<string, unknown>> => snapshotOf(server, ORG, ADMIN_KEY);
 
 const stepLabels = (result: DemoResult, op: string): string[] =>
   result.steps
@@ -85,17 +45,6 @@ function lifecycle(
   tokenPrefix = "pulumi-nodejs:dynamic/cpln:",
 ): void {
   for (const example of exampleCases) describeExample(engine, start, example, tokenPrefix);
-}
-
-/** Every file under `dir`, as text. */
-function filesUnder(dir: string): { file: string; text: string }[] {
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => {
-      const file = path.join(entry.parentPath, entry.name);
-      return { file, text: fs.readFileSync(file, "utf8") };
-    });
 }
 
 function describeExample(
@@ -148,9 +97,11 @@ function describeExample(
 
     it("up creates the program's resources; secrets stay secret and the token is nowhere in the state", async () => {
       const result = await run.up({});
-      expect(stepLabels(result, "create")).toEqual([...example.creates].sort());
+      const adopts = example.adopts ?? [];
+      expect(stepLabels(result, "create")).toEqual(example.creates.filter((label) => !adopts.includes(label)).sort());
+      expect(stepLabels(result, "adopt")).toEqual([...adopts].sort());
       expect(result.steps.filter((step) => !step.token.startsWith(tokenPrefix))).toEqual([]);
-      expect(result.steps.filter((step) => step.op !== "create" && step.op !== "read")).toEqual([]);
+      expect(result.steps.filter((step) => !["create", "adopt", "read"].includes(step.op))).toEqual([]);
       for (const name of example.secretOutputs ?? []) expect(result.outputs[name], name).toEqual({ secret: true });
       const state = filesUnder(workDir);
       expect(state.length).toBeGreaterThan(0);
@@ -188,11 +139,7 @@ function describeExample(
       // Audit contexts cannot be deleted: destroy forgets them and they stay. Everything else is as before.
       const after = await orgSnapshot(server);
       const stayed = Object.keys(after).filter((link) => !(link in before));
-      const undeletable = stayed.filter((link) => {
-        const kind = parseLink(link)?.kind;
-        return kind !== undefined && kinds[kind].deletable === false;
-      });
-      expect(undeletable).toHaveLength(stayed.length);
+      expect(undeletableAdded(before, after)).toHaveLength(stayed.length);
       expect(stayed).toHaveLength(example.creates.filter((label) => label.startsWith("AuditContext ")).length);
       for (const link of stayed) delete after[link];
       expect(after).toEqual(before);

@@ -155,7 +155,7 @@ describe("Group with a member query", () => {
 });
 
 describe("Group adopt and .get", () => {
-  it("adopt: POST 409, GET, and one PATCH with what differs; .get reads a group with one GET", async () => {
+  it("adopt: check's GET, POST 409, GET, and one PATCH with what differs; .get reads a group with one GET", async () => {
     const created = await fetch(`${env.server.url}/org/${org}/group`, {
       method: "POST",
       headers: { authorization: `Bearer ${env.server.adminKey}`, "content-type": "application/json" },
@@ -173,6 +173,8 @@ describe("Group adopt and .get", () => {
       }),
     );
     expect(step.requests).toEqual([
+      // Check reads the object to say what adopting will change, before anything changes.
+      { method: "GET", path: link, status: 200, body: undefined },
       {
         method: "POST",
         path: `/org/${org}/group`,

@@ -283,18 +283,21 @@ describe("Policy with a user-chosen name", () => {
     const link = `/org/${org}/policy/pinned`;
     const created = await policy.up(await inputs(base));
     expect(created.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET ${link} 200`, // check: what adopting will change
       `POST /org/${org}/policy 409`,
       `GET ${link} 200`,
       `PATCH ${link} 200`,
     ]);
     // The existing policy has no bindings: the binding is a partial, which the server appends.
-    expect(created.requests[2]?.body).toEqual({
+    expect(created.requests[3]?.body).toEqual({
       "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [group("devs")] }],
     });
 
     const step = await policy.up(await inputs({ ...base, targetKind: "location" }));
     expect(step.diff).toEqual({ changes: true, replaces: ["targetKind"], deleteBeforeReplace: true });
+    // The replacement is checked like a new resource, so with adopt: true check reads the object (still the old one).
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET ${link} 200`,
       `DELETE ${link} 204`,
       `POST /org/${org}/policy 201`,
     ]);

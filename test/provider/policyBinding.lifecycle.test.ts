@@ -400,11 +400,12 @@ describe("PolicyBinding edge cases", () => {
     };
     const step = await stack.up(await policyInputs(args));
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      `GET ${link} 200`, // check: what adopting will change
       `POST /org/${org}/policy 409`,
       `GET ${link} 200`,
       `PATCH ${link} 200`,
     ]);
-    expect(step.requests[2]?.body).toEqual({
+    expect(step.requests[3]?.body).toEqual({
       "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [g("owner")] }],
     });
     expect(stack.outputs.bindings).toEqual([{ permissions: ["view"], principalLinks: [g("owner")] }]);

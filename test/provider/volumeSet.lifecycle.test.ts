@@ -326,7 +326,7 @@ describe("VolumeSet adopt and get", () => {
     expect(takeRequests(env.server).map((r) => `${r.method} ${r.status}`)).toEqual(["POST 409"]);
   });
 
-  it("with adopt: true, create takes the object over: POST (409), GET, one PATCH to the desired state", async () => {
+  it("with adopt: true: check's GET, then create takes the object over: POST (409), GET, one PATCH", async () => {
     const link = `/org/${env.server.org}/gvc/default/volumeset/existing`;
     const vs = new ResourceStack(env, TYPE, "existing");
     const args: VolumeSetArgs = {
@@ -338,6 +338,8 @@ describe("VolumeSet adopt and get", () => {
     };
     const step = await vs.up(await volumeSetInputs(args, "existing"));
     expect(step.requests).toEqual([
+      // Check reads the object to say what adopting will change, before anything changes.
+      { method: "GET", path: link, status: 200, body: undefined },
       expect.objectContaining({ method: "POST", status: 409 }),
       { method: "GET", path: link, status: 200, body: undefined },
       {

@@ -38,6 +38,8 @@ export interface SpawnOptions {
   cwd: string;
   env?: Record<string, string | undefined>;
   startTimeoutMs?: number;
+  /** The engine address passed last (where the plugin logs diagnostics); default one nothing listens on. */
+  engineAddress?: string;
 }
 
 export interface DetailedDiff {
@@ -114,6 +116,7 @@ export class NativePluginClient {
       cwd: options.cwd,
       env,
       ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
+      ...(options.engineAddress !== undefined ? { engineAddress: options.engineAddress } : {}),
       onLine: (line) => output.push(line),
     });
     const port = pluginProcess.port;

@@ -5,7 +5,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import * as path from "node:path";
 import type { DriverCommand, DriverInit, DriverReply } from "./driver.js";
 
-export type { DriverInit, DriverReply, EngineStep } from "./driver.js";
+export type { DriverInit, DriverReply, EngineDiagnostic, EngineStep } from "./driver.js";
 
 export class EngineDriver {
   /** Commands run one after the other (the driver runs one at a time), even when a caller stops waiting for one. */

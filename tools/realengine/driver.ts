@@ -41,6 +41,13 @@ export interface EngineStep {
   detailedDiff?: Record<string, string>;
 }
 
+/** A diagnostic the engine reported: about `urn` (empty for the run's global ones), at `severity`. */
+export interface EngineDiagnostic {
+  urn: string;
+  severity: string;
+  message: string;
+}
+
 export type DriverCommand =
   | { cmd: "init"; init: DriverInit }
   | { cmd: "up"; config?: Record<string, string>; expectNoChanges?: boolean; verbose?: boolean }
@@ -57,6 +64,8 @@ export type DriverReply =
       outputs: Record<string, { value: unknown; secret: boolean }>;
       stdout: string;
       stderr: string;
+      /** The engine's diagnostic events of the run (a provider's logged warnings among them), in order. */
+      diagnostics?: EngineDiagnostic[];
       summary?: Record<string, number>;
       deployment?: unknown;
     }
@@ -109,8 +118,16 @@ function programFor(options: DriverInit): () => Promise<Record<string, unknown>>
 const urnName = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
 const urnType = (urn: string): string => urn.split("::")[2] ?? "";
 
-function collector(steps: EngineStep[]): (event: EngineEvent) => void {
+function collector(steps: EngineStep[], diagnostics: EngineDiagnostic[]): (event: EngineEvent) => void {
   return (event) => {
+    const diagnostic = event.diagnosticEvent;
+    if (diagnostic) {
+      diagnostics.push({
+        urn: diagnostic.urn ?? "",
+        severity: diagnostic.severity,
+        message: diagnostic.message.trim(),
+      });
+    }
     const metadata = event.resOutputsEvent?.metadata;
     if (!metadata) return;
     const type = urnType(metadata.urn);
@@ -146,7 +163,8 @@ async function setConfig(config: Record<string, string> | undefined): Promise<vo
 }
 
 async function handle(command: DriverCommand, steps: EngineStep[]): Promise<DriverReply> {
-  const onEvent = collector(steps);
+  const diagnostics: EngineDiagnostic[] = [];
+  const onEvent = collector(steps, diagnostics);
   switch (command.cmd) {
     case "init": {
       init = command.init;
@@ -172,6 +190,7 @@ async function handle(command: DriverCommand, steps: EngineStep[]): Promise<Driv
         outputs: await outputs(),
         stdout: result.stdout,
         stderr: result.stderr,
+        diagnostics,
         summary: result.summary.resourceChanges as Record<string, number>,
       };
     }
@@ -189,6 +208,7 @@ async function handle(command: DriverCommand, steps: EngineStep[]): Promise<Driv
         outputs: {},
         stdout: result.stdout,
         stderr: result.stderr,
+        diagnostics,
         summary: result.changeSummary as Record<string, number>,
       };
     }
@@ -200,6 +220,7 @@ async function handle(command: DriverCommand, steps: EngineStep[]): Promise<Driv
         outputs: await outputs(),
         stdout: result.stdout,
         stderr: result.stderr,
+        diagnostics,
         summary: result.summary.resourceChanges as Record<string, number>,
       };
     }
@@ -211,6 +232,7 @@ async function handle(command: DriverCommand, steps: EngineStep[]): Promise<Driv
         outputs: {},
         stdout: result.stdout,
         stderr: result.stderr,
+        diagnostics,
         summary: result.summary.resourceChanges as Record<string, number>,
       };
     }

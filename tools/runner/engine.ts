@@ -13,6 +13,8 @@ import {
   type HostStartOptions,
   type ProviderHost,
 } from "./host.js";
+import { parseAdoptionNotice } from "../../provider/adoptNotice.js";
+import { EngineLogServer, type Diagnostic } from "./engineLog.js";
 import { isNativeType, NativePluginHost, type NativeHostStartOptions } from "./nativehost.js";
 import { SecretCrypter, type SecretsProviderState } from "./secrets.js";
 import {
@@ -32,7 +34,8 @@ import {
   type PropertyValue,
 } from "./values.js";
 
-export type StepOp = "create" | "update" | "replace" | "same" | "delete" | "read" | "refresh";
+/** `adopt`: a create with `adopt: true` whose object exists (the provider said so at check time): it is taken over. */
+export type StepOp = "create" | "adopt" | "update" | "replace" | "same" | "delete" | "read" | "refresh";
 
 export interface Step {
   urn: string;
@@ -49,6 +52,8 @@ export interface Step {
   detailedDiff?: Record<string, string>;
   /** The HTTP requests the provider sent for this step (recorded when the engine has a `requestLog`). */
   requests?: SentRequest[];
+  /** What the provider logged to the engine during the step (`warning: ...`), as the engine shows under a resource. */
+  diagnostics?: string[];
   /** One line for humans. */
   detail: string;
 }
@@ -175,6 +180,10 @@ export class MiniEngine {
   /** The config the state file records: the one it had, until the run succeeds and `commitConfig` records the new. */
   private storedConfig: Record<string, string> = {};
   private storedSecretKeys: string[] = [];
+  /** The Engine.Log service the provider processes log to, started with the first of them. */
+  private logServer: Promise<EngineLogServer> | undefined;
+  /** Diagnostics not yet shown with a step, by URN ("" for those about no resource). */
+  private readonly diagnostics = new Map<string, Diagnostic[]>();
 
   private constructor(
     private readonly options: MiniEngineOptions,
@@ -350,7 +359,14 @@ export class MiniEngine {
     const inputs = annotateSecrets(checked.inputs, news);
 
     if (!old) {
-      if (preview) return this.report({ urn, op: "create", id: undefined, detail: "create (planned)" }, inputs);
+      // A create the provider said at check time will adopt an existing object (and what that changes).
+      const adoption = this.adoptionNotice(urn);
+      if (preview) {
+        const planned = adoption
+          ? { op: "adopt" as const, detail: `adopt (planned) of ${adoption.link}: ${adoption.detail}` }
+          : { op: "create" as const, detail: "create (planned)" };
+        return this.report({ urn, id: undefined, ...planned }, inputs);
+      }
       const created = await this.recordingInitFailure(() => host.create(urn, inputs), {
         urn,
         type,
@@ -360,7 +376,10 @@ export class MiniEngine {
       const outputs = keepSecret(annotateSecrets(created.outputs, inputs));
       this.resources.push({ urn, type, id: created.id, inputs, outputs, ...withSecrets });
       this.save();
-      return this.report({ urn, op: "create", id: created.id, detail: `created ${created.id}` }, outputs);
+      const done = adoption
+        ? { op: "adopt" as const, detail: `adopted ${created.id}: ${adoption.detail}` }
+        : { op: "create" as const, detail: `created ${created.id}` };
+      return this.report({ urn, id: created.id, ...done }, outputs);
     }
 
     const diff = await host.diff(old.id, urn, old.outputs, inputs, old.inputs);
@@ -510,9 +529,40 @@ export class MiniEngine {
     return { id: step.id, outputs, step };
   }
 
-  /** Records a completed step (with its requests) and reports it as progress. */
+  /** The adoption notice the provider logged for `urn` (during its check), if it logged one. */
+  private adoptionNotice(urn: string): { link: string; detail: string } | undefined {
+    for (const diagnostic of this.diagnostics.get(urn) ?? []) {
+      const notice = parseAdoptionNotice(diagnostic.message);
+      if (notice) return notice;
+    }
+    return undefined;
+  }
+
+  /** A message a provider logged: about its URN, else about the resource whose step is running. */
+  private onLog(diagnostic: Diagnostic): void {
+    if (diagnostic.severity === "debug") return;
+    const urn = diagnostic.urn || this.running || "";
+    const list = this.diagnostics.get(urn) ?? [];
+    list.push({ ...diagnostic, urn });
+    this.diagnostics.set(urn, list);
+  }
+
+  /**
+   * Attaches what the provider logged about the step's resource. An adoption notice belongs to creates only: a
+   * replacement is checked like a new resource, so the provider may log one there, but the old object is deleted or
+   * renamed away first and nothing is adopted.
+   */
+  private withDiagnostics(step: Step): Step {
+    const list = this.diagnostics.get(step.urn);
+    if (list === undefined) return step;
+    this.diagnostics.delete(step.urn);
+    const shown = list.filter((d) => step.op === "adopt" || parseAdoptionNotice(d.message) === undefined);
+    return shown.length === 0 ? step : { ...step, diagnostics: shown.map((d) => `${d.severity}: ${d.message}`) };
+  }
+
+  /** Records a completed step (with its requests and diagnostics) and reports it as progress. */
   private push(step: Step): void {
-    const recorded = this.withRequests(step);
+    const recorded = this.withDiagnostics(this.withRequests(step));
     this.steps.push(recorded);
     this.options.onStep?.(recorded);
   }
@@ -605,7 +655,12 @@ export class MiniEngine {
         continue;
       }
       const host = await this.getHost(r.type);
-      await host.delete(r.id, r.urn, r.outputs, r.inputs);
+      this.running = r.urn;
+      try {
+        await host.delete(r.id, r.urn, r.outputs, r.inputs);
+      } finally {
+        this.running = undefined;
+      }
       if (pending) this.pendingDeletes = this.pendingDeletes.filter((p) => p !== r);
       else this.resources = this.resources.filter((p) => p !== r);
       this.save();
@@ -636,6 +691,9 @@ export class MiniEngine {
     const hosts = [...this.hosts.values()];
     this.hosts.clear();
     for (const host of hosts) await (await host.catch(() => undefined))?.stop();
+    const log = this.logServer;
+    this.logServer = undefined;
+    (await log?.catch(() => undefined))?.stop();
   }
 
   /** The provider of a type token: the native plugin for its package's types, else the dynamic-provider host. */
@@ -647,12 +705,15 @@ export class MiniEngine {
     let host = this.hosts.get(which);
     if (!host) {
       host = (async () => {
+        this.logServer ??= EngineLogServer.start((diagnostic) => this.onLog(diagnostic));
+        const engineAddress = (await this.logServer).address;
         const started: ProviderHost =
           which === "native"
-            ? await NativePluginHost.start(
-                this.options.native ?? { cwd: this.options.host.cwd, env: this.options.host.env },
-              )
-            : await DynamicProviderHost.start({ project: this.options.project, ...this.options.host });
+            ? await NativePluginHost.start({
+                ...(this.options.native ?? { cwd: this.options.host.cwd, env: this.options.host.env }),
+                engineAddress,
+              })
+            : await DynamicProviderHost.start({ project: this.options.project, ...this.options.host, engineAddress });
         this.startedHosts.push(started);
         await started.configure(this.config, this.secretConfigKeys);
         return started;

@@ -50,6 +50,8 @@ export interface HostStartOptions {
   project?: string;
   /** How long to wait for the host to print its port (ms). */
   startTimeoutMs?: number;
+  /** The engine address the host gets (where the provider logs diagnostics); default one nothing listens on. */
+  engineAddress?: string;
 }
 
 export interface CheckFailure {
@@ -163,6 +165,7 @@ export class DynamicProviderHost implements ProviderHost {
       cwd: options.cwd,
       env,
       ...(options.startTimeoutMs !== undefined ? { startTimeoutMs: options.startTimeoutMs } : {}),
+      ...(options.engineAddress !== undefined ? { engineAddress: options.engineAddress } : {}),
       onLine: (line) => {
         // The client's one-line notices (`cpln: retry ...`) are for the user, as the engine would show them.
         if (line.startsWith("cpln: ")) process.stderr.write(`${line}\n`);

@@ -6,6 +6,7 @@ import { fork, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { parseAdoptionNotice } from "../../provider/adoptNotice.js";
 import type { Step, StepOp } from "./engine.js";
 import type { HostCall } from "./host.js";
 import { readProject } from "./project.js";
@@ -114,6 +115,22 @@ export class ProgramRunError extends Error {
 /** The package root (dist/tools/runner → ../../..). */
 export const packageRoot = path.resolve(__dirname, "..", "..", "..");
 
+/** Steps per kind, every kind present (0 when none). */
+function countSteps(steps: readonly Step[]): Record<StepOp, number> {
+  const counts: Record<StepOp, number> = {
+    create: 0,
+    adopt: 0,
+    update: 0,
+    replace: 0,
+    same: 0,
+    delete: 0,
+    read: 0,
+    refresh: 0,
+  };
+  for (const step of steps) counts[step.op] += 1;
+  return counts;
+}
+
 export async function runProgram(options: RunProgramOptions): Promise<RunProgramResult> {
   const started = performance.now();
   if (!options.programDir && !options.destroy) throw new Error("runProgram: programDir is required (or destroy: true)");
@@ -129,15 +146,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
     options.project ?? ((options.destroy || options.refresh) && givenDir ? readProject(givenDir).name : undefined);
   if ((options.destroy || options.refresh) && !fs.existsSync(stateFile)) {
     // Nothing was ever deployed with this state file: nothing to delete, nothing to start.
-    const summary: Record<StepOp, number> = {
-      create: 0,
-      update: 0,
-      replace: 0,
-      same: 0,
-      delete: 0,
-      read: 0,
-      refresh: 0,
-    };
+    const summary = countSteps([]);
     const timings = { totalMs: performance.now() - started, hostStartMs: undefined };
     const none = { steps: [], outputs: {}, outputsWithSecrets: {}, requests: [], summary, logs: [], timings };
     const destroy = options.destroy ?? false;
@@ -277,8 +286,7 @@ export async function runProgram(options: RunProgramOptions): Promise<RunProgram
   }
   if (message.kind !== "result") throw new Error(`offline runner: unexpected message ${message.kind}`);
   const { result } = message;
-  const summary: Record<StepOp, number> = { create: 0, update: 0, replace: 0, same: 0, delete: 0, read: 0, refresh: 0 };
-  for (const step of result.steps) summary[step.op] += 1;
+  const summary = countSteps(result.steps);
   return {
     project: result.project,
     stack: result.stack,
@@ -344,6 +352,7 @@ export function findPulumiCli(env: NodeJS.ProcessEnv = process.env): string | un
 
 const symbols: Record<StepOp, string> = {
   create: "+",
+  adopt: "+~",
   update: "~",
   replace: "+-",
   same: "=",
@@ -370,6 +379,11 @@ export function formatHeader(run: {
 export function formatStep(step: Step, options: { diff?: boolean } = {}): string[] {
   const [, , type, name] = step.urn.split("::");
   const lines = [`  ${symbols[step.op].padEnd(2)} ${step.op.padEnd(7)} ${type} ${name}  ${step.detail}`];
+  // What the provider logged, as the engine shows it under the resource (an adoption's notice is its detail already).
+  for (const line of step.diagnostics ?? []) {
+    const message = line.slice(line.indexOf(": ") + 2);
+    if (!(step.op === "adopt" && parseAdoptionNotice(message))) lines.push(`       ${line}`);
+  }
   if (!options.diff) return lines;
   if (step.changedPaths && step.changedPaths.length > 0) {
     lines.push(`       changes: ${step.changedPaths.join(", ")}`);
@@ -401,6 +415,7 @@ export function formatFooter(result: RunProgramResult): string[] {
       if (op === "same") return `${n} unchanged`;
       if (op === "read") return `${n} read`;
       if (op === "refresh") return result.preview ? `${n} to refresh` : `${n} refreshed`;
+      if (op === "adopt") return result.preview ? `${n} to adopt` : `${n} adopted`;
       return result.preview ? `${n} to ${op}` : `${n} ${op}d`;
     });
   lines.push(`Resources: ${counts.length > 0 ? counts.join(", ") : "none"}`);

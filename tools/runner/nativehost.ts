@@ -32,6 +32,8 @@ export interface NativeHostStartOptions {
   /** The plugin executable; defaults to this package's bin/pulumi-resource-cpln-native. */
   executable?: string;
   startTimeoutMs?: number;
+  /** The engine address the plugin gets (where it logs diagnostics); default one nothing listens on. */
+  engineAddress?: string;
 }
 
 /** True for the type tokens the native plugin serves (`cpln-native:index:VolumeSet`). */
@@ -79,6 +81,7 @@ export class NativePluginHost implements ProviderHost {
       cwd: options.cwd,
       env,
       startTimeoutMs: options.startTimeoutMs,
+      engineAddress: options.engineAddress,
     });
     return new NativePluginHost(client);
   }

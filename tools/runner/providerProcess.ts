@@ -1,6 +1,7 @@
 /**
  * A provider process started as the Pulumi engine starts one (the dynamic-provider host, or a native plugin): in its
- * own process group, with a dummy engine address (never dialled), its gRPC port read from the first stdout line.
+ * own process group, with an engine address as its last argument (the runner's Engine.Log service, else a dummy that
+ * refuses connections), its gRPC port read from the first stdout line.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -13,6 +14,8 @@ export interface ProviderProcessOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
   startTimeoutMs?: number;
+  /** The engine address passed last (where the provider logs diagnostics); default a port nothing listens on. */
+  engineAddress?: string;
   /** Every stderr line, and every stdout line after the port. */
   onLine(line: string): void;
 }
@@ -65,8 +68,8 @@ export class ProviderProcess {
 
   /** Spawns the process and waits for its port; on failure the error carries what it printed. */
   static async start(options: ProviderProcessOptions): Promise<ProviderProcess> {
-    // The engine address comes last; the provider only checks that it is there.
-    const child = spawn(options.command, [...options.args, "127.0.0.1:1"], {
+    // The engine address comes last; a provider dials it only to log diagnostics.
+    const child = spawn(options.command, [...options.args, options.engineAddress ?? "127.0.0.1:1"], {
       cwd: options.cwd,
       env: options.env,
       detached: true,

@@ -1,0 +1,91 @@
+/**
+ * What the program tests (offline runner) and the real-engine tests share about the org behind a run: the requests
+ * cpln-local recorded, the admin API, and a snapshot of every record a user can list, to compare an org before a
+ * program's first `up` with the org after its `destroy`.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { kinds } from "../../dist/api/kinds.js";
+import { parseLink } from "../../dist/api/links.js";
+import type { RunningServer } from "../../dist/server/index.js";
+
+export interface Recorded {
+  method: string;
+  path: string;
+  body: unknown;
+  status: number;
+}
+
+/** A request that changes server state. `-query` and `-join` are POSTs that only read. */
+export function isMutating(request: Recorded): boolean {
+  return (
+    ["POST", "PUT", "PATCH", "DELETE"].includes(request.method) && !/\/-(query|join|cloudinit)$/.test(request.path)
+  );
+}
+
+/** One request to cpln-local as its admin (`adminKey`); the parsed answer, or an error naming the status. */
+export async function adminApi(
+  server: RunningServer,
+  adminKey: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await fetch(`${server.url}${urlPath}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${adminKey}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${urlPath} → ${response.status}: ${text}`);
+  return text === "" ? undefined : (JSON.parse(text) as unknown);
+}
+
+/** Kinds whose records a user can see in the org (gvc-scoped ones are listed in every gvc). */
+const orgKinds = ["gvc", "location", "policy", "group", "serviceaccount", "cloudaccount", "mk8s", "auditctx", "quota"];
+
+/**
+ * Every record a user can list in `org`, keyed by self link, without `version` and `lastModified`: adopting a builtin
+ * location and restoring it on destroy bumps its version, while every field a user set must come back.
+ */
+export async function orgSnapshot(
+  server: RunningServer,
+  org: string,
+  adminKey: string,
+): Promise<Record<string, unknown>> {
+  const snapshot: Record<string, unknown> = {};
+  const list = async (urlPath: string): Promise<void> => {
+    const { items } = (await adminApi(server, adminKey, "GET", urlPath)) as { items: unknown[] };
+    for (const item of items as { links: { rel: string; href: string }[]; version?: number; lastModified?: string }[]) {
+      const { version: _version, lastModified: _lastModified, ...rest } = item;
+      snapshot[item.links.find((link) => link.rel === "self")!.href] = rest;
+    }
+  };
+  for (const kind of orgKinds) await list(`/org/${org}/${kind}`);
+  for (const gvc of Object.keys(snapshot).filter((link) => link.startsWith(`/org/${org}/gvc/`))) {
+    await list(`${gvc}/volumeset`);
+  }
+  return snapshot;
+}
+
+/** The links in `after` that were not in `before` and cannot be deleted (audit contexts: destroy forgets them). */
+export function undeletableAdded(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  return Object.keys(after).filter((link) => {
+    const kind = parseLink(link)?.kind;
+    return !(link in before) && kind !== undefined && kinds[kind].deletable === false;
+  });
+}
+
+/** Every file under `dir` (not following links), as text. */
+export function filesUnder(dir: string): { file: string; text: string }[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const file = path.join(entry.parentPath, entry.name);
+      return { file, text: fs.readFileSync(file, "utf8") };
+    });
+}
