@@ -98,7 +98,7 @@ export function buildOpenApi(routes: readonly Route[], version: string, serverUr
                 in: "query",
                 required: p.required,
                 description: p.description,
-                schema: p.schema(),
+                ...(p.json ? { content: { "application/json": { schema: use(p.json) } } } : { schema: p.schema() }),
               })),
             ],
           }

@@ -121,7 +121,7 @@ export class RecordService {
     readonly rules: Readonly<Record<Kind, KindRules>>,
     /** Items per page of a list or query answer (see `DEFAULT_PAGE_SIZE`). */
     readonly pageSize: number = DEFAULT_PAGE_SIZE,
-    /** Issues and reads the cursors of `next` links (query cursors signed with a per-server secret). */
+    /** Issues and reads the cursors of `next` links. */
     private readonly cursors: CursorCodec = new CursorCodec(),
   ) {}
 
@@ -533,7 +533,7 @@ export class RecordService {
     const self = `${this.collectionOf(call, kind)}/-query`;
     const links: JsonObject[] = [{ rel: "self", href: self }];
     if (page.next) {
-      links.push({ rel: "next", href: `${self}?cursor=${this.cursors.query(body, page.next)}` });
+      links.push({ rel: "next", href: `${self}?cursor=${encodeURIComponent(this.cursors.query(body, page.next))}` });
     }
     return {
       kind: "queryresult",
