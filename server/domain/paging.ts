@@ -90,8 +90,17 @@ export const MAX_LIST_CURSOR = 1024;
 export const LIST_CURSOR_PATTERN = /^[A-Za-z0-9_-]*$/;
 /** Longest query cursor (JSON text): Node refuses request heads over 16 KiB anyway. */
 export const MAX_QUERY_CURSOR = 16_000;
-/** Longest scope or name of a query cursor's position. */
-export const MAX_POSITION_TEXT = 1024;
+/**
+ * Longest scope or name of a query cursor's position, in code points: names are at most 253 characters (an email),
+ * and two maximal positions percent-encoded (12 bytes a code point at worst) stay far below Node's 16 KiB head limit.
+ */
+export const MAX_POSITION_TEXT = 256;
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
 
 function isScalar(value: JsonValue): boolean {
   return value === null || typeof value !== "object";
@@ -111,7 +120,8 @@ function asCursor(value: unknown): Cursor {
   }
   const { scope, name, key } = record;
   if (typeof scope !== "string" || typeof name !== "string") invalid("after.scope and after.name must be strings");
-  if (scope.length > MAX_POSITION_TEXT || name.length > MAX_POSITION_TEXT) {
+  // Counted in code points, as JSON Schema's maxLength counts (String.length counts UTF-16 units).
+  if (codePoints(scope) > MAX_POSITION_TEXT || codePoints(name) > MAX_POSITION_TEXT) {
     invalid(`after.scope and after.name are at most ${MAX_POSITION_TEXT} characters`);
   }
   if (key !== undefined && key !== null && typeof key === "object") {

@@ -371,7 +371,7 @@ function collectionReads(
       params,
       query: [queryCursorQuery],
       responses: [{ status: 200, description: "Matches", body: result }],
-      errors: [400, 401, 404],
+      errors: [400, 401, 404, 431],
       auth: "required",
       handler: async (request) => records.query(callOf(request), kind, undefined, requiredCursor(request)),
     },
