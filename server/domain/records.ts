@@ -354,8 +354,8 @@ export class RecordService {
         : [];
     const patch: JsonObject = {};
     for (const [field, value] of Object.entries(body)) if (!replaceable.includes(field)) patch[field] = value;
-    // Common fields left out get their create defaults: description = name, no tags.
-    const defaults: JsonObject = { description: key, tags: {} };
+    // Fields left out get their create defaults: description = name, no tags, and the kind's own (`omittedDefaults`).
+    const defaults: JsonObject = { description: key, tags: {}, ...this.rules[kind].omittedDefaults };
     for (const field of replaceable) patch[`${REPLACE}${field}`] = body[field] ?? defaults[field] ?? null;
     return this.patch(call, kind, key, patch, (path) => (path.startsWith(REPLACE) ? path.slice(REPLACE.length) : path));
   }

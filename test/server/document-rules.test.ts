@@ -150,6 +150,22 @@ describe("the server does what the document says", () => {
     expect((await client.get(`/org/${ORG}/location/byok-1`)).body).toMatchObject({ description: "byok-1" });
   });
 
+  it("a PUT of an existing location without spec (optional at create) is accepted and resets spec to its create default", async () => {
+    const client = admin(server);
+    const put = (body: unknown) => call(server, "PUT", `/org/${ORG}/location`, { auth: `Bearer ${ADMIN_KEY}`, body });
+    const made = await put({ name: "byok-2", provider: "byok", spec: { enabled: false } });
+    expect(made.status).toBe(201);
+    const replaced = await put({ name: "byok-2", provider: "byok" });
+    expect(replaced.status).toBe(200);
+    expect((await client.get(`/org/${ORG}/location/byok-2`)).body).toMatchObject({ spec: { enabled: true } });
+    const item = await call(server, "PUT", `/org/${ORG}/location/byok-2`, {
+      auth: `Bearer ${ADMIN_KEY}`,
+      body: { name: "byok-2", description: "again" },
+    });
+    expect(item.status).toBe(200);
+    expect(item.body).toMatchObject({ description: "again", spec: { enabled: true } });
+  });
+
   it("a $patch/ item that leaves a binding without principalLinks is a 400 naming the field, not a 500", async () => {
     const client = admin(server);
     expect((await client.post(`/org/${ORG}/policy`, { name: "p-whole", targetKind: "gvc" })).status).toBe(201);
