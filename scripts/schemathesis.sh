@@ -60,6 +60,13 @@ done
 
 cat >"$work/schemathesis.toml" <<'TOML'
 headers = { Authorization = "Bearer ${CPLN_TOKEN}" }
+
+# A query cursor carries its query, so an invalid one can be longer than Node's 16 KiB request head: it is refused
+# with the 431 these operations document (before any handler runs) instead of a 400. A rejection all the same.
+[[operations]]
+include-method = "GET"
+include-path-regex = "/-query$"
+checks.negative_data_rejection.expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "415", "422", "428", "429", "431", "5xx"]
 TOML
 set +e
 (cd "$work" && "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \
