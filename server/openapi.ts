@@ -21,6 +21,7 @@ const errorDescriptions: Readonly<Record<number, string>> = {
   413: "The request body is larger than 1 MiB",
   415: "Unsupported content type: send application/json",
   429: "A quota would be exceeded",
+  431: "The request line and headers are larger than 16 KiB (a query cursor carries its query: POST a long query)",
 };
 
 /** Tags that are not kinds. */
@@ -98,7 +99,7 @@ export function buildOpenApi(routes: readonly Route[], version: string, serverUr
                 in: "query",
                 required: p.required,
                 description: p.description,
-                schema: p.schema(),
+                ...(p.json ? { content: { "application/json": { schema: use(p.json) } } } : { schema: p.schema() }),
               })),
             ],
           }

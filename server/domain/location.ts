@@ -19,6 +19,8 @@ export const locationRules: KindServerRules = {
   immutable: [],
   preserved: ["status"],
   serverTags: SERVER_LOCATION_TAGS,
+  // A location created or replaced without `spec` is enabled.
+  omittedDefaults: { spec: { enabled: true } },
   initialize(body, ctx) {
     const spec = isObject(body["spec"]) ? body["spec"] : {};
     void ctx;

@@ -1,4 +1,3 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { compareForSort } from "../../api/query.js";
 import { badRequest } from "../errors.js";
 import { MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath } from "../json.js";
@@ -17,20 +16,19 @@ export interface Cursor {
 }
 
 /**
- * The cursors of `next` links. A list cursor is only a position (scope and name in storage order), so any value is
- * one: the base64url of `scope NUL name`, decoded leniently (every string of base64url characters names some
- * position; a page starts after it). A query cursor also carries the query, so it is signed: `payload.signature`,
- * the payload the base64url JSON `{query, after}`, the signature its HMAC-SHA256 under a secret drawn when the server
- * starts. A cursor the server did not sign is refused before its payload is parsed, and a signed payload is still
- * held to the body rules (nesting depth, reserved keys) before use.
+ * The cursors of `next` links, designed so that every value the OpenAPI document allows is one the server accepts
+ * (Schemathesis' `positive_data_acceptance`), while anything else is a 400 naming `cursor`:
+ *
+ * - A list cursor is only a position (scope and name in storage order), so any value is one: the base64url of
+ *   `scope NUL name`, decoded leniently (every string of base64url characters names some position; a page starts
+ *   after it).
+ * - A query cursor (`GET .../-query?cursor=`) is the JSON `{query, after}`: the query as a POST to `-query` takes it
+ *   and the position after which the page starts. The document describes it exactly (a `content: application/json`
+ *   parameter), so nothing is secret or signed: a client that edits it has only asked another query, which is held
+ *   to every rule of a POST body (nesting depth, reserved keys, then the query's own schema and limits); a position
+ *   that names no item is still a position.
  */
 export class CursorCodec {
-  private readonly secret: Buffer;
-
-  constructor(secret: Buffer = randomBytes(32)) {
-    this.secret = secret;
-  }
-
   list(position: Cursor): string {
     return Buffer.from(`${position.scope}\u0000${position.name}`, "utf8").toString("base64url");
   }
@@ -52,34 +50,37 @@ export class CursorCodec {
       : { scope: decoded.slice(0, split), name: decoded.slice(split + 1) };
   }
 
+  /** The cursor text of a query's next page (the caller URL-encodes it). */
   query(query: JsonObject, after: Cursor): string {
-    const payload = Buffer.from(JSON.stringify({ query, after }), "utf8").toString("base64url");
-    return `${payload}.${this.sign(payload)}`;
+    const key = after.key;
+    // The document allows scalar sort keys: an object or array key travels as its JSON text, which sorts the same
+    // (`compareForSort` compares such values by that text).
+    const position =
+      key === undefined
+        ? { scope: after.scope, name: after.name }
+        : { scope: after.scope, name: after.name, key: isScalar(key) ? key : JSON.stringify(key) };
+    return JSON.stringify({ query, after: position });
   }
 
   readQuery(text: string): { query: JsonObject; after: Cursor } {
-    const dot = text.indexOf(".");
-    if (dot <= 0 || !QUERY_CURSOR_PATTERN.test(text)) invalid();
-    const payload = text.slice(0, dot);
-    const given = Buffer.from(text.slice(dot + 1), "base64url");
-    const expected = Buffer.from(this.sign(payload), "base64url");
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) invalid();
-    const json = Buffer.from(payload, "base64url").toString("utf8");
-    if (nestsDeeperThan(json, MAX_JSON_DEPTH)) invalid();
+    if (text.length > MAX_QUERY_CURSOR) invalid(`is longer than ${MAX_QUERY_CURSOR} characters`);
+    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) invalid(`nests deeper than ${MAX_JSON_DEPTH} levels`);
     let doc: unknown;
     try {
-      doc = JSON.parse(json);
+      doc = JSON.parse(text);
     } catch {
-      invalid();
+      invalid("is not JSON");
     }
-    if (!isObject(doc as JsonObject) || reservedKeyPath(doc) !== undefined) invalid();
+    if (!isObject(doc as JsonObject)) invalid("must be a JSON object {query, after}");
+    const reserved = reservedKeyPath(doc);
+    if (reserved !== undefined) invalid(`holds a reserved key at ${reserved} (__proto__, constructor.prototype)`);
     const record = doc as Record<string, unknown>;
-    if (!isObject(record["query"] as JsonObject)) invalid();
-    return { query: record["query"] as JsonObject, after: asCursor(record["after"]) };
-  }
-
-  private sign(payload: string): string {
-    return createHmac("sha256", this.secret).update(payload).digest("base64url");
+    for (const field of Object.keys(record)) {
+      if (field !== "query" && field !== "after") invalid(`has the unknown field "${field}" (only query and after)`);
+    }
+    const query = record["query"] ?? {};
+    if (!isObject(query as JsonObject)) invalid("query must be an object (the body of a POST to -query)");
+    return { query: query as JsonObject, after: asCursor(record["after"]) };
   }
 }
 
@@ -87,17 +88,45 @@ export class CursorCodec {
 export const MAX_LIST_CURSOR = 1024;
 /** Every list cursor: base64url characters (each such string names a position). */
 export const LIST_CURSOR_PATTERN = /^[A-Za-z0-9_-]*$/;
-/** A query cursor: base64url payload, a dot, and the 43-character base64url HMAC-SHA256. */
-export const QUERY_CURSOR_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
+/** Longest query cursor (JSON text): Node refuses request heads over 16 KiB anyway. */
+export const MAX_QUERY_CURSOR = 16_000;
+/**
+ * Longest scope or name of a query cursor's position, in code points: names are at most 253 characters (an email),
+ * and two maximal positions percent-encoded (12 bytes a code point at worst) stay far below Node's 16 KiB head limit.
+ */
+export const MAX_POSITION_TEXT = 256;
 
-function invalid(): never {
-  throw badRequest([{ path: "cursor", message: "is not a cursor this server issued (take it from a next link)" }]);
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+function isScalar(value: JsonValue): boolean {
+  return value === null || typeof value !== "object";
+}
+
+function invalid(rule: string): never {
+  throw badRequest([{ path: "cursor", message: `${rule} (take the URL from a next link, or POST the query)` }]);
 }
 
 function asCursor(value: unknown): Cursor {
-  if (!isObject(value as JsonObject)) invalid();
-  const { scope, name, key } = value as Record<string, unknown>;
-  if (typeof scope !== "string" || typeof name !== "string") invalid();
+  if (!isObject(value as JsonObject)) invalid("after must be an object {scope, name, key?}");
+  const record = value as Record<string, unknown>;
+  for (const field of Object.keys(record)) {
+    if (field !== "scope" && field !== "name" && field !== "key") {
+      invalid(`after has the unknown field "${field}" (only scope, name and key)`);
+    }
+  }
+  const { scope, name, key } = record;
+  if (typeof scope !== "string" || typeof name !== "string") invalid("after.scope and after.name must be strings");
+  // Counted in code points, as JSON Schema's maxLength counts (String.length counts UTF-16 units).
+  if (codePoints(scope) > MAX_POSITION_TEXT || codePoints(name) > MAX_POSITION_TEXT) {
+    invalid(`after.scope and after.name are at most ${MAX_POSITION_TEXT} characters`);
+  }
+  if (key !== undefined && key !== null && typeof key === "object") {
+    invalid("after.key must be a string, number, boolean or null");
+  }
   return key === undefined ? { scope, name } : { scope, name, key: key as JsonValue };
 }
 

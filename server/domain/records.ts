@@ -149,7 +149,7 @@ export class RecordService {
     readonly rules: Readonly<Record<Kind, KindRules>>,
     /** Items per page of a list or query answer (see `DEFAULT_PAGE_SIZE`). */
     readonly pageSize: number = DEFAULT_PAGE_SIZE,
-    /** Issues and reads the cursors of `next` links (query cursors signed with a per-server secret). */
+    /** Issues and reads the cursors of `next` links. */
     private readonly cursors: CursorCodec = new CursorCodec(),
   ) {}
 
@@ -391,8 +391,8 @@ export class RecordService {
         : [];
     const patch: JsonObject = {};
     for (const [field, value] of Object.entries(body)) if (!replaceable.includes(field)) patch[field] = value;
-    // Common fields left out get their create defaults: description = name, no tags.
-    const defaults: JsonObject = { description: key, tags: {} };
+    // Fields left out get their create defaults: description = name, no tags, and the kind's own (`omittedDefaults`).
+    const defaults: JsonObject = { description: key, tags: {}, ...this.rules[kind].omittedDefaults };
     for (const field of replaceable) patch[`${REPLACE}${field}`] = body[field] ?? defaults[field] ?? null;
     return this.patch(call, kind, key, patch, (path) => (path.startsWith(REPLACE) ? path.slice(REPLACE.length) : path));
   }
@@ -571,7 +571,7 @@ export class RecordService {
     const self = `${this.collectionOf(call, kind)}/-query`;
     const links: JsonObject[] = [{ rel: "self", href: self }];
     if (page.next) {
-      links.push({ rel: "next", href: `${self}?cursor=${this.cursors.query(body, page.next)}` });
+      links.push({ rel: "next", href: `${self}?cursor=${encodeURIComponent(this.cursors.query(body, page.next))}` });
     }
     return {
       kind: "queryresult",

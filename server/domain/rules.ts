@@ -87,6 +87,11 @@ export interface KindRules {
   ignoredInPatch?: readonly string[];
   /** Server-owned fields that PATCH silently keeps (clients echo them back); `status` on most kinds. */
   preserved: readonly string[];
+  /**
+   * Create defaults of top-level writable fields a create body may leave out (a `spec` made from nothing): a PUT that
+   * leaves such a field out replaces it with this value, as a create without it would have it.
+   */
+  omittedDefaults?: Readonly<JsonObject>;
   /** The kind-specific fields of a new record from a validated create body (defaults filled, server fields set). */
   initialize(body: JsonObject, ctx: RuleContext): JsonObject | Promise<JsonObject>;
   /** Rules beyond the schema (cross-field checks); run on create and on every patch result. */

@@ -10,7 +10,7 @@ import { permissionSchema } from "../../api/schemas/permissions.js";
 import { queryDocument, queryResult } from "../../api/schemas/query.js";
 import type { AuthMode } from "../app.js";
 import type { Call, RecordService } from "../domain/records.js";
-import { LIST_CURSOR_PATTERN, MAX_LIST_CURSOR, QUERY_CURSOR_PATTERN } from "../domain/paging.js";
+import { LIST_CURSOR_PATTERN, MAX_LIST_CURSOR, MAX_POSITION_TEXT, MAX_QUERY_CURSOR } from "../domain/paging.js";
 import { badRequest } from "../errors.js";
 
 /** HTTP methods the API serves (HEAD is fastify's automatic twin of GET). */
@@ -38,6 +38,8 @@ export interface RouteParam {
 /** A query parameter (`?cursor=`, `?limit=`). */
 export interface QueryParam extends RouteParam {
   readonly required: boolean;
+  /** A parameter whose value is JSON text (`content: application/json` in the document; `schema` is then unused). */
+  readonly json?: NamedSchema;
 }
 
 export interface RouteResponse {
@@ -127,14 +129,32 @@ const listCursorQuery: QueryParam = {
   schema: () => ({ type: "string", maxLength: MAX_LIST_CURSOR, pattern: LIST_CURSOR_PATTERN.source }),
 };
 
-/** A query's cursor: signed by the server, since it carries the query. */
+/** A query's cursor: the query and the position the page starts after, as JSON the document describes. */
 const queryCursorQuery: QueryParam = {
   name: "cursor",
   required: true,
   description:
-    "Continues a query: take the whole URL from the previous page's `next` link. The value carries the query and " +
-    "is signed by the server (`x-cpln-opaque`): a value it did not issue is a 400.",
-  schema: () => ({ type: "string", maxLength: 16_000, pattern: QUERY_CURSOR_PATTERN.source, "x-cpln-opaque": true }),
+    "Continues a query: take the whole URL from the previous page's `next` link. The value is JSON: `query`, the " +
+    "query as POST takes it (held to the same rules), and `after`, the position the page starts after (the last " +
+    "item's scope, name and, for a sorted query, sort key). Every such value is a query and a position.",
+  schema: () => ({ type: "string" }),
+  json: named("QueryContinuation", "input", () =>
+    z
+      .strictObject({
+        query: queryDocument().optional().describe("The query (the body of a POST to -query); absent: every object."),
+        after: z
+          .strictObject({
+            scope: z.string().max(MAX_POSITION_TEXT).describe("The gvc of the last item ('' for org-scoped kinds)."),
+            name: z.string().max(MAX_POSITION_TEXT).describe("The name (or id) of the last item."),
+            key: z
+              .union([z.string(), z.number(), z.boolean(), z.null()])
+              .optional()
+              .describe("The last item's sort key, for a sorted query (null: it had none)."),
+          })
+          .describe("The page starts after this position, whether or not an item is there."),
+      })
+      .describe(`A query continuation (at most ${MAX_QUERY_CURSOR} characters of JSON).`),
+  ),
 };
 
 /** `GET .../-query` continues a query from a `next` link: the cursor is required there. */
@@ -351,7 +371,7 @@ function collectionReads(
       params,
       query: [queryCursorQuery],
       responses: [{ status: 200, description: "Matches", body: result }],
-      errors: [400, 401, 404],
+      errors: [400, 401, 404, 431],
       auth: "required",
       handler: async (request) => records.query(callOf(request), kind, undefined, requiredCursor(request)),
     },

@@ -14,7 +14,8 @@
  *   extra property where additionalProperties is false, out of range, bad pattern, too long, ...), path and query
  *   parameters breaking their schema, malformed JSON, a wrong content type, a missing required body, and no or bad
  *   credentials where the operation requires them.
- * - Query parameters: an optional one is left out half the time and otherwise generated from its schema; a parameter
+ * - Query parameters: an optional one is left out half the time and otherwise generated from its schema (a
+ *   `content: application/json` one is sent as JSON text: the query continuation `cursor`); a parameter
  *   whose schema says `x-cpln-opaque` (a token the server issues, e.g. the paging `cursor` of a `next` link) is never
  *   generated for a positive case: a generated value is a negative case (a required one makes every case negative).
  * - EVERY answer is validated with ajv (2020-12, ajv-formats) against the response the document gives for its status;
@@ -60,6 +61,9 @@ interface Parameter {
   in: string;
   required?: boolean;
   schema?: Schema;
+  /** `content: {"application/json": {schema}}`: the value is JSON text (its schema is copied to `schema`). */
+  content?: Record<string, { schema?: Schema }>;
+  json?: boolean;
 }
 interface Operation {
   method: Method;
@@ -150,9 +154,12 @@ function operations(): { ops: Operation[]; problems: string[] } {
       const raw = item[method] as Record<string, unknown> | undefined;
       if (!raw) continue;
       const id = (raw["operationId"] as string | undefined) ?? `${method.toUpperCase()} ${path}`;
-      const parameters = [...shared, ...((raw["parameters"] as Parameter[] | undefined) ?? [])].map((p) =>
-        "$ref" in p ? (pointer((p as { $ref: string }).$ref) as Parameter) : p,
-      );
+      const parameters = [...shared, ...((raw["parameters"] as Parameter[] | undefined) ?? [])]
+        .map((p) => ("$ref" in p ? (pointer((p as { $ref: string }).$ref) as Parameter) : p))
+        .map((p) => {
+          const json = p.content?.["application/json"]?.schema;
+          return json === undefined ? p : { ...p, schema: json, json: true };
+        });
       // Path and query parameters are driven; a header or cookie parameter must extend this fuzzer first.
       for (const p of parameters.filter((p) => p.in !== "path" && p.in !== "query"))
         problems.push(
@@ -492,7 +499,8 @@ function positiveQuery(op: Operation, rng: Rng): { query: string; valid: boolean
       notes.push(`generated value for the server-issued ${p.name}`);
     } else if (!p.required && rng.nextInt(0, 1) === 0) continue;
     const value = sample(validValues(p.schema ?? { type: "string" }, { resolve }), rng);
-    if (value !== undefined && typeof value !== "object") entries.push([p.name, value]);
+    if (p.json === true) entries.push([p.name, JSON.stringify(value ?? null)]);
+    else if (value !== undefined && typeof value !== "object") entries.push([p.name, value]);
   }
   return { query: queryOf(entries), valid, note: notes.join(", ") };
 }
@@ -505,13 +513,27 @@ function negativeQueries(op: Operation, rng: Rng, count: number): { query: strin
     const p = params[rng.nextInt(0, params.length - 1)]!;
     const others = params
       .filter((o) => o !== p && o.required && !opaque(o))
-      .map((o): [string, unknown] => [o.name, sample(validValues(o.schema ?? { type: "string" }, { resolve }), rng)]);
+      .map((o): [string, unknown] => {
+        const value = sample(validValues(o.schema ?? { type: "string" }, { resolve }), rng);
+        return [o.name, o.json === true ? JSON.stringify(value ?? null) : value];
+      });
     if (opaque(p)) {
       const value = sample(validValues(p.schema ?? { type: "string" }, { resolve }), rng);
       out.push({
         query: queryOf([...others, [p.name, value]]),
         note: `generated value for the server-issued ${p.name}`,
       });
+      continue;
+    }
+    if (p.json === true) {
+      // A JSON parameter: text that is not JSON, or JSON breaking one rule of its schema.
+      const broken = invalidValues(p.schema ?? true, { resolve });
+      const v = broken ? sample(broken, rng) : undefined;
+      out.push(
+        v && rng.nextInt(0, 1) === 0
+          ? { query: queryOf([...others, [p.name, JSON.stringify(v.value)]]), note: `${p.name} breaks ${v.rule}` }
+          : { query: queryOf([...others, [p.name, "{not json"]]), note: `${p.name} is not JSON` },
+      );
       continue;
     }
     const broken = invalidValues(p.schema ?? true, { resolve });

@@ -63,7 +63,7 @@ describe("the document", () => {
     expect(JSON.stringify(props("QuotaPatch")["description"])).toContain('"null"');
   });
 
-  it("a list cursor is a position (a pattern every value of which is one); a query cursor a signed token; -query bodies are optional", () => {
+  it("a list cursor is a position (a pattern every value of which is one); a query cursor JSON the document describes; -query bodies are optional", () => {
     const list = doc.paths["/org/{org}/gvc"]!["get"]!;
     const cursor = list.parameters!.find((p) => p["name"] === "cursor")!;
     expect(cursor).toMatchObject({
@@ -73,7 +73,10 @@ describe("the document", () => {
     });
     const next = doc.paths["/org/{org}/gvc/-query"]!["get"]!.parameters!.find((p) => p["name"] === "cursor")!;
     expect(next["required"]).toBe(true);
-    expect(next["schema"]).toMatchObject({ pattern: "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{43}$", "x-cpln-opaque": true });
+    expect(next["schema"]).toBeUndefined();
+    expect(next["content"]).toEqual({
+      "application/json": { schema: { $ref: "#/components/schemas/QueryContinuation" } },
+    });
     expect((doc.paths["/org/{org}/gvc/-query"]!["post"]!["requestBody"] as Schema)["required"]).toBe(false);
   });
 
@@ -145,6 +148,22 @@ describe("the server does what the document says", () => {
       body: apiError(400, "BadRequest", expect.any(String), [{ path: "provider", message: expect.any(String) }]),
     });
     expect((await client.get(`/org/${ORG}/location/byok-1`)).body).toMatchObject({ description: "byok-1" });
+  });
+
+  it("a PUT of an existing location without spec (optional at create) is accepted and resets spec to its create default", async () => {
+    const client = admin(server);
+    const put = (body: unknown) => call(server, "PUT", `/org/${ORG}/location`, { auth: `Bearer ${ADMIN_KEY}`, body });
+    const made = await put({ name: "byok-2", provider: "byok", spec: { enabled: false } });
+    expect(made.status).toBe(201);
+    const replaced = await put({ name: "byok-2", provider: "byok" });
+    expect(replaced.status).toBe(200);
+    expect((await client.get(`/org/${ORG}/location/byok-2`)).body).toMatchObject({ spec: { enabled: true } });
+    const item = await call(server, "PUT", `/org/${ORG}/location/byok-2`, {
+      auth: `Bearer ${ADMIN_KEY}`,
+      body: { name: "byok-2", description: "again" },
+    });
+    expect(item.status).toBe(200);
+    expect(item.body).toMatchObject({ description: "again", spec: { enabled: true } });
   });
 
   it("a $patch/ item that leaves a binding without principalLinks is a 400 naming the field, not a 500", async () => {

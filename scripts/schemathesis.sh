@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Runs Schemathesis (https://schemathesis.readthedocs.io) with ALL its checks against the OpenAPI document a fresh
+# cpln-local serves, and exits non-zero on any failure or error. `npm run schemathesis` (after `npm run build`).
+#
+# - Schemathesis comes from PyPI (npm has no build of it) into a venv cached by version under
+#   ${CPLN_PULUMI_CACHE:-~/.cache/cpln-pulumi}/schemathesis-<version>-<hash of the pins>/; every package is pinned in
+#   scripts/schemathesis/requirements.txt. A missing or incomplete cache is rebuilt. Needs python3 with venv.
+# - The server is dist/server/cli.js on 127.0.0.1, port 0, in-memory data, with an admin key drawn here and passed
+#   through the environment (CPLN_TOKEN), never on a command line; Schemathesis reads it from the environment too
+#   (its config file says `${CPLN_TOKEN}`). The server is stopped on exit, whatever happens.
+# - Budget: SCHEMATHESIS_MAX_EXAMPLES (default 5) cases per operation and phase, one worker (Python 3.11's ast is not
+#   thread-safe: two workers made Hypothesis fail with "AST constructor recursion depth mismatch"), a fixed seed
+#   (SCHEMATHESIS_SEED) so a CI failure can be replayed. About 5 minutes on a loaded 2-core machine.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+requirements="$root/scripts/schemathesis/requirements.txt"
+version=$(sed -n -E 's/^schemathesis==([^ ]+)$/\1/p' "$requirements")
+[ -n "$version" ] || { echo "schemathesis: no schemathesis== pin in $requirements" >&2; exit 1; }
+pins=$(sha256sum "$requirements" | cut -c1-12)
+venv="${CPLN_PULUMI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cpln-pulumi}/schemathesis-$version-$pins"
+
+complete() { [ -x "$venv/bin/schemathesis" ] && [ "$("$venv/bin/schemathesis" --version 2>/dev/null)" = "schemathesis, version $version" ]; }
+if ! complete; then
+  command -v python3 >/dev/null 2>&1 || { echo "schemathesis: needs python3 (with venv) and PyPI" >&2; exit 1; }
+  echo "schemathesis: installing $version into $venv" >&2
+  rm -rf "$venv"
+  mkdir -p "$(dirname "$venv")"
+  # Built where it lives (a venv's scripts name their directory); `complete` fails on a half-built one.
+  python3 -m venv "$venv" || { rm -rf "$venv"; echo "schemathesis: python3 -m venv failed" >&2; exit 1; }
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements" ||
+    { rm -rf "$venv"; echo "schemathesis: pip install failed" >&2; exit 1; }
+  complete || { rm -rf "$venv"; echo "schemathesis: $venv does not report version $version" >&2; exit 1; }
+fi
+
+[ -f "$root/dist/server/cli.js" ] || { echo "schemathesis: dist/server/cli.js is missing; run npm run build" >&2; exit 1; }
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+CPLN_TOKEN="st-$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')"
+export CPLN_TOKEN
+node "$root/dist/server/cli.js" --host 127.0.0.1 --port 0 --data :memory: --no-console >"$work/server.log" 2>&1 &
+server_pid=$!
+url=""
+for _ in $(seq 1 300); do
+  url=$(sed -n -E 's#^cpln-local listening on (http://[^ ]+)$#\1#p' "$work/server.log")
+  [ -n "$url" ] && break
+  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log" >&2; echo "schemathesis: cpln-local exited" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$url" ] || { cat "$work/server.log" >&2; echo "schemathesis: cpln-local did not start in 30 s" >&2; exit 1; }
+
+cat >"$work/schemathesis.toml" <<'TOML'
+headers = { Authorization = "Bearer ${CPLN_TOKEN}" }
+
+# A query cursor carries its query, so an invalid one can be longer than Node's 16 KiB request head: it is refused
+# with the 431 these operations document (before any handler runs) instead of a 400. A rejection all the same.
+[[operations]]
+include-method = "GET"
+include-path-regex = "/-query$"
+checks.negative_data_rejection.expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "415", "422", "428", "429", "431", "5xx"]
+TOML
+set +e
+(cd "$work" && "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \
+  --checks all \
+  --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-5}" \
+  --workers 1 \
+  --seed "${SCHEMATHESIS_SEED:-20261125}" \
+  --generation-database none \
+  --request-timeout 35 \
+  "$url/openapi.json") >"$work/run.log" 2>&1
+status=$?
+set -e
+# The report: failures and errors in full, then the summary; the last line is the summary line.
+sed -n '/^=* \(FAILURES\|ERRORS\) =*$/,$p' "$work/run.log"
+[ -s "$work/run.log" ] && ! grep -q '^=* \(FAILURES\|ERRORS\) =*$' "$work/run.log" && sed -n '/^=* SUMMARY =*$/,$p' "$work/run.log"
+summary=$(grep -E '^=+ .* in [0-9.]+s =+$' "$work/run.log" | tail -n 1)
+if [ -z "$summary" ]; then
+  tail -n 40 "$work/run.log" >&2
+  echo "schemathesis: no summary line (exit $status)" >&2
+  exit 1
+fi
+echo "schemathesis $version: $summary"
+# Exit 0 and no failure or error in the summary: anything else fails the run.
+if [ "$status" -ne 0 ] || grep -qE '[0-9]+ (failures?|errors?)' <<<"$summary"; then
+  exit 1
+fi
