@@ -360,7 +360,8 @@ function describeExample(example: ExampleCase): void {
       try {
         const result: DemoResult = await run.up({});
         const steps = result.steps
-          .filter((step) => step.op === "create")
+          // The runner names an adopting create "adopt"; the engine's step is a create (a provider cannot rename it).
+          .filter((step) => step.op === "create" || step.op === "adopt")
           .map((step) => `${step.type} ${step.name}`)
           .sort();
         const sent = sentOf(newRequests());
