@@ -10,10 +10,11 @@
  * `import`, each answering JSON. With `provider: "native"` the program's `cpln-pulumi` is the native classes (as with
  * the offline runner's `provider: "native"`), served by the `cpln-native` plugin installed in PULUMI_HOME.
  */
-import Module, { createRequire } from "node:module";
+import { createRequire } from "node:module";
 import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, type ConfigMap, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
 import { readProject } from "../runner/project.js";
+import { useNativeClasses } from "../runner/nativeClasses.js";
 import { compilerOptionsFor, loadTypeScript, registerTypeScript } from "../runner/tshook.js";
 
 export interface DriverInit {
@@ -71,27 +72,8 @@ export type DriverReply =
     }
   | { ok: false; error: string; steps: EngineStep[] };
 
-const sdkPackage = "cpln-pulumi";
-
 let stack: Stack | undefined;
 let init: DriverInit | undefined;
-
-interface LoaderInternals {
-  _load(request: string, parent: Module | undefined, isMain: boolean): unknown;
-}
-
-/** The program's `cpln-pulumi` with every resource class replaced by its native twin (as the offline runner does). */
-function useNativeClasses(programRequire: NodeJS.Require): void {
-  const dynamicSdk = programRequire(sdkPackage) as Record<string, unknown>;
-  const nativeSdk = programRequire(`${sdkPackage}/native`) as Record<string, unknown>;
-  const merged: Record<string, unknown> = { __esModule: true };
-  for (const key of Object.keys(dynamicSdk)) merged[key] = key in nativeSdk ? nativeSdk[key] : dynamicSdk[key];
-  const loader = Module as unknown as LoaderInternals;
-  const load = loader._load;
-  loader._load = function (request, parent, isMain) {
-    return request === sdkPackage ? merged : load.call(this, request, parent, isMain);
-  };
-}
 
 /** The inline program: the example's entry, loaded afresh on every run (its config differs between runs). */
 function programFor(options: DriverInit): () => Promise<Record<string, unknown>> {

@@ -2,7 +2,7 @@
 // TypeScript transpiled on require (like ts-node), the stack config in PULUMI_CONFIG, and `setMocks` routing every
 // dynamic resource registration to the MiniEngine, which drives the real dynamic-provider host. With the `native`
 // provider the program's `cpln-pulumi` is the native classes, whose registrations the MiniEngine sends to the plugin.
-import Module, { createRequire } from "node:module";
+import { createRequire } from "node:module";
 import * as path from "node:path";
 import type * as pulumiTypes from "@pulumi/pulumi";
 import { CheckFailedError, MiniEngine, SkippedError, type RegisterOptions } from "./engine.js";
@@ -16,6 +16,7 @@ import {
   type ParentMessage,
 } from "./protocol.js";
 import { ProviderProcess } from "./providerProcess.js";
+import { useNativeClasses } from "./nativeClasses.js";
 import { readProject } from "./project.js";
 import { compilerOptionsFor, loadTypeScript, registerTypeScript } from "./tshook.js";
 import { toPropertyMap, type PropertyMap } from "./values.js";
@@ -385,30 +386,6 @@ async function newResource(
   }
   const result = await engine.register(urn, args.type, inputs, opts);
   return { id: result.id, state: result.outputs };
-}
-
-const sdkPackage = "cpln-pulumi";
-
-interface LoaderInternals {
-  _load(request: string, parent: Module | undefined, isMain: boolean): unknown;
-}
-
-/**
- * Makes the program's `cpln-pulumi` the native classes: the program's own dynamic SDK with every export that
- * `cpln-pulumi/native` also has (the resource classes: same names, same args) replaced by the native one, so an
- * unchanged program registers `cpln-native:index:<Type>` resources. Everything else (functions, types, helpers) is
- * the dynamic SDK's.
- */
-function useNativeClasses(programRequire: NodeJS.Require): void {
-  const dynamicSdk = programRequire(sdkPackage) as Record<string, unknown>;
-  const nativeSdk = programRequire(`${sdkPackage}/native`) as Record<string, unknown>;
-  const merged: Record<string, unknown> = { __esModule: true };
-  for (const key of Object.keys(dynamicSdk)) merged[key] = key in nativeSdk ? nativeSdk[key] : dynamicSdk[key];
-  const loader = Module as unknown as LoaderInternals;
-  const load = loader._load;
-  loader._load = function (request, parent, isMain) {
-    return request === sdkPackage ? merged : load.call(this, request, parent, isMain);
-  };
 }
 
 function resolvable(req: NodeJS.Require, id: string): boolean {
