@@ -1,7 +1,8 @@
 /**
  * The console in a real browser (Debian's Chromium through playwright-core) against a real cpln-local on 127.0.0.1:
  * sign in as the admin and as a viewer (who sees less), browse every kind, read an object as `cpln get -o yaml`
- * prints it, follow an access report, run an example program and find its PATCH with the right diff, reset the org.
+ * prints it, follow an access report, run an example program through the real Pulumi engine and find its PATCH with
+ * the right diff, reset the org.
  * The console's assets are the built ones (dist/console), served by the server under test.
  */
 import { randomUUID } from "node:crypto";
@@ -13,7 +14,8 @@ import { promisify } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
-import { runWithRunner } from "../../dist/tools/demo-engines.js";
+import { EngineDriver, engineWorld } from "../engine/harness.js";
+import { skipWithoutEngine } from "../engine/support.js";
 import { findChromium, launchChromium } from "./browser.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
@@ -206,39 +208,56 @@ describe.skipIf(skip)("the console in Chromium", () => {
     await stranger.close();
   });
 
-  it("shows a program's PATCH as its directive body and the object's before/after", async () => {
-    const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-console-program-"));
-    const run = await runWithRunner({
-      programDir: path.join(repoRoot, "examples", "quickstart"),
-      workDir,
-      org: ORG,
-      endpoint: server.url,
-      token: ADMIN_KEY,
-    });
-    try {
-      await run.up({});
-      await run.up({ "quickstart:extraViewer": "//serviceaccount/ci-bot" });
-      const page = await signIn(ADMIN_KEY);
-      await page.getByRole("link", { name: "Requests" }).click();
-      await page.getByLabel("Kind").fill("policy");
-      const patch = page.getByRole("button", { name: "PATCH" }).last();
-      await patch.click();
-      const body = JSON.parse(await page.getByLabel("Request body").innerText()) as unknown;
-      expect(body).toEqual({
-        "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": [`/org/${ORG}/serviceaccount/ci-bot`] }],
+  // The program runs through the real Pulumi engine (test/engine/harness.ts), with the dynamic adapter.
+  it.skipIf(skipWithoutEngine)(
+    "shows the PATCH a real `pulumi up` sent as its directive body and the object's before/after",
+    async () => {
+      const world = engineWorld("console", false);
+      const config: Record<string, { value: string; secret?: boolean }> = {
+        "cpln:org": { value: ORG },
+        "cpln:endpoint": { value: server.url },
+        "cpln:token": { value: ADMIN_KEY, secret: true },
+      };
+      const driver = await EngineDriver.start({
+        programDir: path.join(repoRoot, "examples", "quickstart"),
+        workDir: world.workDir,
+        binDir: world.binDir,
+        stackName: "console",
+        provider: "dynamic",
+        config,
+        env: world.env,
       });
-      const diff = await page.getByRole("table", { name: "Diff" }).locator("tbody tr").allInnerTexts();
-      const fields = diff.map((row) => row.split("\t")[0]);
-      expect(fields).toEqual(["bindings[0].principalLinks[1]", "lastModified", "version"]);
-      expect(diff[0]).toContain(`"/org/${ORG}/serviceaccount/ci-bot"`);
-      await shot(page, "requests");
-      await page.close();
-      await run.destroy();
-    } finally {
-      await run.close();
-      fs.rmSync(workDir, { recursive: true, force: true });
-    }
-  }, 120_000);
+      try {
+        await driver.run({ cmd: "up" });
+        const edit = await driver.run({ cmd: "up", config: { "quickstart:extraViewer": "//serviceaccount/ci-bot" } });
+        expect(edit.steps.filter((step) => step.op === "update").map((step) => step.type)).toEqual([
+          "pulumi-nodejs:dynamic/cpln:Policy",
+        ]);
+        const page = await signIn(ADMIN_KEY);
+        await page.getByRole("link", { name: "Requests" }).click();
+        await page.getByLabel("Kind").fill("policy");
+        const patch = page.getByRole("button", { name: "PATCH" }).last();
+        await patch.click();
+        const body = JSON.parse(await page.getByLabel("Request body").innerText()) as unknown;
+        expect(body).toEqual({
+          "$patch/bindings": [
+            { permissions: ["view"], "$append/principalLinks": [`/org/${ORG}/serviceaccount/ci-bot`] },
+          ],
+        });
+        const diff = await page.getByRole("table", { name: "Diff" }).locator("tbody tr").allInnerTexts();
+        const fields = diff.map((row) => row.split("\t")[0]);
+        expect(fields).toEqual(["bindings[0].principalLinks[1]", "lastModified", "version"]);
+        expect(diff[0]).toContain(`"/org/${ORG}/serviceaccount/ci-bot"`);
+        await shot(page, "requests");
+        await page.close();
+        await driver.run({ cmd: "destroy" });
+      } finally {
+        await driver.close();
+        world.close();
+      }
+    },
+    300_000,
+  );
 
   it("resets the org after a confirmation", async () => {
     await api("POST", `/org/${ORG}/group`, { name: "before-reset" });
