@@ -233,22 +233,7 @@ export type GetCloudAccountPermissionsArgs = {
 };
 
 /** `{kind: 'permissions', targetKind: 'cloudaccount', items: [{name, description}], implied: {perm: [...]}}`. */
-export type GetCloudAccountPermissionsResult = {
-  [x: string]: unknown;
-  kind: "permissions";
-  targetKind: string;
-  items: {
-    [x: string]: unknown;
-    name: string;
-    description: string;
-  }[];
-  implied: Record<string, string[]>;
-  links?: {
-    [x: string]: unknown;
-    rel: string;
-    href: string;
-  }[];
-};
+export type GetCloudAccountPermissionsResult = PermissionSchema;
 
 export type GetGroupAccessReportArgs = {
   name: string;
@@ -256,28 +241,7 @@ export type GetGroupAccessReportArgs = {
 };
 
 /** Who may act on the group: per permission of the group kind, the (policy, principal) pairs that grant it. */
-export type GetGroupAccessReportResult = {
-  [x: string]: unknown;
-  kind: "accessreport";
-  permissions: {
-    [x: string]: unknown;
-    name: string;
-    description: string;
-    bindings: {
-      [x: string]: unknown;
-      principalLink: string;
-      grantingPolicyLink: string;
-      grantedPermissions: string[];
-      match: "link" | "all" | "query";
-    }[];
-  }[];
-  created: string;
-  links: {
-    [x: string]: unknown;
-    rel: string;
-    href: string;
-  }[];
-};
+export type GetGroupAccessReportResult = AccessReport;
 
 export type GetGroupsArgs = {
   org?: string;
@@ -334,42 +298,7 @@ export type GetLocationArgs = {
   org?: string;
 };
 
-export type GetLocationResult = {
-  [x: string]: unknown;
-  origin: "default" | "custom" | "builtin";
-  provider: "aws" | "gcp" | "azure" | "byok" | "linode" | "vultr" | "equinix" | "oci";
-  region: string;
-  spec: {
-    [x: string]: unknown;
-    enabled?: boolean;
-  };
-  kind: "location";
-  id: string;
-  name: string;
-  version: number;
-  created: string;
-  lastModified: string;
-  links: {
-    [x: string]: unknown;
-    rel: string;
-    href: string;
-  }[];
-  status?: {
-    [x: string]: unknown;
-    geo?: {
-      [x: string]: unknown;
-      lat?: number;
-      lon?: number;
-      country?: string;
-      state?: string;
-      city?: string;
-      continent?: string;
-    };
-    ipRanges?: string[];
-  };
-  description?: string;
-  tags?: Record<string, string | number | boolean | null>;
-};
+export type GetLocationResult = Location;
 
 export type GetMk8sJoinScriptArgs = {
   name: string;
@@ -393,77 +322,14 @@ export type GetPolicyArgs = {
   org?: string;
 };
 
-export type GetPolicyResult = {
-  [x: string]: unknown;
-  origin: "default" | "builtin";
-  targetKind: string;
-  kind: "policy";
-  id: string;
-  name: string;
-  version: number;
-  created: string;
-  lastModified: string;
-  links: {
-    [x: string]: unknown;
-    rel: string;
-    href: string;
-  }[];
-  targetLinks?: string[];
-  targetQuery?: {
-    kind?: string;
-    context?: Record<string, unknown>;
-    fetch?: "links" | "items";
-    spec?: {
-      match?: "any" | "all" | "none";
-      terms?: {
-        op?: "=" | "!=" | ">" | ">=" | "<" | "<=" | "~" | "=~" | "contains" | "exists" | "!exists";
-        property?: string;
-        rel?: string;
-        tag?: string;
-        value?: string | number | boolean;
-      }[];
-      sort?: {
-        by: string;
-        order?: "asc" | "desc";
-      };
-    };
-  };
-  target?: "all";
-  bindings?: {
-    [x: string]: unknown;
-    permissions: string[];
-    principalLinks: string[];
-  }[];
-  description?: string;
-  tags?: Record<string, string | number | boolean | null>;
-};
+export type GetPolicyResult = Policy;
 
 export type GetQuotaArgs = {
   id: string;
   org?: string;
 };
 
-export type GetQuotaResult = {
-  [x: string]: unknown;
-  unit: string;
-  dimensions: Record<string, unknown>;
-  max: number;
-  current: number;
-  origin: "default" | "builtin";
-  kind: "quota";
-  id: string;
-  name: string;
-  version: number;
-  created: string;
-  lastModified: string;
-  links: {
-    [x: string]: unknown;
-    rel: string;
-    href: string;
-  }[];
-  description?: string;
-  tags?: Record<string, string | number | boolean | null>;
-};
+export type GetQuotaResult = Quota;
 
 export type GetQuotasArgs = {
   org?: string;

@@ -74,6 +74,18 @@ const sources: { module: string; names: string[] }[] = [
   },
 ];
 
+/**
+ * Data-source results that are the record the client returns, by another name: written as an alias of it, after a
+ * check that both expand to the same type (so the alias can never hide a difference).
+ */
+const sameAs: Record<string, string> = {
+  GetGroupAccessReportResult: "AccessReport",
+  GetCloudAccountPermissionsResult: "PermissionSchema",
+  GetLocationResult: "Location",
+  GetPolicyResult: "Policy",
+  GetQuotaResult: "Quota",
+};
+
 /** Classes whose public instance members become an interface named `<Class>Api`. */
 const classes: { module: string; name: string }[] = [{ module: "provider/client/index.ts", name: "CplnClient" }];
 
@@ -106,6 +118,8 @@ export function renderTypes(): string {
   const listed = new Set(sources.flatMap((s) => s.names));
   const problems: string[] = [];
   const blocks: string[] = [];
+  /** Each listed name's expanded type, and where its block is, for the aliases of `sameAs`. */
+  const expanded = new Map<string, { body: string; block: number; doc: string }>();
 
   const exportsOf = (module: string): ts.Symbol[] => {
     const file = program.getSourceFile(path.join(repoRoot, module));
@@ -173,8 +187,16 @@ export function renderTypes(): string {
         if (!node) throw new Error(`gen-types: cannot print ${name}`);
         body = print(node, name);
       }
+      expanded.set(name, { body: paramText + body, block: blocks.length, doc: docOf(symbol) });
       blocks.push(`${docOf(symbol)}export type ${name}${paramText} = ${body};`);
     }
+  }
+  for (const [alias, target] of Object.entries(sameAs)) {
+    const [mine, theirs] = [expanded.get(alias), expanded.get(target)];
+    if (!mine || !theirs) problems.push(`sameAs: ${alias} or ${target} is not listed`);
+    else if (mine.body !== theirs.body)
+      problems.push(`sameAs: ${alias} no longer expands to the same type as ${target}`);
+    else blocks[mine.block] = `${mine.doc}export type ${alias} = ${target};`;
   }
 
   typeParams = new Set();
