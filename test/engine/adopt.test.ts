@@ -8,63 +8,40 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  api,
-  EngineDriver,
-  engineWorld,
-  isMutating,
-  ORG,
-  repoRoot,
-  requestLog,
-  stackConfig,
-  startCplnLocal,
-  type EngineWorld,
-  type RunningServer,
-} from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { api, EngineDriver, engineSuite, isMutating, ORG, repoRoot, requestLog, stackConfig } from "./harness.js";
 import { skipWithoutEngine } from "./support.js";
 
-let server: RunningServer;
-let world: EngineWorld;
-
 describe.skipIf(skipWithoutEngine)("adopt: true through the real engine", () => {
-  beforeAll(async () => {
-    server = await startCplnLocal();
-    world = engineWorld("adopt", true);
-  }, 900_000);
-
-  afterAll(async () => {
-    await server?.close();
-    world?.close();
-  });
+  const suite = engineSuite("adopt", true);
 
   for (const provider of ["dynamic", "native"] as const) {
     it(`${provider}: preview warns what adopting will change (no write); up sends exactly that PATCH`, async () => {
       const name = `legacy-${provider}`;
       const link = `/org/${ORG}/gvc/default/volumeset/${name}`;
-      await api(server, "POST", `/org/${ORG}/gvc/default/volumeset`, {
+      await api(suite.server, "POST", `/org/${ORG}/gvc/default/volumeset`, {
         name,
         description: "legacy",
         tags: { owner: "ops" },
         spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd" },
       });
-      const workDir = path.join(world.workDir, provider);
+      const workDir = path.join(suite.world.workDir, provider);
       fs.mkdirSync(workDir);
       const driver = await EngineDriver.start({
         programDir: path.join(repoRoot, "test", "fixtures", "adopt-program"),
         workDir,
-        binDir: world.binDir,
+        binDir: suite.world.binDir,
         stackName: `adopt-${provider}`,
         provider,
-        config: stackConfig(server, { "adopt-program:name": name }),
-        env: world.env,
+        config: stackConfig(suite.server, { "adopt-program:name": name }),
+        env: suite.world.env,
       });
       const urn = `urn:pulumi:adopt-${provider}::adopt-program::cpln-native:index:VolumeSet::legacy`;
       const notice =
         `adopting ${link} (it exists): the adopting PATCH changes ` +
         "description (set), tags.owner (remove), tags.team (set), spec.initialCapacity (set)";
       try {
-        const sent = requestLog(server);
+        const sent = requestLog(suite.server);
         const preview = await driver.run({ cmd: "preview" });
         expect(preview.steps.map((step) => `${step.op} ${step.name}`)).toContain("create legacy");
         const expected = { urn: provider === "native" ? urn : "", severity: "warning", message: notice };

@@ -19,7 +19,7 @@ import {
   ADMIN_KEY,
   api,
   EngineDriver,
-  engineWorld,
+  engineSuite,
   filesUnder,
   isMutating,
   ORG,
@@ -28,10 +28,8 @@ import {
   repoRoot,
   requestLog,
   stackConfig,
-  startCplnLocal,
-  type EngineWorld,
+  type EngineSuite,
   type Recorded,
-  type RunningServer,
 } from "./harness.js";
 import { skipWithoutEngine } from "./support.js";
 
@@ -91,8 +89,7 @@ const sentOf = (requests: Recorded[]) =>
     requests.filter(isMutating).map(({ method, path: p, body, status }) => ({ method, path: p, body, status })),
   ).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
-let server: RunningServer;
-let world: EngineWorld;
+let suite: EngineSuite;
 
 /**
  * Requests per example, adapter and step (all of them, and the mutating ones), printed as a table when the file ends
@@ -136,16 +133,8 @@ function printRequestCounts(): void {
 }
 
 describe.skipIf(skipWithoutEngine)("examples through the real Pulumi engine", () => {
-  beforeAll(async () => {
-    server = await startCplnLocal();
-    world = engineWorld("examples", true);
-  }, 900_000);
-
-  afterAll(async () => {
-    printRequestCounts();
-    await server?.close();
-    world?.close();
-  });
+  suite = engineSuite("examples", true);
+  afterAll(printRequestCounts);
 
   for (const example of exampleCases) describeExample(example);
 });
@@ -156,7 +145,7 @@ function describeExample(example: ExampleCase): void {
     const firstUp: Partial<Record<Adapter, { steps: string[]; sent: unknown[]; outputs: unknown }>> = {};
 
     beforeAll(async () => {
-      before = await orgSnapshot(server);
+      before = await orgSnapshot(suite.server);
     });
 
     for (const adapter of ["dynamic", "native"] as const) {
@@ -168,20 +157,20 @@ function describeExample(example: ExampleCase): void {
         let workDir: string;
 
         beforeAll(async () => {
-          for (const call of example.before ?? []) await api(server, call.method, call.path, call.body);
-          ownRequests = requestLog(server);
+          for (const call of example.before ?? []) await api(suite.server, call.method, call.path, call.body);
+          ownRequests = requestLog(suite.server);
           newRequests = counted(`${example.name} / ${adapter}`, ownRequests);
           // A workspace directory per stack: the inline workspace writes its project's Pulumi.yaml there.
-          workDir = path.join(world.workDir, `${example.name}-${adapter}`);
+          workDir = path.join(suite.world.workDir, `${example.name}-${adapter}`);
           fs.mkdirSync(workDir);
           driver = await EngineDriver.start({
             programDir: path.join(repoRoot, "examples", example.name),
             workDir,
-            binDir: world.binDir,
+            binDir: suite.world.binDir,
             stackName: `${example.name}-${adapter}`,
             provider: adapter,
-            config: stackConfig(server, example.config),
-            env: world.env,
+            config: stackConfig(suite.server, example.config),
+            env: suite.world.env,
           });
         }, 120_000);
 
@@ -226,7 +215,10 @@ function describeExample(example: ExampleCase): void {
         }, 300_000);
 
         it("pulumi stack export: secret outputs are ciphertext, the token and the secrets are nowhere in it", async () => {
-          const exported = await world.pulumi(["stack", "export", "--stack", `${example.name}-${adapter}`], workDir);
+          const exported = await suite.world.pulumi(
+            ["stack", "export", "--stack", `${example.name}-${adapter}`],
+            workDir,
+          );
           expect(exported.status, exported.stderr).toBe(0);
           const { outputs } = await driver.run({ cmd: "outputs" });
           const text = exported.stdout;
@@ -244,7 +236,7 @@ function describeExample(example: ExampleCase): void {
             expect(ciphertext(resource.outputs!.key)).toEqual(encrypted);
           }
           // And in no file the engine wrote (backend, workspace settings), plugins' own files aside.
-          for (const { file, text: content } of filesUnder(world.workDir).filter(
+          for (const { file, text: content } of filesUnder(suite.world.workDir).filter(
             ({ file }) => !file.includes(`${path.sep}plugins${path.sep}`),
           )) {
             expect(content.includes(ADMIN_KEY), file).toBe(false);
@@ -293,7 +285,7 @@ function describeExample(example: ExampleCase): void {
 
         it("the edit sends exactly the expected PATCH", async () => {
           const target = example.expected[0]!.path;
-          const edited = (await orgSnapshot(server)) as Record<string, Record<string, unknown>>;
+          const edited = (await orgSnapshot(suite.server)) as Record<string, Record<string, unknown>>;
           editedPath = Object.keys(edited).find((link) => target.test(link))!;
           expect(editedPath).toBeDefined();
           beforeEdit = edited[editedPath]!;
@@ -314,7 +306,7 @@ function describeExample(example: ExampleCase): void {
         it("an out-of-band change: refresh takes it in; preview and up --expect-no-changes fail; up's fix is the PATCH", async () => {
           // The edited object put back as it was before the edit (a PUT of its earlier body), outside Pulumi.
           const { id: _id, created: _created, links: _links, status: _status, ...body } = beforeEdit;
-          await api(server, "PUT", editedPath, body);
+          await api(suite.server, "PUT", editedPath, body);
           ownRequests();
           const refreshed = await driver.run({ cmd: "refresh" });
           expect(refreshed.summary?.update).toBe(1);
@@ -339,21 +331,21 @@ function describeExample(example: ExampleCase): void {
           const result = await driver.run({ cmd: "destroy" });
           expect(labels(result.steps, "delete")).toEqual([...example.creates].sort());
           newRequests(); // destroy's requests, for the table
-          expect(await orgAfterDestroy(server, before)).toEqual(before);
+          expect(await orgAfterDestroy(suite.server, before)).toEqual(before);
         }, 300_000);
       });
     }
 
     it("the offline runner's up of the same example: same steps, same requests, same outputs", async () => {
-      for (const call of example.before ?? []) await api(server, call.method, call.path, call.body);
-      const newRequests = requestLog(server);
-      const workDir = path.join(world.workDir, `runner-${example.name}`);
+      for (const call of example.before ?? []) await api(suite.server, call.method, call.path, call.body);
+      const newRequests = requestLog(suite.server);
+      const workDir = path.join(suite.world.workDir, `runner-${example.name}`);
       fs.mkdirSync(workDir);
       const run = await runWithRunner({
         programDir: path.join(repoRoot, "examples", example.name),
         workDir,
         org: ORG,
-        endpoint: server.url,
+        endpoint: suite.server.url,
         token: ADMIN_KEY,
         config: example.config,
       });
@@ -389,7 +381,7 @@ function describeExample(example: ExampleCase): void {
       } finally {
         await run.close();
       }
-      expect(await orgAfterDestroy(server, before)).toEqual(before);
+      expect(await orgAfterDestroy(suite.server, before)).toEqual(before);
     }, 300_000);
   });
 }

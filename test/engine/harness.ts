@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
 import { EngineDriver } from "../../dist/tools/realengine/client.js";
 import {
@@ -139,6 +140,66 @@ export function engineWorld(name: string, withPlugin: boolean): EngineWorld {
 
 export function startCplnLocal(): Promise<RunningServer> {
   return startServer({ host: "127.0.0.1", port: 0, org: ORG, adminKey: ADMIN_KEY, seed, recordRequests: true });
+}
+
+export interface EngineSuite {
+  /** cpln-local, in this process, with its request log. */
+  server: RunningServer;
+  world: EngineWorld;
+}
+
+/**
+ * For the calling `describe`: cpln-local and an engine world (`engineWorld(name, withPlugin)`) started before its
+ * tests, then `setUp` (objects made outside Pulumi, a project), and both stopped after its tests.
+ */
+export function engineSuite(
+  name: string,
+  withPlugin: boolean,
+  setUp?: (suite: EngineSuite) => Promise<void>,
+): EngineSuite {
+  const suite = {} as EngineSuite;
+  beforeAll(async () => {
+    suite.server = await startCplnLocal();
+    suite.world = engineWorld(name, withPlugin);
+    await setUp?.(suite);
+  }, 900_000);
+  afterAll(async () => {
+    await suite.server?.close();
+    suite.world?.close();
+  });
+  return suite;
+}
+
+export interface StackProject {
+  dir: string;
+  /** Runs the CLI in the project's directory; fails with its output when it fails. */
+  pulumi(args: string[]): Promise<CliResult>;
+}
+
+/**
+ * A project in `dir` under the suite's work dir (its `Pulumi.yaml` is `pulumiYaml`), with its stack `stack` made and
+ * given the plugin's config (`cpln-native:*`): where `pulumi import` runs.
+ */
+export async function nativeStackProject(
+  suite: EngineSuite,
+  dir: string,
+  stack: string,
+  pulumiYaml: string,
+): Promise<StackProject> {
+  const projectDir = path.join(suite.world.workDir, dir);
+  fs.mkdirSync(projectDir);
+  fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), pulumiYaml);
+  const pulumi = async (args: string[]): Promise<CliResult> => {
+    const result = await suite.world.pulumi(args, projectDir);
+    if (result.status !== 0)
+      throw new Error(`pulumi ${args.join(" ")} → ${result.status}\n${result.stdout}${result.stderr}`);
+    return result;
+  };
+  await pulumi(["stack", "init", stack]);
+  for (const [key, { value, secret }] of Object.entries(stackConfig(suite.server))) {
+    if (key.startsWith("cpln-native:")) await pulumi(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
+  }
+  return { dir: projectDir, pulumi };
 }
 
 /** The stack config of both adapters: `cpln:*` (dynamic classes, functions) and `cpln-native:*` (the plugin). */

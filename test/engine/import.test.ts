@@ -7,19 +7,19 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ADMIN_KEY,
   api,
   EngineDriver,
-  engineWorld,
+  engineSuite,
   isMutating,
   ORG,
   requestLog,
   stackConfig,
-  startCplnLocal,
-  type EngineWorld,
-  type RunningServer,
+  nativeStackProject,
+  type EngineSuite,
+  type StackProject,
 } from "./harness.js";
 import { skipWithoutEngine } from "./support.js";
 
@@ -27,18 +27,11 @@ const fixture = path.join(__dirname, "fixtures", "imported");
 const token = (type: string) => `cpln-native:index:${type}`;
 const STACK = "imp";
 
-let server: RunningServer;
-let world: EngineWorld;
-let projectDir: string;
+let suite: EngineSuite;
+let project: StackProject;
 let keyName: string;
 
-/** Runs the CLI in the project directory; fails with its output when it fails. */
-async function pulumi(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const result = await world.pulumi(args, projectDir);
-  if (result.status !== 0)
-    throw new Error(`pulumi ${args.join(" ")} → ${result.status}\n${result.stdout}${result.stderr}`);
-  return result;
-}
+const pulumi = (args: string[]) => project.pulumi(args);
 
 interface StateResource {
   urn: string;
@@ -56,11 +49,9 @@ async function stateResources(): Promise<StateResource[]> {
 }
 
 describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (real CLI)", () => {
-  beforeAll(async () => {
-    server = await startCplnLocal();
-    world = engineWorld("import", true);
+  suite = engineSuite("import", true, async () => {
     // Objects made outside Pulumi, one of every resource type.
-    const post = (p: string, body: unknown) => api(server, "POST", `/org/${ORG}${p}`, body);
+    const post = (p: string, body: unknown) => api(suite.server, "POST", `/org/${ORG}${p}`, body);
     await post("/gvc/default/volumeset", {
       name: "imp-data",
       description: "imported volume set",
@@ -79,7 +70,7 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
       memberLinks: ["//serviceaccount/ci-bot"],
     });
     await post("/serviceaccount", { name: "imp-sa", description: "imported service account" });
-    const added = (await api(server, "POST", `/org/${ORG}/serviceaccount/imp-sa/-addKey`, {
+    const added = (await api(suite.server, "POST", `/org/${ORG}/serviceaccount/imp-sa/-addKey`, {
       description: "imported key",
     })) as { key: string };
     keyName = added.key.split(".")[0]!;
@@ -97,24 +88,15 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
       target: "all",
       bindings: [{ permissions: ["edit"], principalLinks: ["//group/imp-group"] }],
     });
-    projectDir = path.join(world.workDir, "imported");
-    fs.mkdirSync(projectDir);
-    fs.copyFileSync(path.join(fixture, "Pulumi.yaml"), path.join(projectDir, "Pulumi.yaml"));
-    await pulumi(["stack", "init", STACK]);
-    for (const [key, { value, secret }] of Object.entries(stackConfig(server))) {
-      if (key.startsWith("cpln-native:")) await pulumi(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
-    }
-  }, 900_000);
-
-  afterAll(async () => {
-    await server?.close();
-    world?.close();
+    // The fixture's project (runtime: nodejs) first: what code generation does without the Node.js language host.
+    const pulumiYaml = fs.readFileSync(path.join(fixture, "Pulumi.yaml"), "utf8");
+    project = await nativeStackProject(suite, "imported", STACK, pulumiYaml);
   });
 
   it("TypeScript code generation needs the Node.js language host, which this engine lacks: the exact error", async () => {
-    const result = await world.pulumi(
+    const result = await suite.world.pulumi(
       ["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--non-interactive"],
-      projectDir,
+      project.dir,
     );
     expect({ status: result.status, output: `${result.stdout}${result.stderr}` }).toEqual({
       status: 1,
@@ -123,20 +105,20 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
         "'pulumi-language-nodejs' found in the workspace or on your $PATH\n",
     });
     // Without code generation too: `pulumi import` loads the project's language plugin whatever the flags.
-    const plain = await world.pulumi(
+    const plain = await suite.world.pulumi(
       ["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--generate-code=false", "--non-interactive"],
-      projectDir,
+      project.dir,
     );
     expect(plain.status).toBe(1);
     expect(plain.stderr).toContain("no language plugin 'pulumi-language-nodejs' found");
     expect(await stateResources()).toEqual([]);
     // The state is the project's and the stack's, whatever the runtime: the imports below run with the YAML
     // language host (which the engine has), and the TypeScript program then runs inline against the same stack.
-    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: imported\nruntime: yaml\n");
+    fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), "name: imported\nruntime: yaml\n");
   }, 300_000);
 
   it("imports one object at a time, by self link, <gvc>:<name> and <name>; no request writes; YAML code", async () => {
-    const newRequests = requestLog(server);
+    const newRequests = requestLog(suite.server);
     // With code generation (the YAML language host's): the code that declares the object.
     const generated = await pulumi([
       "import",
@@ -185,8 +167,8 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
   }, 300_000);
 
   it("imports several objects at once with --file (keys and bindings by <self link>#<key>)", async () => {
-    const newRequests = requestLog(server);
-    const file = path.join(projectDir, "import.json");
+    const newRequests = requestLog(suite.server);
+    const file = path.join(project.dir, "import.json");
     fs.writeFileSync(
       file,
       JSON.stringify({
@@ -225,15 +207,15 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
   }, 300_000);
 
   it("then an up of a program declaring them changes nothing: every step is same, zero writes", async () => {
-    const newRequests = requestLog(server);
+    const newRequests = requestLog(suite.server);
     const driver = await EngineDriver.start({
       programDir: fixture,
-      workDir: projectDir,
-      binDir: world.binDir,
+      workDir: project.dir,
+      binDir: suite.world.binDir,
       stackName: STACK,
       provider: "native",
-      config: stackConfig(server),
-      env: world.env,
+      config: stackConfig(suite.server),
+      env: suite.world.env,
     });
     try {
       const result = await driver.run({ cmd: "up" });

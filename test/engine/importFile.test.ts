@@ -7,33 +7,26 @@
 import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   ADMIN_KEY,
   api,
-  engineWorld,
+  engineSuite,
   isMutating,
   ORG,
   requestLog,
-  stackConfig,
-  startCplnLocal,
-  type EngineWorld,
-  type RunningServer,
+  nativeStackProject,
+  type EngineSuite,
+  type StackProject,
 } from "./harness.js";
 import { skipWithoutEngine } from "./support.js";
 
 const COMMAND = path.join(__dirname, "..", "..", "dist", "tools", "cpln-pulumi.js");
 
-let server: RunningServer;
-let world: EngineWorld;
-let projectDir: string;
+let suite: EngineSuite;
+let project: StackProject;
 
-async function pulumi(args: string[]): Promise<{ stdout: string; stderr: string }> {
-  const result = await world.pulumi(args, projectDir);
-  if (result.status !== 0)
-    throw new Error(`pulumi ${args.join(" ")} → ${result.status}\n${result.stdout}${result.stderr}`);
-  return result;
-}
+const pulumi = (args: string[]) => project.pulumi(args);
 
 function importFile(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -48,36 +41,23 @@ function importFile(args: string[]): Promise<{ code: number; stdout: string; std
 }
 
 describe.skipIf(skipWithoutEngine)("cpln-pulumi import-file output through the real pulumi import --file", () => {
-  beforeAll(async () => {
-    server = await startCplnLocal();
-    world = engineWorld("import-file", true);
+  suite = engineSuite("import-file", true, async () => {
     // Objects made outside Pulumi, besides the seed's: a service account with a key, an audit context, a cloud account.
-    await api(server, "POST", `/org/${ORG}/serviceaccount`, { name: "if-sa" });
-    await api(server, "POST", `/org/${ORG}/serviceaccount/if-sa/-addKey`, { description: "hand-made key" });
-    await api(server, "POST", `/org/${ORG}/auditctx`, { name: "if-audit" });
-    await api(server, "POST", `/org/${ORG}/cloudaccount`, {
+    await api(suite.server, "POST", `/org/${ORG}/serviceaccount`, { name: "if-sa" });
+    await api(suite.server, "POST", `/org/${ORG}/serviceaccount/if-sa/-addKey`, { description: "hand-made key" });
+    await api(suite.server, "POST", `/org/${ORG}/auditctx`, { name: "if-audit" });
+    await api(suite.server, "POST", `/org/${ORG}/cloudaccount`, {
       name: "if-cloud",
       provider: "aws",
       data: { roleArn: "arn:aws:iam::444444444444:role/cpln" },
     });
-    projectDir = path.join(world.workDir, "org");
-    fs.mkdirSync(projectDir);
     // The YAML language host (the one this engine has): `pulumi import` needs the project's language plugin.
-    fs.writeFileSync(path.join(projectDir, "Pulumi.yaml"), "name: org\nruntime: yaml\n");
-    await pulumi(["stack", "init", "org"]);
-    for (const [key, { value, secret }] of Object.entries(stackConfig(server))) {
-      if (key.startsWith("cpln-native:")) await pulumi(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
-    }
-  }, 900_000);
-
-  afterAll(async () => {
-    await server?.close();
-    world?.close();
+    project = await nativeStackProject(suite, "org", "org", "name: org\nruntime: yaml\n");
   });
 
   it("every resource of the file is in the state, by type, name and id; zero writes", async () => {
-    const file = path.join(projectDir, "import.json");
-    const written = await importFile(["--org", ORG, "--endpoint", server.url, "--out", file]);
+    const file = path.join(project.dir, "import.json");
+    const written = await importFile(["--org", ORG, "--endpoint", suite.server.url, "--out", file]);
     expect(written.code, written.stderr).toBe(0);
     const document = JSON.parse(fs.readFileSync(file, "utf8")) as {
       resources: { type: string; name: string; logicalName?: string; id: string }[];
@@ -88,7 +68,7 @@ describe.skipIf(skipWithoutEngine)("cpln-pulumi import-file output through the r
       expect(types.has(`cpln-native:index:${type}`), type).toBe(true);
     }
 
-    const newRequests = requestLog(server);
+    const newRequests = requestLog(suite.server);
     await pulumi(["import", "--file", file, "--yes", "--generate-code=false", "--non-interactive"]);
     const exported = JSON.parse((await pulumi(["stack", "export"])).stdout) as {
       deployment: { resources?: { urn: string; type: string; id?: string }[] };

@@ -6,53 +6,39 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { exampleCases } from "../programs/cases.js";
 import {
   EngineDriver,
-  engineWorld,
+  engineSuite,
   isMutating,
   orgAfterDestroy,
   orgSnapshot,
   repoRoot,
   requestLog,
   stackConfig,
-  startCplnLocal,
-  type EngineWorld,
-  type RunningServer,
 } from "./harness.js";
 import { skipWithoutEngine } from "./support.js";
 
-let server: RunningServer;
-let world: EngineWorld;
-
 describe.skipIf(skipWithoutEngine)("dynamic → native migration through the real engine", () => {
-  beforeAll(async () => {
-    server = await startCplnLocal();
-    world = engineWorld("migration", true);
-  }, 900_000);
-
-  afterAll(async () => {
-    await server?.close();
-    world?.close();
-  });
+  const suite = engineSuite("migration", true);
 
   // quickstart: VolumeSet, Policy, Location; ci-identity: ServiceAccount, ServiceAccountKey (a secret), Group,
   // AuditContext, PolicyBinding.
   for (const example of exampleCases.filter((e) => ["quickstart", "ci-identity"].includes(e.name))) {
     it(`examples/${example.name}: no replacement, no request but the edit's PATCH, secrets still secret`, async () => {
-      const before = await orgSnapshot(server);
-      const workDir = path.join(world.workDir, example.name);
+      const before = await orgSnapshot(suite.server);
+      const workDir = path.join(suite.world.workDir, example.name);
       fs.mkdirSync(workDir);
       const start = (provider: "dynamic" | "native") =>
         EngineDriver.start({
           programDir: path.join(repoRoot, "examples", example.name),
           workDir,
-          binDir: world.binDir,
+          binDir: suite.world.binDir,
           stackName: "migrate",
           provider,
-          config: stackConfig(server, example.config),
-          env: world.env,
+          config: stackConfig(suite.server, example.config),
+          env: suite.world.env,
         });
       const dynamic = await start("dynamic");
       const built = await dynamic.run({ cmd: "up" });
@@ -60,7 +46,7 @@ describe.skipIf(skipWithoutEngine)("dynamic → native migration through the rea
       const ids = Object.fromEntries(built.steps.map((step) => [step.name, step.id]));
       expect(built.steps.every((step) => step.type.startsWith("pulumi-nodejs:dynamic/cpln:"))).toBe(true);
 
-      const newRequests = requestLog(server);
+      const newRequests = requestLog(suite.server);
       const native = await start("native");
       try {
         const moved = await native.run({ cmd: "up", config: example.edit });
@@ -83,7 +69,7 @@ describe.skipIf(skipWithoutEngine)("dynamic → native migration through the rea
         expect(types.filter((type) => type.startsWith("pulumi-nodejs:dynamic"))).toEqual([]);
         const destroyed = await native.run({ cmd: "destroy" });
         expect(destroyed.steps.filter((step) => step.op === "delete")).toHaveLength(example.creates.length);
-        expect(await orgAfterDestroy(server, before)).toEqual(before);
+        expect(await orgAfterDestroy(suite.server, before)).toEqual(before);
       } finally {
         await native.close();
       }
