@@ -3,47 +3,27 @@
  * `CPLN_LOCAL_JWT_SECRET` and refuses `--jwt-secret <s>`; the running server's arguments (/proc/<pid>/cmdline, what
  * `ps` shows) hold no secret. Needs `npm run build` (runs dist/server/cli.js as `npx cpln-local` does).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { SignJWT } from "jose";
 import { afterEach, describe, expect, it } from "vitest";
+import { killStarted, startCplnLocalProcess } from "../support/cplnLocalProcess.js";
 
-const CLI = path.join(__dirname, "..", "..", "dist", "server", "cli.js");
 const SECRET = "jwt-secret-kept-off-the-command-line-0123456789";
 const ADMIN = "cliadmin.cli-secrets-admin-key-0123456789";
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  killStarted();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function start(args: string[], env: Record<string, string> = {}, stdin?: string) {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [CLI, "--port", "0", "--org", "clisec", ...args], {
-    env: { ...process.env, CPLN_TOKEN: ADMIN, CPLN_LOCAL_JWT_SECRET: "", ...env },
-    stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+  return startCplnLocalProcess(["--port", "0", "--org", "clisec", ...args], {
+    env: { CPLN_TOKEN: ADMIN, ...env },
+    stdin,
   });
-  children.push(child);
-  if (stdin !== undefined) child.stdin?.end(stdin);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const url = async (): Promise<string> => {
-    for (let i = 0; i < 300; i++) {
-      const match = /listening on (http:\/\/\S+)\n/.exec(stdout);
-      if (match) return match[1] as string;
-      if (child.exitCode !== null) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`not listening: ${stdout} ${stderr}`);
-  };
-  return { child, exited, url, output: () => ({ stdout, stderr }) };
 }
 
 async function jwt(secret: string): Promise<string> {

@@ -1,41 +1,11 @@
 /** The `cpln-local` command (compiled, as `npx cpln-local` runs it): start, serve, print, stop on a signal. */
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
+import { killStarted, startCplnLocalProcess } from "../support/cplnLocalProcess.js";
 
-const CLI = join(__dirname, "..", "..", "dist", "server", "cli.js");
-const children: ChildProcess[] = [];
+afterEach(killStarted);
 
-afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-});
-
-function run(args: string[], env: Record<string, string> = {}) {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, CPLN_TOKEN: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const output = () => ({ stdout, stderr });
-  const waitFor = async (pattern: RegExp): Promise<RegExpExecArray> => {
-    for (let i = 0; i < 200; i++) {
-      const match = pattern.exec(stdout);
-      if (match) return match;
-      if (child.exitCode !== null) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`no ${pattern} in output: ${stdout} ${stderr}`);
-  };
-  return { child, exited, output, waitFor };
-}
+const run = (args: string[], env: Record<string, string> = {}) => startCplnLocalProcess(args, { env });
 
 describe("cpln-local", () => {
   it("prints URL, org and generated admin key, notes :memory:, serves, and exits 0 on SIGTERM", async () => {

@@ -3,20 +3,18 @@
  * (WAL kept); a second server on the same file fails at start with one clear line and exit 1, and the first keeps
  * serving. Needs `npm run build` (runs dist/server/cli.js as `npx cpln-local` does).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { killStarted, startCplnLocalProcess } from "../support/cplnLocalProcess.js";
 import { startServer } from "../../server/index.js";
 
-const CLI = path.join(__dirname, "..", "..", "dist", "server", "cli.js");
 const ADMIN = "lockadmin.data-lock-admin-key-0123456789";
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  killStarted();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -27,27 +25,7 @@ function dataFile(): string {
 }
 
 function cli(data: string) {
-  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [CLI, "--port", "0", "--org", "lock", "--data", data], {
-    env: { ...process.env, CPLN_TOKEN: ADMIN },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const url = async (): Promise<string> => {
-    for (let i = 0; i < 300; i++) {
-      const match = /listening on (http:\/\/\S+)\n/.exec(stdout);
-      if (match) return match[1] as string;
-      if (child.exitCode !== null) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`not listening: ${stdout} ${stderr}`);
-  };
-  return { child, exited, url, output: () => ({ stdout, stderr }) };
+  return startCplnLocalProcess(["--port", "0", "--org", "lock", "--data", data], { env: { CPLN_TOKEN: ADMIN } });
 }
 
 const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
