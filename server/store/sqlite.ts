@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { rememberJson } from "../json.js";
+import { deepFreeze, jsonOf, rememberJson } from "../json.js";
 import type { Credential, JsonObject, Store, StoreOps, StoredRecord } from "./store.js";
 
 interface RecordRow {
@@ -102,15 +102,6 @@ function lockExclusively(db: Database.Database, file: string): void {
     if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") throw new DataFileInUseError(file);
     throw error;
   }
-}
-
-/** Freezes a parsed document so a cached copy can be handed out without being altered by a caller. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 function frozenRecord(
@@ -364,7 +355,8 @@ export class SqliteStore implements Store {
       count: async (org, kind, scope) =>
         scope === undefined ? (s.countAll.get(org, kind) ?? 0) : (s.countScope.get(org, kind, scope) ?? 0),
       create: async (r) => {
-        const json = JSON.stringify(r.doc);
+        // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
+        const json = jsonOf(r.doc);
         const info = s.insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, json);
         if (info.changes === 0) return false;
         this.bump(r.org, r.kind);
@@ -372,7 +364,8 @@ export class SqliteStore implements Store {
         return true;
       },
       replace: async (r, expectedVersion) => {
-        const json = JSON.stringify(r.doc);
+        // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
+        const json = jsonOf(r.doc);
         const info = s.replace.run(r.id, r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion);
         if (info.changes === 0) return false;
         this.bump(r.org, r.kind);
