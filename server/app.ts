@@ -295,59 +295,80 @@ export function buildApp(context: AppContext): FastifyInstance {
     }
   });
 
-  // After body parsing (so the request log keeps the body) and before the handler.
-  app.addHook("preValidation", async (request, reply) => {
-    if (request.routeOptions.config.noFaults) return;
-    const fault = context.faults.pick();
-    if (fault === undefined) return;
+  // After body parsing (so the request log keeps the body) and before the handler. Callback style: no promise per
+  // request while injection is off.
+  app.addHook("preValidation", (request, reply, done) => {
+    const fault = request.routeOptions.config.noFaults ? undefined : context.faults.pick();
+    if (fault === undefined) {
+      done();
+      return;
+    }
     request.fault = fault;
     if (fault === "503" || fault === "429") {
       const status = Number(fault);
       const code = status === 429 ? ErrorCode.TooManyRequests : "ServiceUnavailable";
       const message = status === 429 ? "Too many requests (injected fault)" : "Service unavailable (injected fault)";
-      return reply
+      void reply
         .code(status)
         .header("retry-after", context.faults.retryAfter())
         .send(errorBody(request, status, code, message));
+      return;
     }
+    done();
   });
 
   // Request inspection keeps each successful PATCH of an object as a before/after pair (the console's diff). A PATCH
   // is addressed by the object's self link, so the path names the record to read first.
   const { recent, store } = context;
   if (recent && store) {
-    app.addHook("preHandler", async (request) => {
-      if (request.method !== "PATCH" || request.routeOptions.config.emulator) return;
-      const target = parseLink(request.url);
-      if (target?.name === undefined) return;
-      const before = await store.get(target.org, target.kind, target.gvc ?? "", target.name);
-      request.recordBefore = before?.doc;
-    });
-    app.addHook("onSend", async (request, reply, payload) => {
-      // Kept as the JSON text sent (the answer is the record after the change): parsed only when listed.
-      if (request.recordBefore !== undefined && reply.statusCode === 200 && typeof payload === "string") {
-        request.recordAfter = payload;
+    app.addHook("preHandler", (request, _reply, done) => {
+      const target =
+        request.method === "PATCH" && !request.routeOptions.config.emulator ? parseLink(request.url) : undefined;
+      if (target?.name === undefined) {
+        done();
+        return;
       }
-      return payload;
+      store.get(target.org, target.kind, target.gvc ?? "", target.name).then((before) => {
+        request.recordBefore = before?.doc;
+        done();
+      }, done);
     });
   }
 
-  app.addHook("onSend", async (request: FastifyRequest, reply: FastifyReply, payload) => {
+  // One hook before every answer is sent: request inspection keeps a PATCH's answer (the record after the change),
+  // the request log its entry, fault injection delays or cuts; and no answer leaves before the writes it may have
+  // seen are durable (the store commits writes in groups, see `Store.settled`).
+  const inspecting = recent !== undefined && store !== undefined;
+  app.addHook("onSend", (request: FastifyRequest, reply: FastifyReply, payload, done) => {
+    // Kept as the JSON text sent (the answer is the record after the change): parsed only when listed.
+    if (inspecting && request.recordBefore !== undefined && reply.statusCode === 200 && typeof payload === "string") {
+      request.recordAfter = payload;
+    }
     if (context.requestLog) {
       const path = request.url;
       context.requestLog.push({ method: request.method, path, body: request.body, status: reply.statusCode });
     }
-    if (request.fault === "delay") await sleep(context.faults.delayMs);
-    if (request.fault === "cut") {
-      // The handler has committed its write; the client never hears about it.
-      request.raw.socket?.destroy();
+    const settled = store?.settled?.();
+    if (settled === undefined && request.fault === undefined) {
+      done(null, payload);
+      return;
     }
-    return payload;
+    void (async () => {
+      if (settled !== undefined) await settled;
+      if (request.fault === "delay") await sleep(context.faults.delayMs);
+      if (request.fault === "cut") {
+        // The handler has committed its write; the client never hears about it.
+        request.raw.socket?.destroy();
+      }
+    })().then(
+      () => done(null, payload),
+      (error: unknown) => done(error as FastifyError),
+    );
   });
 
   const textLog = context.logger && context.logFormat !== "json" ? (context.logStream ?? process.stdout) : undefined;
   if (context.recent || textLog) {
-    app.addHook("onResponse", async (request, reply) => {
+    app.addHook("onResponse", (request, reply, done) => {
       const durationMs = reply.elapsedTime;
       if (textLog)
         textLog.write(`${logLine(request.method, request.url, reply.statusCode, durationMs, request.body)}\n`);
@@ -368,6 +389,7 @@ export function buildApp(context: AppContext): FastifyInstance {
           { text: request.bodyText, bytes: request.bodyBytes },
         );
       }
+      done();
     });
   }
 

@@ -11,6 +11,7 @@ import type { Principal } from "../auth/authn.js";
 import type { Authorizer, OrgAuthz } from "../auth/authz.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound } from "../errors.js";
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
+import { deepFreeze, jsonEqual, rememberJson } from "../json.js";
 import { coerceScalars } from "./coerce.js";
 import { fullLinksInDirectives } from "./common.js";
 import { CursorCodec, pageAfter, type Cursor } from "./paging.js";
@@ -113,7 +114,8 @@ function changedFieldIssues(schema: z.ZodType, doc: JsonObject, previous: JsonOb
     if (!parsed.success) issues.push(...issuesFromZod(parsed.error, [key]));
   };
   for (const key of Object.keys(shape)) {
-    if (Object.hasOwn(doc, key) === Object.hasOwn(previous, key) && doc[key] === previous[key]) continue;
+    // Unchanged: the same value (a patch shares what it does not touch) or an equal one (a kind rebuilding a field).
+    if (Object.hasOwn(doc, key) === Object.hasOwn(previous, key) && jsonEqual(doc[key], previous[key])) continue;
     checkField(key, shape[key] as z.ZodType);
   }
   // Fields outside the shape: a loose object (catchall unknown) or a stripping one (none) takes any; other catchalls
@@ -349,8 +351,11 @@ export class RecordService {
     // The kind's own rules read a well-formed record (a patch may have removed a field the record needs).
     if (issues.length === 0 && rules.validate) issues.push(...(await rules.validate(doc, ctx)));
     // The body limits hold for the record as stored, whatever sequence of PATCHes and PUTs built it.
-    issues.push(...storedLimitIssues(doc, rules));
+    const text = JSON.stringify(doc);
+    issues.push(...storedLimitIssues(doc, rules, previous, text));
     if (issues.length > 0) throw badRequest(issues);
+    // The record as it will be stored: frozen with its JSON text, which the store writes and the answer sends.
+    rememberJson(deepFreeze(doc), text);
   }
 
   /** Adds `delta` to a quota's `current`; a create that would pass `max` is a 429 naming the quota. */

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { rememberJson } from "../json.js";
+import { deepFreeze, jsonOf, rememberJson } from "../json.js";
 import type { Credential, JsonObject, Store, StoreOps, StoredRecord } from "./store.js";
 
 interface RecordRow {
@@ -104,15 +104,6 @@ function lockExclusively(db: Database.Database, file: string): void {
   }
 }
 
-/** Freezes a parsed document so a cached copy can be handed out without being altered by a caller. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
-
 function frozenRecord(
   row: Pick<RecordRow, "org" | "kind" | "scope" | "name" | "id" | "version">,
   json: string,
@@ -171,6 +162,13 @@ function writtenRecord(record: StoredRecord, json: string): StoredRecord {
   });
 }
 
+/** Transactions sharing one SQLite transaction: `done` settles when its `COMMIT` has run (or failed). */
+interface CommitGroup {
+  done: Promise<void>;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
 const cacheKey = (org: string, kind: string, scope: string, name: string) => `${org}\n${kind}\n${scope}\n${name}`;
 
 /**
@@ -181,7 +179,8 @@ const DOC_CACHE_MAX = 250_000;
 
 /**
  * SQLite adapter: one table of JSON documents keyed by (org, kind, scope, name). The primary key doubles as the
- * index for lists by (org, kind, scope). Writes run in `BEGIN IMMEDIATE` transactions, one at a time.
+ * index for lists by (org, kind, scope). Writes run one at a time, each in a savepoint of a group committed together
+ * (see `transaction`).
  */
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -207,6 +206,10 @@ export class SqliteStore implements Store {
   private readonly lists = new Map<string, { counter: number; records: readonly StoredRecord[] }>();
   /** Records held by `lists`, kept under `DOC_CACHE_MAX`. */
   private listed = 0;
+  /** The commit group transactions join until its `COMMIT` (see `transaction`). */
+  private group: CommitGroup | undefined;
+  /** The group's commit came while a transaction was running: it commits when that one ends. */
+  private commitDue = false;
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -272,6 +275,9 @@ export class SqliteStore implements Store {
       begin: db.prepare("BEGIN IMMEDIATE"),
       commit: db.prepare("COMMIT"),
       rollback: db.prepare("ROLLBACK"),
+      savepoint: db.prepare("SAVEPOINT request"),
+      releaseSavepoint: db.prepare("RELEASE request"),
+      rollbackToSavepoint: db.prepare("ROLLBACK TO request"),
     };
     this.ops = this.makeOps();
   }
@@ -349,7 +355,8 @@ export class SqliteStore implements Store {
       count: async (org, kind, scope) =>
         scope === undefined ? (s.countAll.get(org, kind) ?? 0) : (s.countScope.get(org, kind, scope) ?? 0),
       create: async (r) => {
-        const json = JSON.stringify(r.doc);
+        // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
+        const json = jsonOf(r.doc);
         const info = s.insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, json);
         if (info.changes === 0) return false;
         this.bump(r.org, r.kind);
@@ -357,7 +364,8 @@ export class SqliteStore implements Store {
         return true;
       },
       replace: async (r, expectedVersion) => {
-        const json = JSON.stringify(r.doc);
+        // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
+        const json = jsonOf(r.doc);
         const info = s.replace.run(r.id, r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion);
         if (info.changes === 0) return false;
         this.bump(r.org, r.kind);
@@ -415,30 +423,116 @@ export class SqliteStore implements Store {
     return this.transaction(fn);
   }
 
+  /** Forgets every cached read: after a rollback, what the caches hold may never have been committed. */
+  private forgetCaches(): void {
+    this.counters.clear();
+    this.lists.clear();
+    this.listed = 0;
+    this.docs.clear();
+  }
+
+  /** The open commit group, or a new one (`BEGIN IMMEDIATE`, its `COMMIT` scheduled after this turn's I/O). */
+  private joinGroup(): CommitGroup {
+    if (this.group) return this.group;
+    this.stmts.begin.run();
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // Nobody may be waiting when a group fails (a reader answered before it, a writer's own rollback): no warning.
+    done.catch(() => undefined);
+    const group: CommitGroup = { done, resolve, reject };
+    this.group = group;
+    setImmediate(() => this.commitGroup(group));
+    return group;
+  }
+
+  /**
+   * Commits `group` if it is still the open one. A transaction in progress (its callback awaiting) defers the commit
+   * to the moment it ends, so a commit never splits one transaction's writes.
+   */
+  private commitGroup(group: CommitGroup): void {
+    if (this.group !== group) return;
+    if (this.lock) {
+      this.commitDue = true;
+      return;
+    }
+    this.commitDue = false;
+    this.group = undefined;
+    try {
+      this.stmts.commit.run();
+    } catch (error) {
+      if (this.db.inTransaction) this.stmts.rollback.run();
+      this.forgetCaches();
+      group.reject(error);
+      return;
+    }
+    group.resolve();
+  }
+
+  /**
+   * Runs `fn` as one transaction. Transactions run one at a time, each inside a savepoint of a **commit group**: the
+   * transactions that start in the same turn of the event loop share one SQLite transaction (one `BEGIN IMMEDIATE`
+   * and one `COMMIT`, hence one write of the pages they share to the WAL), committed once that turn's I/O callbacks
+   * have run. Each stays atomic on its own: a failing `fn` rolls back to its savepoint, undoing its writes and none
+   * of the others'. Each is durable when it resolves: the promise settles only after the group's `COMMIT`, and
+   * rejects when that `COMMIT` fails (then no transaction of the group happened). See `settled()` for readers.
+   */
   async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
     // The loop and the assignment below must stay in one synchronous stretch so two waiters cannot both proceed.
     while (this.lock) await this.lock;
     let release!: () => void;
     this.lock = new Promise<void>((resolve) => (release = resolve));
+    let group: CommitGroup;
+    let result: T;
     try {
-      this.stmts.begin.run();
-      let result: T;
+      group = this.joinGroup();
+      this.stmts.savepoint.run();
       try {
         result = await fn(this.ops);
+        this.stmts.releaseSavepoint.run();
       } catch (error) {
-        if (this.db.inTransaction) this.stmts.rollback.run();
-        this.counters.clear();
-        this.lists.clear();
-        this.listed = 0;
-        this.docs.clear();
+        this.undo(group);
         throw error;
       }
-      this.stmts.commit.run();
-      return result;
     } finally {
       this.lock = undefined;
       release();
+      if (this.commitDue && this.group) this.commitGroup(this.group);
     }
+    await group.done;
+    return result;
+  }
+
+  /**
+   * Undoes the failed transaction of `group`: back to its savepoint when SQLite still holds the group's transaction;
+   * when SQLite rolled the whole transaction back itself (an I/O or disk-full error does), the group failed and
+   * every transaction in it rejects.
+   */
+  private undo(group: CommitGroup): void {
+    this.forgetCaches();
+    if (this.group === group && this.db.inTransaction) {
+      try {
+        this.stmts.rollbackToSavepoint.run();
+        this.stmts.releaseSavepoint.run();
+        return;
+      } catch {
+        if (this.db.inTransaction) this.stmts.rollback.run();
+      }
+    }
+    if (this.group === group) this.group = undefined;
+    group.reject(new Error("the write transaction was rolled back by SQLite (I/O error?); retry the request"));
+  }
+
+  /**
+   * Undefined when every write is committed; else a promise that settles when the open commit group has committed
+   * (rejecting when its `COMMIT` failed). A reader may see a write whose group has not committed yet: the server
+   * awaits this before sending any answer, so no client hears of a write before it is durable.
+   */
+  settled(): Promise<void> | undefined {
+    return this.group?.done;
   }
 
   async get(org: string, kind: string, scope: string, name: string) {
@@ -490,6 +584,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (this.lock) await this.unlocked();
+    if (this.group) this.commitGroup(this.group);
     if (this.db.open) this.db.close();
   }
 }

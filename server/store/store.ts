@@ -68,5 +68,11 @@ export interface Store extends StoreOps {
    * `tx` handle it is given; other callers wait until the transaction ends, so they never see its partial writes.
    */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T>;
+  /**
+   * Undefined when every write a reader may have seen is durable; else a promise that settles once it is (and rejects
+   * when those writes failed to commit). An adapter that commits writes in groups (SQLite) lets readers see a
+   * finished transaction before its group commits: the server awaits this before it sends any answer.
+   */
+  settled?(): Promise<void> | undefined;
   close(): Promise<void>;
 }

@@ -109,6 +109,43 @@ describe("SqliteStore", () => {
     expect((await store.get("o", "group", "", "aa"))?.doc["d"]).toBe("second");
   });
 
+  it("transactions started in one turn share one COMMIT; each stays atomic and settles only once committed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
+    try {
+      const file = join(dir, "group.db");
+      const store = open(file);
+      const inner = store as unknown as { db: Database.Database; stmts: { commit: { run(): unknown } } };
+      const commit = inner.stmts.commit;
+      let commits = 0;
+      inner.stmts.commit = {
+        run: () => {
+          commits += 1;
+          return commit.run();
+        },
+      };
+      // Whether the group had committed when each successful transaction resolved.
+      const committedWhenResolved: boolean[] = [];
+      const resolved = <T>(promise: Promise<T>) =>
+        promise.then(() => committedWhenResolved.push(!inner.db.inTransaction && store.settled() === undefined));
+      const outcomes = await Promise.allSettled([
+        resolved(store.transaction(async (tx) => tx.create(record("aa")))),
+        store.transaction(async (tx) => {
+          await tx.create(record("bb"));
+          throw new Error("boom");
+        }),
+        resolved(store.transaction(async (tx) => tx.create(record("cc")))),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+      expect(commits).toBe(1);
+      expect(committedWhenResolved).toEqual([true, true]);
+      await store.close();
+      const reopened = open(file);
+      expect((await reopened.list("o", "group")).map((r) => r.name)).toEqual(["aa", "cc"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("credentials: put, find, delete (which counts as a change of the owner's kind), delete all of an owner", async () => {
     const store = open();
     const k1 = { id: "k1", org: "o", ownerKind: "serviceaccount", owner: "sa", hash: "ab" };
