@@ -13,7 +13,9 @@
  * (an up that changes every description), `no-op` (an up with nothing to do), `destroy`. Wall time per step as the
  * bench process sees it (CLI start, the inline program, the plugins, the requests), and the requests cpln-local's
  * request log (`GET /_cpln-local/requests`) received during the step, all and mutating. Steps run adapter by adapter
- * within a step (thin, native, dynamic), so load from elsewhere on the machine drifts over all three alike. The engine
+ * within a step (thin, native, dynamic), so load from elsewhere on the machine drifts over all three alike; the four
+ * steps run ROUNDS times (3, or `CPLN_BENCH_ENGINE_ROUNDS`) and each figure is the median over the rounds (a ratio:
+ * the median of the per-round ratios). The engine
  * runs with its default `--parallel`: GOMAXPROCS × 4 (pulumi/pulumi pkg/cmd/pulumi/operations/up.go,
  * `defaultParallel`, v3.274.1), 8 on a 2-core machine. Ratio = thin time / adapter time (target ≥ 0.8 for native).
  *
@@ -37,6 +39,17 @@ const POLICIES = 20;
 const RESOURCES = VOLUME_SETS + POLICIES;
 const GROUP = "bench-readers";
 const VERSION = "0.1.0";
+/** Rounds of the four steps (each round destroys what it created); figures are medians over the rounds. */
+const ROUNDS = Number(process.env.CPLN_BENCH_ENGINE_ROUNDS ?? 3);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
+  throw new Error(`CPLN_BENCH_ENGINE_ROUNDS must be a positive integer (got ${process.env.CPLN_BENCH_ENGINE_ROUNDS})`);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
 
 const adapters = ["thin", "native", "dynamic"] as const;
 type Adapter = (typeof adapters)[number];
@@ -110,15 +123,40 @@ function nativeArchive(outDir: string): string {
  * The thinnest provider as a plugin archive: one executable, `pulumi-resource-thin`, that runs its compiled file with
  * the `node` on PATH — the same way bin/pulumi-resource-cpln-native starts the native plugin.
  */
-function thinArchive(dir: string): string {
+function thinArchive(dir: string, profileDir: string | undefined): string {
   const staging = path.join(dir, "thin-plugin");
   fs.mkdirSync(staging, { recursive: true });
   const script = path.join(staging, "pulumi-resource-thin");
   const entry = path.join(distDir, "bench", "servers", "thinnest-provider.js");
-  fs.writeFileSync(script, `#!/bin/sh\nexec node ${JSON.stringify(entry)} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(script, launcher(entry, "thin", profileDir), { mode: 0o755 });
   const archive = path.join(dir, `pulumi-resource-thin-v${VERSION}.tar.gz`);
   execFileSync("tar", ["-czf", archive, "-C", staging, "."]);
   return archive;
+}
+
+const quote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
+
+/**
+ * A plugin executable: `node <entry>` with the engine's arguments. With `--profile`, node preloads
+ * bench/servers/profile-preload.js, which writes `<name>-<pid>.cpuprofile` into `profileDir` when the engine stops the
+ * plugin (SIGINT; `--cpu-prof` would write nothing, as the process does not exit by itself).
+ */
+function launcher(entry: string, name: string, profileDir: string | undefined): string {
+  const preload = path.join(distDir, "bench", "servers", "profile-preload.js");
+  const profile = profileDir
+    ? `BENCH_PROFILE_DIR=${quote(profileDir)} BENCH_PROFILE_NAME=${name} exec node --require ${quote(preload)}`
+    : "exec node";
+  return `#!/bin/sh\n${profile} ${quote(entry)} "$@"\n`;
+}
+
+/** With `--profile`: the installed native plugin's executable is the profiling launcher too. */
+function profileNativePlugin(home: string, profileDir: string): void {
+  const dir = path.join(home, "plugins", `resource-cpln-native-v${VERSION}`);
+  const entry = path.join(dir, "dist", "provider", "native", "main.js");
+  if (!fs.existsSync(entry)) throw new Error(`--profile: no ${entry} in the installed plugin`);
+  fs.writeFileSync(path.join(dir, "pulumi-resource-cpln-native"), launcher(entry, "native", profileDir), {
+    mode: 0o755,
+  });
 }
 
 function install(pulumi: string, env: Record<string, string>, cwd: string, name: string, file: string): void {
@@ -169,7 +207,8 @@ export async function engineRuns(ctx: BenchContext, report: Report): Promise<voi
   fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(workDir, "node_modules"));
   const env = engineEnv(workDir, binDir);
   install(pulumi, env, workDir, "cpln-native", nativeArchive(ctx.tempDir));
-  install(pulumi, env, workDir, "thin", thinArchive(ctx.tempDir));
+  install(pulumi, env, workDir, "thin", thinArchive(ctx.tempDir, ctx.profileDir));
+  if (ctx.profileDir) profileNativePlugin(env.PULUMI_HOME!, ctx.profileDir);
 
   const org = ctx.org;
   const server: RunningServer = await startServer({
@@ -215,54 +254,72 @@ export async function engineRuns(ctx: BenchContext, report: Report): Promise<voi
     }
     await takeLog(admin);
 
-    const measured: Record<Adapter, Partial<Record<Step, Measured>>> = { thin: {}, native: {}, dynamic: {} };
+    // rounds[r][adapter][step]
+    const rounds: Record<Adapter, Record<Step, Measured>>[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const measured = { thin: {}, native: {}, dynamic: {} } as Record<Adapter, Record<Step, Measured>>;
+      for (const step of steps) {
+        for (const adapter of adapters) {
+          const driver = drivers.get(adapter)!;
+          const description = step === "up" ? "created" : step === "edit" ? "edited" : undefined;
+          if (description) await driver.run({ cmd: "config", config: { "bench:description": description } });
+          await takeLog(admin);
+          const started = performance.now();
+          const reply = await driver.run(step === "destroy" ? { cmd: "destroy" } : { cmd: "up" });
+          const seconds = (performance.now() - started) / 1000;
+          const log = await takeLog(admin);
+          checkSummary(adapter, step, reply);
+          const byMethod: Record<string, number> = {};
+          for (const request of log) byMethod[request.method] = (byMethod[request.method] ?? 0) + 1;
+          measured[adapter][step] = { seconds, requests: log.length, writes: log.filter(isMutating).length, byMethod };
+          process.stdout.write(`# engine: round ${round + 1} ${step} ${adapter} ${seconds.toFixed(1)} s\n`);
+        }
+      }
+      rounds.push(measured);
+    }
+
+    const total = (measured: Record<Adapter, Record<Step, Measured>>, adapter: Adapter) =>
+      steps.reduce((sum, step) => sum + measured[adapter][step].seconds, 0);
     for (const step of steps) {
       for (const adapter of adapters) {
-        const driver = drivers.get(adapter)!;
-        if (step === "edit") await driver.run({ cmd: "config", config: { "bench:description": "edited" } });
-        await takeLog(admin);
-        const started = performance.now();
-        const reply = await driver.run(step === "destroy" ? { cmd: "destroy" } : { cmd: "up" });
-        const seconds = (performance.now() - started) / 1000;
-        const log = await takeLog(admin);
-        checkSummary(adapter, step, reply);
-        const byMethod: Record<string, number> = {};
-        for (const request of log) byMethod[request.method] = (byMethod[request.method] ?? 0) + 1;
-        const result = { seconds, requests: log.length, writes: log.filter(isMutating).length, byMethod };
-        measured[adapter][step] = result;
+        const seconds = rounds.map((measured) => measured[adapter][step].seconds);
+        const last = rounds[rounds.length - 1]![adapter][step];
         report.add({
           name: `engine.${adapter}.${step}.seconds`,
-          value: seconds,
+          value: median(seconds),
           unit: "s",
-          n: 1,
-          requests: result.requests,
-          writes: result.writes,
-          byMethod,
+          n: seconds.length,
+          rounds: seconds,
+          requests: rounds.map((measured) => measured[adapter][step].requests),
+          writes: rounds.map((measured) => measured[adapter][step].writes),
+          byMethod: last.byMethod,
           resources: RESOURCES,
         });
       }
-      const thin = measured.thin[step]!.seconds;
       for (const adapter of ["native", "dynamic"] as const) {
-        const ratio = thin / measured[adapter][step]!.seconds;
+        const ratios = rounds.map((measured) => measured.thin[step].seconds / measured[adapter][step].seconds);
+        const ratio = median(ratios);
         report.add({
           name: `engine.${adapter}.${step}.ratio-to-thinnest`,
           value: ratio,
           unit: "ratio",
-          n: 1,
-          what: "thinnest provider's wall time / this adapter's",
+          n: ratios.length,
+          rounds: ratios,
+          what: "median over rounds of the thinnest provider's wall time / this adapter's",
           ...(adapter === "native" ? { target: ">= 0.8", met: ratio >= 0.8 } : {}),
         });
       }
     }
-    const total = (adapter: Adapter) => steps.reduce((sum, step) => sum + measured[adapter][step]!.seconds, 0);
     for (const adapter of ["native", "dynamic"] as const) {
-      const ratio = total("thin") / total(adapter);
+      const ratios = rounds.map((measured) => total(measured, "thin") / total(measured, adapter));
+      const ratio = median(ratios);
       report.add({
         name: `engine.${adapter}.all-steps.ratio-to-thinnest`,
         value: ratio,
         unit: "ratio",
-        n: steps.length,
-        what: "sum of the four steps' wall times, thinnest / this adapter",
+        n: ratios.length,
+        rounds: ratios,
+        what: "median over rounds of the four steps' summed wall times, thinnest / this adapter",
         ...(adapter === "native" ? { target: ">= 0.8", met: ratio >= 0.8 } : {}),
       });
     }
