@@ -151,6 +151,41 @@ export function render(run: Run): string {
     );
   }
 
+  const engineSteps = ["up", "edit", "no-op", "destroy"].filter((step) => get(`engine.thin.${step}.seconds`));
+  if (engineSteps.length > 0) {
+    out.push(
+      "\n**8. Whole runs by the real Pulumi engine** (100 volume sets + 20 policies; seconds, median over rounds; " +
+        "requests all/mutating per step; ratio = thinnest time / adapter time, median of per-round ratios)\n",
+    );
+    const seconds = (adapter: string, step: string) => {
+      const f = get(`engine.${adapter}.${step}.seconds`);
+      const requests = (f?.["requests"] as number[] | undefined)?.[0];
+      const writes = (f?.["writes"] as number[] | undefined)?.[0];
+      return `${fmt(f?.value)} s (${requests ?? "–"}/${writes ?? "–"})`;
+    };
+    const ratio = (adapter: string, step: string) => {
+      const f = get(`engine.${adapter}.${step}.ratio-to-thinnest`);
+      const rounds = ((f?.["rounds"] as number[] | undefined) ?? []).map((r) => fmt(r, 2)).join(" ");
+      return `${fmt(f?.value, 2)} (${rounds})${f?.target ? (f.met ? " ✓" : " ✗") : ""}`;
+    };
+    out.push(
+      table(
+        ["step", "thinnest", "native", "dynamic", "native / thinnest", "dynamic / thinnest"],
+        [
+          ...engineSteps.map((step) => [
+            step,
+            seconds("thin", step),
+            seconds("native", step),
+            seconds("dynamic", step),
+            ratio("native", step),
+            ratio("dynamic", step),
+          ]),
+          ["all four steps", "", "", "", ratio("native", "all-steps"), ratio("dynamic", "all-steps")],
+        ],
+      ),
+    );
+  }
+
   const cells = run.figures.filter((f) => /^scale\.list\.n\d+\.p\d+$/.test(f.name));
   const ns = [...new Set(cells.map((f) => Number(f["records"])))].sort((a, b) => a - b);
   const ps = [...new Set(cells.map((f) => Number(f["policies"])))].sort((a, b) => a - b);

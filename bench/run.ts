@@ -3,12 +3,14 @@
  * process, prints one JSON object per figure as it is measured, then a short table, and writes the whole run to
  * `bench/results/latest.json`. The exit code is 1 only when the request counts of benchmark 1 differ from their
  * targets (or could not be measured); every other figure is printed, never enforced — a slow machine must not fail
- * a build. `--only=requests,provider,native,service,scaling,startup,moto` runs a subset (moto only when named) (the exit rule is the same); `--profile`
+ * a build. `--only=requests,provider,native,service,scaling,startup,moto,engine` runs a subset (the
+ * exit rule is the same; moto only when named, engine not in `--quick`'s default set); `--profile`
  * starts every server process with `--cpu-prof` (profiles in `bench/results/profiles/`, summarized by
  * `node dist/bench/profile-summary.js bench/results/profiles`).
  */
 import path from "node:path";
 import { BenchContext } from "./context.js";
+import { engineRuns } from "./engine.js";
 import { footprint } from "./footprint.js";
 import { motoSideBySide } from "./moto.js";
 import { nativeThroughput } from "./native.js";
@@ -27,14 +29,16 @@ const benchmarks = {
   scaling,
   startup: footprint,
   moto: motoSideBySide,
+  engine: engineRuns,
 } as const;
 type BenchName = keyof typeof benchmarks;
 
 function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: BenchName[] } {
   let quick = false;
   let profile = false;
-  // moto (a Python install) runs only when named: `npm run bench -- --only=moto`.
-  let only: BenchName[] = (Object.keys(benchmarks) as BenchName[]).filter((name) => name !== "moto");
+  // moto (a Python install) runs only when named (`--only=moto`); engine (whole runs by the real Pulumi engine,
+  // minutes) in a full run or when named, never in --quick's default set.
+  let only: BenchName[] | undefined;
   for (const arg of argv) {
     if (arg === "--quick") quick = true;
     else if (arg === "--profile") profile = true;
@@ -47,6 +51,7 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Be
       only = names as BenchName[];
     } else throw new Error(`unknown argument "${arg}" (use --quick, --profile, --only=<names>)`);
   }
+  only ??= (Object.keys(benchmarks) as BenchName[]).filter((name) => name !== "moto" && !(quick && name === "engine"));
   return { quick, profile, only };
 }
 

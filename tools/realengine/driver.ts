@@ -6,9 +6,10 @@
  *
  * It runs as a child process (`fork`) of whoever drives it, with commands over IPC, because dynamic resources
  * serialize their provider's closures and need plain compiled JavaScript (not a test runner's transformed modules).
- * One driver keeps one stack of one program: `init` once, then `up` / `preview` / `refresh` / `destroy` / `export` /
- * `import`, each answering JSON. With `provider: "native"` the program's `cpln-pulumi` is the native classes (as with
- * the offline runner's `provider: "native"`), served by the `cpln-native` plugin installed in PULUMI_HOME.
+ * One driver keeps one stack of one program: `init` once, then `config` (sets stack config, runs nothing) / `up` /
+ * `preview` / `refresh` / `destroy` / `export` / `import`, each answering JSON. With `provider: "native"` the
+ * program's `cpln-pulumi` is the native classes (as with the offline runner's `provider: "native"`), served by the
+ * `cpln-native` plugin installed in PULUMI_HOME.
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
@@ -51,6 +52,7 @@ export interface EngineDiagnostic {
 
 export type DriverCommand =
   | { cmd: "init"; init: DriverInit }
+  | { cmd: "config"; config: Record<string, string> }
   | { cmd: "up"; config?: Record<string, string>; expectNoChanges?: boolean; verbose?: boolean }
   | { cmd: "preview"; config?: Record<string, string>; expectNoChanges?: boolean }
   | { cmd: "refresh" }
@@ -218,6 +220,9 @@ async function handle(command: DriverCommand, steps: EngineStep[]): Promise<Driv
         summary: result.summary.resourceChanges as Record<string, number>,
       };
     }
+    case "config":
+      await setConfig(command.config);
+      return { ok: true, steps, outputs: {}, stdout: "", stderr: "" };
     case "outputs":
       return { ok: true, steps, outputs: await outputs(), stdout: "", stderr: "" };
     case "export": {
