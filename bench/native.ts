@@ -56,11 +56,24 @@ export async function nativeThroughput(ctx: BenchContext, report: Report): Promi
   const client = new CplnClient({ endpoint: server.url, token: ctx.adminKey, org });
   const config = { org, endpoint: server.url, token: secret(ctx.adminKey) };
   const plugins: NativePluginClient[] = [];
+  // `--profile`: the native plugin and the thinnest provider record CPU profiles of the measured rounds only.
+  const profiled = (name: string) =>
+    ctx.profileDir === undefined
+      ? {}
+      : {
+          env: {
+            NODE_OPTIONS: `--require ${path.join(distDir, "bench", "servers", "profile-preload.js")}`,
+            BENCH_PROFILE_DIR: ctx.profileDir,
+            BENCH_PROFILE_NAME: name,
+            BENCH_PROFILE_START: "SIGUSR2",
+          },
+        };
   const host = await startHost({ org, endpoint: server.url, token: ctx.adminKey });
   try {
     for (const gvc of ["thin", "nat", "dyn"]) await createGvc(admin, org, gvc);
     const native = await NativePluginClient.executable(path.join(repoRoot, "bin", "pulumi-resource-cpln-native"), {
       cwd: ctx.tempDir,
+      ...profiled("native-plugin"),
     });
     plugins.push(native);
     await native.configure(config);
@@ -68,6 +81,7 @@ export async function nativeThroughput(ctx: BenchContext, report: Report): Promi
       command: process.execPath,
       args: [path.join(distDir, "bench", "servers", "thinnest-provider.js")],
       cwd: ctx.tempDir,
+      ...profiled("thinnest-provider"),
     });
     plugins.push(thinnest);
     await thinnest.configure(config);
@@ -150,6 +164,9 @@ export async function nativeThroughput(ctx: BenchContext, report: Report): Promi
       total[key].latencies.push(...run.latencies);
       total[key].wallMs += run.wallMs;
     };
+    if (ctx.profileDir !== undefined) {
+      for (const plugin of plugins) if (plugin.pid !== undefined) process.kill(plugin.pid, "SIGUSR2");
+    }
     for (let i = 0; i < ROUNDS; i++) {
       add("thin", await thinRun());
       add("nat", await nativeRun());

@@ -34,6 +34,7 @@ import { appendFileSync } from "node:fs";
 import { Pool } from "undici";
 import type { z } from "zod";
 import { apiError } from "../../api/errors.js";
+import { safeParseOnce } from "../../api/parseOnce.js";
 import { parseLink } from "../../api/links.js";
 import { CplnApiError, LocalErrorCode, invalidResponseError, networkError, timeoutError } from "./errors.js";
 import { deepContains, hasAppendDirective, reduceAppendPatch } from "./recognise.js";
@@ -306,7 +307,7 @@ function successBody<T>(method: HttpMethod, path: string, raw: RawResponse, sche
     throw invalidResponseError(method, path, raw.status, "the body is not JSON", header(raw, "x-request-id"));
   }
   if (schema === undefined) return parsed.value as T;
-  const result = schema.safeParse(parsed.value);
+  const result = safeParseOnce(schema, parsed.value);
   if (result.success) return result.data;
   const problems = result.error.issues
     .slice(0, 5)
@@ -409,7 +410,7 @@ async function execute<T>(
   const readBack = (target: string): Promise<HttpResponse<unknown>> =>
     execute(connection, { method: "GET", path: target, retry: options.retry }, deadline, timeoutMs);
   const recognisedAs = (record: unknown, status: number): HttpResponse<T> => {
-    const parsed = schema === undefined ? { success: true as const, data: record as T } : schema.safeParse(record);
+    const parsed = schema === undefined ? { success: true as const, data: record as T } : safeParseOnce(schema, record);
     if (!parsed.success) throw invalidResponseError("GET", path, status, parsed.error.message);
     return { status, headers: {}, body: parsed.data, attempts: sends, recognised: true };
   };

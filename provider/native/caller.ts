@@ -141,6 +141,18 @@ export class CallerCheck {
     return false;
   }
 
+  /**
+   * The verdict `check` would give at once, without a read: when the check is unavailable, or a verdict on this peer
+   * port still stands; undefined when `check` has to look.
+   */
+  known(peer: string): Verdict | undefined {
+    if (this.available === false) return { allowed: true };
+    if (this.available === undefined) return undefined;
+    const clientPort = peerPort(peer);
+    const cached = clientPort === undefined ? undefined : this.verdicts.get(clientPort);
+    return cached && Date.now() - cached.at < VERDICT_TTL_MS ? cached.verdict : undefined;
+  }
+
   /** The verdict on a call from `peer` (grpc's `call.getPeer()`). */
   async check(peer: string): Promise<Verdict> {
     if (this.available === undefined) {
@@ -197,15 +209,26 @@ type Handler = (call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sen
 export function guardService<S extends object>(service: S, check: CallerCheck): S {
   const guarded: Record<string, Handler> = {};
   for (const [name, handler] of Object.entries(service) as [string, Handler][]) {
+    const decide = (
+      verdict: Verdict,
+      call: grpc.ServerUnaryCall<unknown, unknown>,
+      callback: grpc.sendUnaryData<unknown>,
+    ) => {
+      if (verdict.allowed) handler(call, callback);
+      else {
+        const message = `refused: ${verdict.reason} (pulumi-resource-cpln-native serves only its engine)`;
+        callback({ code: grpc.status.PERMISSION_DENIED, details: message, message, name: "Error" }, null);
+      }
+    };
     guarded[name] = (call, callback) => {
+      // A verdict that still stands is applied at once (no promise per call); otherwise the check looks.
+      const known = check.known(call.getPeer());
+      if (known !== undefined) {
+        decide(known, call, callback);
+        return;
+      }
       check.check(call.getPeer()).then(
-        (verdict) => {
-          if (verdict.allowed) handler(call, callback);
-          else {
-            const message = `refused: ${verdict.reason} (pulumi-resource-cpln-native serves only its engine)`;
-            callback({ code: grpc.status.PERMISSION_DENIED, details: message, message, name: "Error" }, null);
-          }
-        },
+        (verdict) => decide(verdict, call, callback),
         (error: unknown) => {
           const message = `refused: the caller could not be checked (${String(error)})`;
           callback({ code: grpc.status.PERMISSION_DENIED, details: message, message, name: "Error" }, null);

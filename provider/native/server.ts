@@ -22,7 +22,7 @@ import { ConfigError, resolveOrg, type StackConfig } from "../config.js";
 import * as functionImpls from "../functions/index.js";
 import { FunctionArgsError } from "../functions/index.js";
 import { functions, resources, type FunctionDefinition } from "../index.js";
-import { changedFields, LOGICAL_NAME, managedValue, prune } from "../resources/engine.js";
+import { changedFields, diffOfChanged, LOGICAL_NAME, managedValue, prune } from "../resources/engine.js";
 import type { AnyResourceDefinition, ResourceTypeName } from "../resources/types.js";
 import * as runtime from "../runtime.js";
 import { CallerCheck, guardService } from "./caller.js";
@@ -175,10 +175,12 @@ export class NativeProvider {
   }
 
   private async diff(request: provproto.DiffRequest): Promise<provproto.DiffResponse> {
-    const { typeName, def } = this.definition(request.getUrn(), request.getType());
+    const { def } = this.definition(request.getUrn(), request.getType());
     const olds = unwrapProps(request.getOlds()).props;
     const news = unwrapProps(request.getNews()).props;
-    const outcome = await runtime.diff(typeName, request.getId(), olds, news);
+    // runtime.diff's decision, from the changed fields found once (the detailed diff below lists the same fields).
+    const fields = changedFields(def, olds, news);
+    const outcome = diffOfChanged(def, fields, news);
     const response = new provproto.DiffResponse();
     const Changes = provproto.DiffResponse.DiffChanges;
     response.setHasdetaileddiff(true);
@@ -187,7 +189,6 @@ export class NativeProvider {
       return response;
     }
     response.setChanges(Changes.DIFF_SOME);
-    const fields = changedFields(def, olds, news);
     response.setDiffsList(fields);
     response.setReplacesList(outcome.replaces ?? []);
     response.setDeletebeforereplace(outcome.deleteBeforeReplace === true);

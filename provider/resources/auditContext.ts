@@ -3,6 +3,7 @@
  * neither changed nor deleted, so check refuses to manage it (read it with `AuditContext.get`).
  */
 import { z } from "zod";
+import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { auditCtx as auditCtxRecord, auditCtxOrigins } from "../../api/schemas/auditCtx.js";
@@ -51,7 +52,7 @@ function toApi(inputs: Props) {
 }
 
 function fromApi(record: unknown): AuditContextOutputs {
-  const parsed = auditCtxRecord().parse(record);
+  const parsed = parseOnce(auditCtxRecord(), record);
   const meta = recordMeta(parsed, "cpln/");
   return {
     ...namedRecordOutputs(parsed, meta),

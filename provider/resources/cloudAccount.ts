@@ -3,6 +3,7 @@
  * at create (a change replaces the cloud account); `data` is free-form, updated key by key.
  */
 import { z } from "zod";
+import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { cloudAccount as cloudAccountRecord, cloudAccountCreate } from "../../api/schemas/cloudAccount.js";
@@ -49,7 +50,7 @@ function toApi(inputs: Props) {
 }
 
 function fromApi(record: unknown): CloudAccountOutputs {
-  const parsed = cloudAccountRecord().parse(record);
+  const parsed = parseOnce(cloudAccountRecord(), record);
   const meta = recordMeta(parsed, "cpln/");
   return {
     provider: parsed.provider,

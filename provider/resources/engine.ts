@@ -246,7 +246,11 @@ export interface DiffOutcome {
  * collide: `createBeforeReplace`).
  */
 export function diffFields(definition: AnyResourceDefinition, olds: Props, news: Props): DiffOutcome {
-  const changed = changedFields(definition, olds, news);
+  return diffOfChanged(definition, changedFields(definition, olds, news), news);
+}
+
+/** `diffFields` for fields already found changed (`changedFields`), for a caller that also needs the list. */
+export function diffOfChanged(definition: AnyResourceDefinition, changed: readonly string[], news: Props): DiffOutcome {
   if (changed.length === 0) return { changes: false };
   const replaces = changed.filter((field) => definition.fields[field]?.replace === true);
   if (replaces.length === 0) return { changes: true };

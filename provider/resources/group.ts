@@ -4,6 +4,7 @@
  * survive until the next refresh shows them.
  */
 import { z } from "zod";
+import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { fromShortLink, normalizeLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
@@ -64,7 +65,7 @@ function toApi(inputs: Props) {
 }
 
 function fromApi(record: unknown): GroupOutputs {
-  const parsed = groupRecord().parse(record);
+  const parsed = parseOnce(groupRecord(), record);
   const meta = recordMeta(parsed, "cpln/");
   return {
     memberLinks: parsed.memberLinks,

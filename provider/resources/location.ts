@@ -5,6 +5,7 @@
  * current value stays.
  */
 import { z } from "zod";
+import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
@@ -92,7 +93,7 @@ function toApi(inputs: Props) {
 }
 
 function fromApi(record: unknown, prior: Props): LocationOutputs {
-  const parsed = locationRecord().parse(record);
+  const parsed = parseOnce(locationRecord(), record);
   const meta = recordMeta(parsed, "cpln/");
   return {
     ...namedRecordOutputs(parsed, meta),

@@ -18,6 +18,7 @@
  * principals, never `$drop/bindings` of a binding that still holds someone else's principals).
  */
 import { z } from "zod";
+import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { collectionPath, fromShortLink, normalizeLink, selfLink } from "../../api/links.js";
 import { isPolicyKind, linkFormOf, patchRules as allPatchRules } from "../../api/kinds.js";
@@ -150,7 +151,7 @@ function ignoresUndeclared(values: Props): boolean {
 }
 
 function fromApi(record: unknown, prior: Props = {}): PolicyOutputs {
-  const parsed = policyRecord().parse(record);
+  const parsed = parseOnce(policyRecord(), record);
   const own = withoutMarked(parsed.bindings as Bindings | undefined, parsed.tags);
   const bindings = ignoresUndeclared(prior) ? declaredOnly(own, (prior.bindings as Bindings | undefined) ?? []) : own;
   const recorded = recordMeta(parsed, "cpln/");

@@ -20,6 +20,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { normalizeLink, parseLink, selfLink } from "../../api/links.js";
 import { valueSet, type Json, type JsonObject, type PatchRules } from "../../api/patch/index.js";
@@ -143,7 +144,7 @@ type PolicyBindings = { permissions: string[]; principalLinks: string[] }[];
 
 /** The policy's bindings, from a record. */
 export function bindingsOf(record: unknown): PolicyBindings {
-  return (policyRecord().parse(record).bindings ?? []).map((b) => ({
+  return (parseOnce(policyRecord(), record).bindings ?? []).map((b) => ({
     permissions: b.permissions,
     principalLinks: b.principalLinks,
   }));
@@ -174,7 +175,7 @@ function policyLink(policy: string, org: string): string {
 function fromApi(record: unknown, prior: Props): PolicyBindingOutputs {
   const permissions = (prior.permissions as string[] | undefined) ?? [];
   const key = permissionsKey(permissions);
-  const parsed = policyRecord().parse(record);
+  const parsed = parseOnce(policyRecord(), record);
   const present = bindingsOf(parsed).find((b) => permissionsKey(b.permissions) === key)?.principalLinks ?? [];
   const own = prior.principalLinks as string[] | undefined;
   const link = parseLink(String(prior.policy));
@@ -224,7 +225,7 @@ function issues(inputs: PolicyBindingInputs): InputIssue[] {
 async function removeMarker(ctx: ResourceContext, link: string, markerTag: string, known?: unknown): Promise<void> {
   const current = known ?? (await readIgnoringMissing(ctx, link));
   if (current === undefined) return;
-  const tags = policyRecord().parse(current).tags ?? {};
+  const tags = parseOnce(policyRecord(), current).tags ?? {};
   if (!(markerTag in tags)) return;
   try {
     await ctx.client.patchByLink(link, { tags: { [markerTag]: null } });

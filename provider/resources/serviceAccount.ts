@@ -5,6 +5,7 @@
  * serviceAccountKey.ts): a key the stack adds itself is not drift, a key added with the CLI is.
  */
 import { z } from "zod";
+import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { serviceAccount as serviceAccountRecord, serviceAccountOrigins } from "../../api/schemas/serviceAccount.js";
@@ -50,7 +51,7 @@ function toApi(inputs: Props) {
 }
 
 function fromApi(record: unknown): ServiceAccountOutputs {
-  const parsed = serviceAccountRecord().parse(record);
+  const parsed = parseOnce(serviceAccountRecord(), record);
   const recorded = recordMeta(parsed, "cpln/");
   // ServiceAccountKeys' markers come and go with their keys: not the account's own server tags, so never drift.
   const serverTags = Object.fromEntries(Object.entries(recorded.serverTags).filter(([tag]) => !isKeyMarker(tag)));

@@ -11,6 +11,7 @@
  * the new key is revoked and create fails: no key is left behind that no resource knows of.
  */
 import { z } from "zod";
+import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { parseLink, selfLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
@@ -94,7 +95,7 @@ function splitId(id: string): { serviceAccountLink: string; keyName: string } {
 /** Outputs from the service account record's entry for the key; the key itself comes from `prior` (never read). */
 function fromApi(record: unknown, prior: Props): ServiceAccountKeyOutputs {
   const { serviceAccountLink, keyName } = splitId(String(prior.id));
-  const parsed = serviceAccountRecord().parse(record);
+  const parsed = parseOnce(serviceAccountRecord(), record);
   const entry = parsed.keys?.find((k) => k.name === keyName);
   if (entry === undefined) throw new Error(`The service account has no key "${keyName}"`);
   const link = parseLink(serviceAccountLink);
@@ -200,7 +201,7 @@ export const serviceAccountKeyDefinition = {
     const { serviceAccountLink, keyName } = splitId(id);
     const record = await readIgnoringMissing(ctx, serviceAccountLink);
     if (record === undefined) return undefined;
-    const keys = serviceAccountRecord().parse(record).keys ?? [];
+    const keys = parseOnce(serviceAccountRecord(), record).keys ?? [];
     if (!keys.some((k) => k.name === keyName)) return undefined;
     return fromApi(record, { ...props, id });
   },

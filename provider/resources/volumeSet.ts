@@ -3,6 +3,7 @@
  * flat in the resource args and nested under `spec` in the API.
  */
 import { z } from "zod";
+import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import {
@@ -91,7 +92,7 @@ function toApi(inputs: Props) {
 }
 
 function fromApi(record: unknown): VolumeSetOutputs {
-  const parsed = volumeSetRecord().parse(record);
+  const parsed = parseOnce(volumeSetRecord(), record);
   const meta = recordMeta(parsed, "cpln/");
   const spec: Props = parsed.spec;
   return {

@@ -5,8 +5,8 @@
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findClientSocket, peerPort, statFields } from "../../provider/native/caller.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { CallerCheck, findClientSocket, peerPort, statFields, VERDICT_TTL_MS } from "../../provider/native/caller.js";
 import {
   executable,
   nativeClient,
@@ -183,5 +183,29 @@ describe("the lookup", () => {
     expect(peerPort("unix:/tmp/x")).toBeUndefined();
     const fields = statFields("4242 (node (x) y) S 1 4240 4239 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 987654 1 2");
     expect([fields[0], fields[1], fields[2], fields[19]]).toEqual(["S", "1", "4240", "987654"]);
+  });
+
+  it("a verdict that still stands is known without a read; none before the first check or after its time", async () => {
+    const procRoot = fs.mkdtempSync(path.join(scratchDir(), "proc-"));
+    fs.mkdirSync(path.join(procRoot, "net"));
+    // The client end (port 0xA1B2 → the plugin's 0x1F90) belongs to another user: refused, and that verdict kept.
+    fs.writeFileSync(
+      path.join(procRoot, "net", "tcp"),
+      table.replace("  1000        0 424242", `  ${(process.getuid?.() ?? 0) + 1}        0 424242`),
+    );
+    const check = new CallerCheck({ port: () => 0x1f90, parentPid: 1, procRoot });
+    const peer = `127.0.0.1:${0xa1b2}`;
+    expect(check.known(peer)).toBeUndefined();
+    const verdict = await check.check(peer);
+    expect(verdict).toEqual({ allowed: false, reason: "the caller runs as another user" });
+    expect(check.known(peer)).toEqual(verdict);
+    expect(check.known(`127.0.0.1:${0xc000}`)).toBeUndefined();
+    const now = Date.now();
+    vi.spyOn(Date, "now").mockReturnValue(now + VERDICT_TTL_MS + 1);
+    try {
+      expect(check.known(peer)).toBeUndefined();
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
