@@ -24,10 +24,10 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { startServer, type RunningServer } from "../server/index.js";
 import { EngineDriver, type DriverReply } from "../tools/realengine/client.js";
+import { engineEnv, withoutCheckoutBin } from "../tools/realengine/env.js";
 import type { BenchContext } from "./context.js";
 import { Http } from "./lib/http.js";
 import { distDir, repoRoot } from "./lib/procs.js";
@@ -84,28 +84,6 @@ function engineBinDir(): { binDir: string } | { reason: string } {
   const result = spawnSync("bash", [path.join(repoRoot, "scripts", "engine.sh"), "--print-dir"], { encoding: "utf8" });
   if (result.status !== 0) return { reason: result.stderr.trim() || "scripts/engine.sh --print-dir failed" };
   return { binDir: result.stdout.trim() };
-}
-
-/** The engine's environment: its own PULUMI_HOME, a file backend, a passphrase, no network (as test/engine). */
-function engineEnv(workDir: string, binDir: string): Record<string, string> {
-  const home = path.join(workDir, "pulumi-home");
-  const backend = path.join(workDir, "backend");
-  fs.mkdirSync(home, { recursive: true });
-  fs.mkdirSync(backend, { recursive: true });
-  // Not node_modules/.bin: the engine would run the checkout's pulumi-resource-cpln-native from PATH instead of the
-  // plugin installed from the archive.
-  const inherited = (process.env.PATH ?? "")
-    .split(path.delimiter)
-    .filter((dir) => !dir.endsWith(`node_modules${path.sep}.bin`));
-  return {
-    PATH: [binDir, ...inherited].join(path.delimiter),
-    HOME: process.env.HOME ?? os.homedir(),
-    PULUMI_HOME: home,
-    PULUMI_BACKEND_URL: `file://${backend}`,
-    PULUMI_CONFIG_PASSPHRASE: "engine-bench",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-  };
 }
 
 function nativeArchive(outDir: string): string {
@@ -205,7 +183,7 @@ export async function engineRuns(ctx: BenchContext, report: Report): Promise<voi
   // The engine starts the dynamic-provider host in the inline program's directory (the workspace's): it resolves
   // @pulumi/pulumi and cpln-pulumi from there.
   fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(workDir, "node_modules"));
-  const env = engineEnv(workDir, binDir);
+  const env = withoutCheckoutBin(engineEnv(workDir, binDir, "engine-bench"));
   install(pulumi, env, workDir, "cpln-native", nativeArchive(ctx.tempDir));
   install(pulumi, env, workDir, "thin", thinArchive(ctx.tempDir, ctx.profileDir));
   if (ctx.profileDir) profileNativePlugin(env.PULUMI_HOME!, ctx.profileDir);

@@ -12,6 +12,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
 import { EngineDriver } from "../../dist/tools/realengine/client.js";
+import { withoutCheckoutBin } from "../../dist/tools/realengine/env.js";
 import {
   adminApi,
   filesUnder,
@@ -104,13 +105,7 @@ export function engineWorld(name: string, withPlugin: boolean): EngineWorld {
   const { binDir, pulumi } = requireEngine();
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `cpln-engine-${name}-`));
   fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(workDir, "node_modules"));
-  const env = engineEnv(workDir, binDir);
-  // Not a test runner's node_modules/.bin: the engine would take the checkout's pulumi-resource-cpln-native from
-  // PATH ("using pulumi-resource-cpln-native from $PATH") instead of the plugin installed from the archive.
-  env.PATH = env
-    .PATH!.split(path.delimiter)
-    .filter((dir) => !dir.endsWith(`node_modules${path.sep}.bin`))
-    .join(path.delimiter);
+  const env = withoutCheckoutBin(engineEnv(workDir, binDir));
   const run = (args: string[], cwd = workDir): Promise<CliResult> =>
     new Promise((resolve) => {
       execFile(

@@ -5,9 +5,8 @@
  * (`.ci/run` builds the engine first) they run.
  */
 import { spawnSync } from "node:child_process";
-import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
+import { engineEnv as engineEnvOf } from "../../dist/tools/realengine/env.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 
@@ -25,25 +24,9 @@ function findEngine(): Engine {
 /** Found once per test file (at collection, synchronously). */
 export const engine: Engine = findEngine();
 
-/**
- * An environment in which the engine never reaches the network: its own PULUMI_HOME and `file://` backend under
- * `workDir`, a passphrase for the secrets provider, no update check, the engine's bin directory first on PATH.
- */
-export function engineEnv(workDir: string, binDir: string): Record<string, string> {
-  const home = path.join(workDir, "pulumi-home");
-  const backend = path.join(workDir, "backend");
-  fs.mkdirSync(home, { recursive: true });
-  fs.mkdirSync(backend, { recursive: true });
-  return {
-    PATH: `${binDir}${path.delimiter}${process.env.PATH ?? ""}`,
-    HOME: process.env.HOME ?? os.homedir(),
-    PULUMI_HOME: home,
-    PULUMI_BACKEND_URL: `file://${backend}`,
-    PULUMI_CONFIG_PASSPHRASE: "engine-tests",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-  };
-}
+/** The engine's environment for a test (tools/realengine/env.ts). */
+export const engineEnv = (workDir: string, binDir: string): Record<string, string> =>
+  engineEnvOf(workDir, binDir, "engine-tests");
 
 /**
  * Whether the real-engine tests of a file skip: only where the engine is missing and this is not CI (in CI a
