@@ -45,6 +45,8 @@ export interface EndpointContract {
   readonly response: NamedBody & { readonly description: string; readonly status: 200 | 201 };
   /** Refusals JSON Schema cannot state (`x-cpln-rules` of the operation). */
   readonly rules?: readonly DocumentedRule[];
+  /** Error statuses beyond those of every endpoint: 409 when a valid request can conflict with stored objects. */
+  readonly errors?: readonly number[];
 }
 
 /**

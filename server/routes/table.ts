@@ -483,7 +483,9 @@ function endpointRoutes(records: RecordService, kind: Kind, places: EndpointPlac
             body: named(spec.response.name, "output", spec.response.schema),
           },
         ],
-        errors: request ? [400, 401, 403, 404, 413, 415] : [400, 401, 403, 404],
+        errors: [
+          ...new Set([...(request ? [400, 401, 403, 404, 413, 415] : [400, 401, 403, 404]), ...(spec.errors ?? [])]),
+        ].sort((a, b) => a - b),
         auth: "required",
         handler: async (req, reply) => {
           const answer = await records.endpoint(callOf(req), kind, onItem ? places.key(req) : undefined, name, {
