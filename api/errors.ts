@@ -12,6 +12,7 @@ export const ErrorCode = {
   InUse: "InUse",
   QuotaExceeded: "QuotaExceeded",
   Unsupported: "Unsupported",
+  Conflict: "Conflict",
   PayloadTooLarge: "PayloadTooLarge",
   UnsupportedMediaType: "UnsupportedMediaType",
   MethodNotAllowed: "MethodNotAllowed",
@@ -31,8 +32,12 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = {
   VersionConflict: 409,
   InUse: 409,
   QuotaExceeded: 429,
-  // The project's interface answers mk8s join for unsupported providers with 400.
-  Unsupported: 400,
+  // An operation the object's current state does not offer (mk8s join on a cluster whose provider has no join
+  // script): the request is valid in itself and conflicts with the stored object, RFC 9110 §15.5.10.
+  Unsupported: 409,
+  // An update valid in itself that the stored object rules out (an immutable field, a value its immutable fields do
+  // not admit): details.issues names each field, RFC 9110 §15.5.10.
+  Conflict: 409,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   MethodNotAllowed: 405,

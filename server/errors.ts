@@ -23,6 +23,15 @@ export function badRequest(issues: Issue[], message?: string): ApiFailure {
   return new ApiFailure(ErrorCode.BadRequest, message ?? `Invalid request: ${summary}`, { issues });
 }
 
+/**
+ * A 409 for an update that is valid in itself but conflicts with the stored object (it changes an immutable field,
+ * or holds a value the object's immutable fields rule out): `issues` name each field and rule, as a 400's do.
+ */
+export function stateConflict(issues: Issue[]): ApiFailure {
+  const summary = issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ");
+  return new ApiFailure(ErrorCode.Conflict, `Conflicts with the stored object: ${summary}`, { issues });
+}
+
 export function notFound(what: string): ApiFailure {
   return new ApiFailure(ErrorCode.NotFound, `${what} not found`);
 }

@@ -13,7 +13,7 @@ import { registerConsole } from "./routes/console.js";
 import { serverRoutes } from "./routes/index.js";
 import { packageVersion } from "./routes/meta.js";
 import { registerRoutes } from "./routes/register.js";
-import { ADMIN_SERVICE_ACCOUNT, installAdminKey, installAdminKeyIn, seedOrg } from "./seed/builtins.js";
+import { ensureBuiltins, installAdminKey, installAdminKeyIn, seedOrg } from "./seed/builtins.js";
 import { checkSeed, loadSeed, readSeedFile, type SeedDocument } from "./seed/file.js";
 import { restoreSnapshot, wipeOrg } from "./seed/snapshot.js";
 import { SqliteStore } from "./store/sqlite.js";
@@ -143,11 +143,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       importState: async (target, snapshot) => {
         // Checked in full, then one transaction that ends by installing the admin key (served org): a refused
         // snapshot changes nothing, an accepted one never locks the admin out.
+        // The builtins a snapshot leaves out (the API can delete none of them) come back, the admin key's account and
+        // the policies that make it a superuser among them.
         await restoreSnapshot(records, target, snapshot as { records: JsonObject[] }, {
           mode: "replace",
-          ...(target === org
-            ? { requiredAccount: ADMIN_SERVICE_ACCOUNT, finish: (tx) => installAdminKeyIn(tx, org, adminKey) }
-            : {}),
+          finish: async (tx) => {
+            await ensureBuiltins(records, tx, target);
+            if (target === org) await installAdminKeyIn(tx, org, adminKey);
+          },
         });
       },
     };

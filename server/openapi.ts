@@ -47,6 +47,100 @@ function securityOf(route: Route): Record<string, unknown> {
   }
 }
 
+/** The component a free-form value of a request body refers to, by the keys its objects may hold. */
+const jsonValueName = { any: "JsonValue", patch: "JsonPatchValue" } as const;
+
+/** The names an object key may not take: the reserved `__proto__` (server/json.ts), and in PATCH/PUT bodies `$...`. */
+function forbiddenKeys(keys: "any" | "patch"): JsonSchema {
+  return keys === "patch" ? { anyOf: [{ const: "__proto__" }, { pattern: "^\\$" }] } : { const: "__proto__" };
+}
+
+/** Any JSON value whose objects (at every depth) hold no forbidden key. */
+function jsonValueSchema(keys: "any" | "patch"): JsonSchema {
+  const self = ref(jsonValueName[keys]);
+  return {
+    description:
+      keys === "patch"
+        ? "Any JSON value; no object in it may hold the key __proto__ or a key starting with '$' (directives)."
+        : "Any JSON value; no object in it may hold the key __proto__ (reserved).",
+    anyOf: [
+      { type: ["null", "boolean", "number", "string"] },
+      { type: "array", items: self },
+      { type: "object", propertyNames: { not: forbiddenKeys(keys) }, additionalProperties: self },
+    ],
+  };
+}
+
+/** Keywords that only annotate: a schema of nothing else accepts any value. */
+const annotations = new Set(["description", "title", "examples", "default", "deprecated"]);
+
+/**
+ * A request body's schema as the server parses bodies: every object that admits keys it does not name (free-form
+ * maps, loose objects) refuses the forbidden keys, and every value that may be anything (`{}`) is a JSON value
+ * without them at any depth. Stated in JSON Schema so that tools generating requests from the document (Schemathesis)
+ * send no body the server refuses for its keys, and know such a body for invalid.
+ */
+function restrictKeys(schema: JsonSchema, keys: "any" | "patch"): JsonSchema {
+  const walk = (node: unknown, inValue: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((n) => walk(n, inValue));
+    if (typeof node !== "object" || node === null) return node;
+    const object = node as JsonSchema;
+    if (inValue && Object.keys(object).every((k) => annotations.has(k))) {
+      return { ...object, ...ref(jsonValueName[keys]) };
+    }
+    const out: JsonSchema = {};
+    for (const [key, value] of Object.entries(object)) {
+      switch (key) {
+        // Keywords whose value is one schema.
+        case "items":
+        case "additionalProperties":
+        case "not":
+        case "if":
+        case "then":
+        case "else":
+        case "contains":
+          out[key] = typeof value === "object" && value !== null && !Array.isArray(value) ? walk(value, true) : value;
+          break;
+        // Keywords whose value is a list of schemas.
+        case "anyOf":
+        case "oneOf":
+        case "allOf":
+        case "prefixItems":
+          out[key] = Array.isArray(value) ? value.map((v) => walk(v, true)) : value;
+          break;
+        // Keywords whose value maps names to schemas.
+        case "properties":
+        case "patternProperties":
+        case "$defs":
+        case "dependentSchemas": {
+          const map: Record<string, unknown> = {};
+          for (const [name, sub] of Object.entries(value as Record<string, unknown>)) map[name] = walk(sub, true);
+          out[key] = map;
+          break;
+        }
+        default:
+          out[key] = value;
+      }
+    }
+    const open = out["type"] === "object" && out["additionalProperties"] !== false;
+    if (open) {
+      const names = out["propertyNames"] as JsonSchema | undefined;
+      out["propertyNames"] =
+        names === undefined
+          ? { not: forbiddenKeys(keys) }
+          : names["not"] === undefined
+            ? { ...names, not: forbiddenKeys(keys) }
+            : { allOf: [names, { not: forbiddenKeys(keys) }] };
+      // An object with no word on other keys admits any value under them.
+      if (out["additionalProperties"] === undefined && out["unevaluatedProperties"] === undefined) {
+        out["additionalProperties"] = ref(jsonValueName[keys]);
+      }
+    }
+    return out;
+  };
+  return walk(schema, false) as JsonSchema;
+}
+
 /**
  * The OpenAPI 3.1 document of the served routes: one operation per route, with its path parameters, request body,
  * responses and security, and the schemas the routes name (generated from the contract's zod schemas).
@@ -122,9 +216,16 @@ export function buildOpenApi(routes: readonly Route[], version: string, serverUr
     paths[route.path] = { ...(paths[route.path] ?? {}), [route.method.toLowerCase()]: operation };
   }
   const schemas: Record<string, JsonSchema> = {};
+  const keyRules = new Set<"any" | "patch">();
   for (const [name, schema] of [...named].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    schemas[name] = schema.build();
+    const built = schema.build();
+    if (schema.io === "input") {
+      const keys = schema.keys ?? "any";
+      keyRules.add(keys);
+      schemas[name] = restrictKeys(built, keys);
+    } else schemas[name] = built;
   }
+  for (const keys of keyRules) schemas[jsonValueName[keys]] = jsonValueSchema(keys);
   const kindTags = new Set<string>(kindNames);
   return {
     openapi: "3.1.0",

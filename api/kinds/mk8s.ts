@@ -13,7 +13,8 @@ export const mk8sKind: KindDescriptor = {
   actions: {
     join: {
       summary: "Get a node join script",
-      description: "For clusters whose provider is generic or hetzner; other providers answer 400 Unsupported.",
+      description:
+        "For clusters whose provider is generic or hetzner; other providers answer 409 Unsupported (a conflict with the cluster's stored provider).",
       request: { name: "JoinRequest", schema: () => mk8sJoinRequest() },
       response: { name: "JoinResponse", description: "Join script (secret)", schema: () => mk8sJoinResponse() },
       rules: [
@@ -22,10 +23,11 @@ export const mk8sKind: KindDescriptor = {
           issue: /^cluster .* has no node pool '.*' \(pools: .*\)$/,
         },
         {
-          rule: "Only clusters whose provider is generic or hetzner have join scripts (400 Unsupported otherwise).",
+          rule: "Only clusters whose provider is generic or hetzner have join scripts (409 Unsupported otherwise).",
           issue: /^Join scripts exist only for generic and hetzner clusters; .*$/,
         },
       ],
+      errors: [409],
     },
   },
   endpoints: {

@@ -18,6 +18,11 @@ export interface ActionContract {
   readonly response: NamedBody & { readonly description: string };
   /** Refusals that depend on the object acted on (`x-cpln-rules` of the operation). */
   readonly rules?: readonly DocumentedRule[];
+  /**
+   * Error statuses beyond those of every action (400, 401, 403, 404, 413, 415): 409 when a valid request can conflict
+   * with the stored object's state (RFC 9110 §15.5.10).
+   */
+  readonly errors?: readonly number[];
 }
 
 /**
@@ -40,6 +45,8 @@ export interface EndpointContract {
   readonly response: NamedBody & { readonly description: string; readonly status: 200 | 201 };
   /** Refusals JSON Schema cannot state (`x-cpln-rules` of the operation). */
   readonly rules?: readonly DocumentedRule[];
+  /** Error statuses beyond those of every endpoint: 409 when a valid request can conflict with stored objects. */
+  readonly errors?: readonly number[];
 }
 
 /**

@@ -26,7 +26,13 @@ export const userKind: KindDescriptor = {
         status: 200,
         schema: () => userInviteResponse(),
       },
-      rules: [{ rule: "groupLink, when given, names a group of the org.", issue: /^names no group of org .*$/ }],
+      rules: [
+        {
+          rule: "groupLink, when given, names an existing group of the org (409 otherwise: a conflict with the org's groups).",
+          issue: /^names no group of org .*$/,
+        },
+      ],
+      errors: [409],
     },
   },
   schemas: {

@@ -3,9 +3,7 @@ import { z } from "zod";
 import type { Issue } from "../errors.js";
 import {
   hasPermission,
-  isKind,
   isPolicyKind,
-  kinds,
   linkFormOf,
   permissionNames,
   policyKindNames,
@@ -13,7 +11,6 @@ import {
   type PolicyKind,
 } from "../kinds.js";
 import { lazy } from "../lazy.js";
-import { normalizeLink, parseLink } from "../links.js";
 import {
   description,
   describedTaggedPatchFields,
@@ -34,9 +31,26 @@ export const policyOrigins = ["default", "builtin"] as const;
 const PRINCIPAL_LINK_PATTERN =
   /^(\/\/|\/org\/[^/]+\/)((group|user|serviceaccount)\/[^/]+|gvc\/[^/]+\/identity\/[^/]+)$/;
 
+/**
+ * A permission name: in the document, one of some kind's catalog (which kind's is `targetKind`'s rule: the create's
+ * `oneOf`; on an update, a permission of another kind is a conflict with the stored targetKind).
+ */
+function permissionName() {
+  const schema = z.string().min(1, "must not be empty");
+  crossFieldRules().add(schema, { enum: [...new Set(policyKindNames.flatMap((kind) => permissionNames(kind)))] });
+  return schema;
+}
+
+/** A target link: in the document, a link of some kind of the policy set (which kind's is `targetKind`'s rule). */
+function targetLink() {
+  const schema = z.string().min(1);
+  crossFieldRules().add(schema, { pattern: anyTargetLinkPattern() });
+  return schema;
+}
+
 function permissionList() {
   return z
-    .array(z.string().min(1, "must not be empty"))
+    .array(permissionName())
     .min(1, "a binding needs at least one permission")
     .describe("Permissions granted, from the target kind's catalog (GET /org/{org}/{kind}/-schema/permissions).");
 }
@@ -60,7 +74,7 @@ function principalLinkList() {
 
 function targetLinkList() {
   return z
-    .array(z.string().min(1))
+    .array(targetLink())
     .max(TARGET_LINKS_MAX, `at most ${TARGET_LINKS_MAX} target links`)
     .describe(
       `Objects of targetKind the policy applies to (at most ${TARGET_LINKS_MAX}), as //<kind>/<name> or full links.`,
@@ -137,7 +151,7 @@ export const policyCreate = lazy(() =>
       bindings: bindingsList().optional(),
     })
     .describe("Body of POST /org/{org}/policy.")
-    .register(crossFieldRules(), policyRules()),
+    .register(crossFieldRules(), { ...policyRules(), oneOf: targetKindSchemas() }),
 );
 export type PolicyCreate = z.infer<ReturnType<typeof policyCreate>>;
 
@@ -152,7 +166,7 @@ export const bindingPatch = lazy(() =>
   patchObject({
     permissions: {
       value: permissionList(),
-      array: { item: z.string().min(1), key: z.string().min(1), keyDescription: "the permission" },
+      array: { item: permissionName(), key: z.string().min(1), keyDescription: "the permission" },
     },
     principalLinks: {
       value: principalLinkList(),
@@ -177,7 +191,7 @@ export const policyPatch = lazy(() =>
       ...describedTaggedPatchFields(),
       targetLinks: {
         value: targetLinkList(),
-        array: { item: z.string().min(1), key: z.string().min(1), keyDescription: "the link" },
+        array: { item: targetLink(), key: z.string().min(1), keyDescription: "the link" },
       },
       targetQuery: {
         value: queryDocument().describe("Objects the policy applies to, by query."),
@@ -223,32 +237,70 @@ function duplicates(values: readonly string[]): Map<string, number> {
   return repeated;
 }
 
-/** Link forms of objects of kinds this server does not store (checked for form only), by `LinkForm`. */
-const linkForms: Readonly<Record<LinkForm, (kind: string) => { pattern: RegExp; example: string }>> = {
-  org: () => ({ pattern: /^\/org\/[^/]+$/, example: "/org/<org>" }),
-  orgItem: (kind) => ({ pattern: new RegExp(`^/org/[^/]+/${kind}/[^/]+$`), example: `//${kind}/<name>` }),
-  gvcItem: (kind) => ({
-    pattern: new RegExp(`^/org/[^/]+/gvc/[^/]+/${kind}/[^/]+$`),
-    example: `//gvc/<gvc>/${kind}/<name>`,
-  }),
+/**
+ * The target links of a kind, by its `LinkForm` (the policy set's catalog): the source of a pattern over the link as
+ * given (relative `//...` or full `/org/<org>/...`, every segment non-empty), and an example. One pattern serves the
+ * server's check and the OpenAPI document, so the two cannot disagree.
+ */
+const linkForms: Readonly<Record<LinkForm, (kind: string) => { pattern: string; example: string }>> = {
+  org: () => ({ pattern: "^/org/[^/]+$", example: "/org/<org>" }),
+  orgItem: (kind) => ({ pattern: `^(//|/org/[^/]+/)${kind}/[^/]+$`, example: `//${kind}/<name>` }),
+  gvcItem: (kind) => ({ pattern: `^(//|/org/[^/]+/)gvc/[^/]+/${kind}/[^/]+$`, example: `//gvc/<gvc>/${kind}/<name>` }),
   deployment: (kind) => ({
-    pattern: new RegExp(`^/org/[^/]+/gvc/[^/]+/workload/[^/]+/${kind}/[^/]+$`),
+    pattern: `^(//|/org/[^/]+/)gvc/[^/]+/workload/[^/]+/${kind}/[^/]+$`,
     example: `//gvc/<gvc>/workload/<workload>/${kind}/<name>`,
   }),
 };
 
-/** Whether `href` (full form) links an object of `kind`: parsed for stored kinds, by its form for the others. */
+/** The pattern (JSON Schema / ECMAScript source) every target link of a policy on `kind` matches. */
+export function targetLinkPattern(kind: PolicyKind): string {
+  return linkForms[linkFormOf(kind)](kind).pattern;
+}
+
+/** The pattern a link of any kind of the policy set matches. */
+function anyTargetLinkPattern(): string {
+  return `^(?:${policyKindNames.map((kind) => targetLinkPattern(kind).slice(1, -1)).join("|")})$`;
+}
+
+const linkPatterns = new Map<PolicyKind, RegExp>();
+
+/** Whether `href`, as given, links an object of `kind`. */
 function linksTo(kind: PolicyKind, href: string): boolean {
-  if (isKind(kind)) {
-    const parsed = parseLink(href);
-    return parsed !== undefined && parsed.kind === kind && parsed.name !== undefined;
+  let pattern = linkPatterns.get(kind);
+  if (pattern === undefined) {
+    pattern = new RegExp(targetLinkPattern(kind), "u");
+    linkPatterns.set(kind, pattern);
   }
-  return linkForms[linkFormOf(kind)](kind).pattern.test(href);
+  return pattern.test(href);
 }
 
 function linkExample(kind: PolicyKind): string {
-  if (isKind(kind)) return kinds[kind].scope === "gvc" ? `//gvc/<gvc>/${kind}/<name>` : `//${kind}/<name>`;
   return linkForms[linkFormOf(kind)](kind).example;
+}
+
+/**
+ * The rules of `policyIssues` that JSON Schema can state, for a body that names its `targetKind` (create, collection
+ * PUT): one branch per kind of the policy set, from its catalog and link form, holding that kind's target-link
+ * pattern, permission names and query kind, with each target link and each binding's permission once.
+ */
+export function targetKindSchemas(): Record<string, unknown>[] {
+  return policyKindNames.map((kind) => ({
+    properties: {
+      targetKind: { const: kind },
+      targetLinks: { items: { pattern: targetLinkPattern(kind) }, uniqueItems: true },
+      targetQuery: { properties: { kind: { const: kind } } },
+      bindings: {
+        items: { properties: { permissions: { items: { enum: permissionNames(kind) }, uniqueItems: true } } },
+      },
+    },
+  }));
+}
+
+/** An issue of `policyIssues`, and whether its value is valid for another kind of the policy set. */
+interface RuleIssue {
+  issue: Issue;
+  /** The value fits some kind of the policy set, just not targetKind: on an update, a conflict with the stored kind. */
+  otherKind: boolean;
 }
 
 /**
@@ -257,27 +309,52 @@ function linkExample(kind: PolicyKind): string {
  * of the target kind, and a targetQuery's kind must be the target kind.
  */
 export function policyIssues(policy: PolicyRules): Issue[] {
-  const issues: Issue[] = [];
+  return ruleIssues(policy).map((r) => r.issue);
+}
+
+/**
+ * The issues of `policyIssues` whose value is valid for another kind of the policy set (a link of another kind,
+ * another kind's permission, another query kind): what an update valid in itself can break only through the stored,
+ * immutable targetKind.
+ */
+export function policyConflicts(policy: PolicyRules): Issue[] {
+  return ruleIssues(policy)
+    .filter((r) => r.otherKind)
+    .map((r) => r.issue);
+}
+
+const anyPermission = lazy(() => new Set(policyKindNames.flatMap((kind) => permissionNames(kind))));
+
+function ruleIssues(policy: PolicyRules): RuleIssue[] {
+  const issues: RuleIssue[] = [];
+  const push = (issue: Issue, otherKind = false) => issues.push({ issue, otherKind });
   const { targetKind } = policy;
   if (!isPolicyKind(targetKind)) {
-    return [{ path: "targetKind", message: `unknown kind '${targetKind}' (kinds: ${policyKindNames.join(", ")})` }];
+    push({ path: "targetKind", message: `unknown kind '${targetKind}' (kinds: ${policyKindNames.join(", ")})` });
+    return issues;
   }
 
   policy.targetLinks?.forEach((href, index) => {
-    if (!linksTo(targetKind, normalizeLink("-", href))) {
-      issues.push({
-        path: `targetLinks.${index}`,
-        message: `must be a link to an object of kind ${targetKind}, e.g. ${linkExample(targetKind)}`,
-      });
+    if (!linksTo(targetKind, href)) {
+      push(
+        {
+          path: `targetLinks.${index}`,
+          message: `must be a link to an object of kind ${targetKind}, e.g. ${linkExample(targetKind)}`,
+        },
+        policyKindNames.some((kind) => linksTo(kind, href)),
+      );
     }
   });
   for (const [href, index] of duplicates(policy.targetLinks ?? [])) {
-    issues.push({ path: `targetLinks.${index}`, message: `duplicate target link '${href}'` });
+    push({ path: `targetLinks.${index}`, message: `duplicate target link '${href}'` });
   }
 
   const queryKind = policy.targetQuery?.kind;
   if (queryKind !== undefined && queryKind !== targetKind) {
-    issues.push({ path: "targetQuery.kind", message: `must be the policy's targetKind '${targetKind}'` });
+    push(
+      { path: "targetQuery.kind", message: `must be the policy's targetKind '${targetKind}'` },
+      isPolicyKind(queryKind),
+    );
   }
 
   const catalog = permissionNames(targetKind).join(", ");
@@ -285,22 +362,25 @@ export function policyIssues(policy: PolicyRules): Issue[] {
   policy.bindings?.forEach((b, index) => {
     b.permissions.forEach((permission, p) => {
       if (!hasPermission(targetKind, permission)) {
-        issues.push({
-          path: `bindings.${index}.permissions.${p}`,
-          message: `'${permission}' is not a permission of ${targetKind} (${catalog})`,
-        });
+        push(
+          {
+            path: `bindings.${index}.permissions.${p}`,
+            message: `'${permission}' is not a permission of ${targetKind} (${catalog})`,
+          },
+          anyPermission().has(permission),
+        );
       }
     });
     for (const [permission, p] of duplicates(b.permissions)) {
-      issues.push({ path: `bindings.${index}.permissions.${p}`, message: `duplicate permission '${permission}'` });
+      push({ path: `bindings.${index}.permissions.${p}`, message: `duplicate permission '${permission}'` });
     }
     for (const [principal, p] of duplicates(b.principalLinks)) {
-      issues.push({ path: `bindings.${index}.principalLinks.${p}`, message: `duplicate principal '${principal}'` });
+      push({ path: `bindings.${index}.principalLinks.${p}`, message: `duplicate principal '${principal}'` });
     }
     const key = bindingKey([...new Set(b.permissions)]);
     const first = bindingIndexByKey.get(key);
     if (first !== undefined) {
-      issues.push({
+      push({
         path: `bindings.${index}.permissions`,
         message: `bindings ${first} and ${index} hold the same permission set (${key}); merge their principals`,
       });

@@ -62,7 +62,7 @@ export const userInvite = lazy(() =>
         .describe("Email addresses to invite (1 to 100)."),
       groupLink: z
         .string()
-        .min(1)
+        .regex(/^(\/\/|\/org\/[^/]+\/)group\/[^/]+$/, "must be a group link: //group/<name> or /org/<org>/group/<name>")
         .optional()
         .describe("A group the invited users join when they accept (//group/NAME)."),
     })

@@ -1,4 +1,4 @@
-import { policyIssues, type PolicyRules } from "../../api/schemas/policy.js";
+import { policyConflicts, policyIssues, type PolicyRules } from "../../api/schemas/policy.js";
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { builtinMessage, fullLinks, isBuiltin, isObject, pick } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
@@ -44,6 +44,10 @@ export const policyRules: KindServerRules = {
   linkArrays: ["targetLinks", "principalLinks"],
   validate(record) {
     return policyIssues(record as unknown as PolicyRules);
+  },
+  // On an update targetKind is the stored one: a link, permission or query kind of another kind conflicts with it.
+  conflicts(record) {
+    return policyConflicts(record as unknown as PolicyRules);
   },
   editForbidden: (record) => (isBuiltin(record) ? builtinMessage("policy", record["name"], "edited") : undefined),
   deleteForbidden: (record) => (isBuiltin(record) ? builtinMessage("policy", record["name"], "deleted") : undefined),

@@ -9,7 +9,7 @@ import { selfLinkOf } from "../auth/authz.js";
 import { applyPatch, equalUnder, PatchError, type PatchRules } from "../../api/patch/index.js";
 import type { Principal } from "../auth/authn.js";
 import type { Authorizer, OrgAuthz } from "../auth/authz.js";
-import { ApiFailure, badRequest, conflict, forbidden, notFound } from "../errors.js";
+import { ApiFailure, badRequest, conflict, forbidden, notFound, stateConflict } from "../errors.js";
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
 import { deepFreeze, jsonEqual, rememberJson } from "../json.js";
 import { coerceScalars } from "./coerce.js";
@@ -348,7 +348,12 @@ export class RecordService {
       const parsed = schema.safeParse(doc);
       if (!parsed.success) issues.push(...issuesFromZod(parsed.error));
     }
-    // The kind's own rules read a well-formed record (a patch may have removed a field the record needs).
+    // The kind's own rules read a well-formed record (a patch may have removed a field the record needs). On an
+    // update, values its immutable fields rule out come first: a 409, as the same body suits another object.
+    if (issues.length === 0 && previous !== undefined && rules.conflicts) {
+      const conflicts = rules.conflicts(doc);
+      if (conflicts.length > 0) throw stateConflict(conflicts);
+    }
     if (issues.length === 0 && rules.validate) issues.push(...(await rules.validate(doc, ctx)));
     // The body limits hold for the record as stored, whatever sequence of PATCHes and PUTs built it.
     const text = JSON.stringify(doc);
@@ -462,12 +467,15 @@ export class RecordService {
             issues.push({ path: field, message: "is read-only: it is set by the server and cannot be changed" });
           }
         }
+        if (issues.length > 0) throw badRequest(issues);
+        // Valid in itself, ruled out by the stored object: a conflict with its state (409), not a bad request.
+        const conflicts: Issue[] = [];
         for (const field of rules.immutable) {
           if (!sameJson(getPath(previous, field), getPath(next, field))) {
-            issues.push({ path: field, message: "is immutable: it cannot change after the object is created" });
+            conflicts.push({ path: field, message: "is immutable: it cannot change after the object is created" });
           }
         }
-        if (issues.length > 0) throw badRequest(issues);
+        if (conflicts.length > 0) throw stateConflict(conflicts);
         if (equalUnder(previous, next, this.patchRulesOf(kind))) return { done: true as const, doc: previous };
         next["version"] = current.version + 1;
         next["lastModified"] = now;

@@ -81,7 +81,7 @@ export interface KindRules {
   record: () => z.ZodType;
   /** Top-level or dotted fields the server owns besides the common ones: a change through PATCH is a 400. */
   readOnly: readonly string[];
-  /** Dotted fields fixed at create: a change through PATCH is a 400. */
+  /** Dotted fields fixed at create: a change through PATCH or PUT is a 409 (a conflict with the stored object). */
   immutable: readonly string[];
   /** Top-level fields a PATCH body may carry (clients echo what they read) that are ignored as plain fields. */
   ignoredInPatch?: readonly string[];
@@ -96,6 +96,12 @@ export interface KindRules {
   initialize(body: JsonObject, ctx: RuleContext): JsonObject | Promise<JsonObject>;
   /** Rules beyond the schema (cross-field checks); run on create and on every patch result. */
   validate?(record: JsonObject, ctx: RuleContext): Issue[] | Promise<Issue[]>;
+  /**
+   * The issues of `validate` an update can only cause together with the stored object's immutable fields: a value
+   * valid in itself (the document admits it) that those fields rule out. Checked on every patch result before
+   * `validate`: a 409 naming them, since the same body is valid for another object.
+   */
+  conflicts?(record: JsonObject): Issue[];
   /** Tag keys the server sets on records of this kind: they do not count against the 50-tag limit. */
   serverTags?: readonly string[];
   /** Top-level fields holding a stored query document (checked like a query body: terms, patterns). */

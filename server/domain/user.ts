@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { normalizeLink, parseLink } from "../../api/links.js";
-import { badRequest } from "../errors.js";
+import { stateConflict } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { pick } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
@@ -21,7 +21,9 @@ const inviteEndpoint: KindEndpoint = {
         parsed?.kind === "group" && parsed.org === ctx.org && parsed.name !== undefined
           ? await ctx.tx.get(ctx.org, "group", "", parsed.name)
           : undefined;
-      if (!group) throw badRequest([{ path: "groupLink", message: `names no group of org ${ctx.org}` }]);
+      // A well-formed link (the schema checked it) to no group of this org: valid in itself, ruled out by the org's
+      // stored groups (409).
+      if (!group) throw stateConflict([{ path: "groupLink", message: `names no group of org ${ctx.org}` }]);
     }
     const invitations: JsonObject = {};
     const errors: JsonObject = {};

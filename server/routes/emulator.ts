@@ -212,6 +212,8 @@ export function emulatorRoutes(hooks: EmulatorHooks, defaultOrg: string): Route[
         "Admin key only: 401 without valid credentials, 403 for any other principal. The snapshot is checked in " +
         "full before one transaction replaces the org: links are recomputed, keys are installed only for service " +
         "accounts that list them, the org record must carry the org's name, duplicate keys and ids are refused. " +
+        "Without an org record the org keeps its own; without the controlplane service account the builtin one is " +
+        "created again, holding the admin key. " +
         `Bodies up to ${IMPORT_BODY_LIMIT} bytes (other endpoints: 1 MiB).`,
       bodyLimit: IMPORT_BODY_LIMIT,
     },

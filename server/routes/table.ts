@@ -27,6 +27,11 @@ export interface NamedSchema {
   readonly io: "input" | "output";
   /** The JSON Schema; built on demand (the zod schemas are lazy). */
   readonly build: () => JsonSchema;
+  /**
+   * The keys free-form objects of this request body may hold: `any` but the reserved `__proto__` (every body), or
+   * `patch`: neither keys starting with `$` (directives, refused in free-form maps of PATCH and PUT bodies).
+   */
+  readonly keys?: "patch";
 }
 
 export interface RouteParam {
@@ -428,7 +433,7 @@ function writeRules(records: RecordService, kind: Kind, method: "PATCH" | "PUT")
     ...(immutable.length > 0
       ? [
           {
-            rule: `${immutable.join(", ")} cannot change after the object is created: send the current value or leave it as it is.`,
+            rule: `${immutable.join(", ")} cannot change after the object is created: send the current value or leave it as it is (409 otherwise: a conflict with the stored object).`,
             issue: /^is immutable: it cannot change after the object is created$/,
           },
         ]
@@ -478,7 +483,9 @@ function endpointRoutes(records: RecordService, kind: Kind, places: EndpointPlac
             body: named(spec.response.name, "output", spec.response.schema),
           },
         ],
-        errors: request ? [400, 401, 403, 404, 413, 415] : [400, 401, 403, 404],
+        errors: [
+          ...new Set([...(request ? [400, 401, 403, 404, 413, 415] : [400, 401, 403, 404]), ...(spec.errors ?? [])]),
+        ].sort((a, b) => a - b),
         auth: "required",
         handler: async (req, reply) => {
           const answer = await records.endpoint(callOf(req), kind, onItem ? places.key(req) : undefined, name, {
@@ -506,11 +513,13 @@ export function recordRoutes(records: RecordService): Route[] {
     const patchBody: NamedSchema = {
       name: `${Name}Patch`,
       io: "input",
+      keys: "patch",
       build: () => patchBodyOf(jsonSchemaOf(patch(), "input"), jsonSchemaOf(recordSchema(), "output")),
     };
     const putBody: NamedSchema = {
       name: `${Name}Put`,
       io: "input",
+      keys: "patch",
       build: () => putBodyOf(jsonSchemaOf(patch(), "input"), jsonSchemaOf(recordSchema(), "output")),
     };
     // The field a collection PUT names its object by: `name` (`email` for users), or `id` for kinds addressed by id.
@@ -518,6 +527,7 @@ export function recordRoutes(records: RecordService): Route[] {
     const keyedPutBody: NamedSchema = {
       name: `${Name}Apply`,
       io: "input",
+      keys: "patch",
       build: () =>
         keyedPutBodyOf(putBody.build(), keyField, `Names the ${kind} replaced (required: nothing else names it).`),
     };
@@ -801,7 +811,7 @@ export function recordRoutes(records: RecordService): Route[] {
             body: named(spec.response.name, "output", spec.response.schema),
           },
         ],
-        errors: [400, 401, 403, 404, 413, 415],
+        errors: [...new Set([400, 401, 403, 404, 413, 415, ...(spec.errors ?? [])])].sort((a, b) => a - b),
         auth: "required",
         handler: async (request, reply) => {
           const result = await records.action(callOf(request), kind, key(request), action, request.body);

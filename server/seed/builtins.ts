@@ -1,4 +1,4 @@
-import { kindNames } from "../../api/kinds.js";
+import { kindNames, type Kind } from "../../api/kinds.js";
 import { selfLink } from "../../api/links.js";
 import { keyNameOf, sha256Hex } from "../auth/authn.js";
 import { isObject } from "../domain/common.js";
@@ -20,79 +20,103 @@ export const ADMIN_KEY_DESCRIPTION = "cpln-local admin key";
 export async function seedOrg(records: RecordService, org: string): Promise<boolean> {
   const store = records.store;
   if (await store.get(org, "org", "", org)) return false;
+  await store.transaction(async (tx) => {
+    await insertBuiltins(records, tx, org, "all");
+    await records.insert(tx, org, "gvc", "", undefined, defaultGvc, new Date().toISOString());
+  });
+  return true;
+}
+
+/**
+ * Creates the builtin objects of `org` (those the API can neither create nor delete) that it lacks, as at its first
+ * start: after a state import, an org always has its quotas, the `controlplane` service account, the `superusers`
+ * and `viewers` groups, their policies, the `cpln` audit context and the builtin locations, whatever the snapshot
+ * left out (what it holds is kept as it is). The admin key's account is among them, and so are the policies that make
+ * it a superuser, so an import never locks the admin out.
+ */
+export async function ensureBuiltins(records: RecordService, tx: StoreOps, org: string): Promise<void> {
+  await insertBuiltins(records, tx, org, "missing");
+}
+
+const defaultGvc: JsonObject = { name: "default", description: "Default global virtual cloud" };
+
+/** The builtins of `seedOrg` (the org record too): `all` on a new org, or only the `missing` ones. */
+async function insertBuiltins(
+  records: RecordService,
+  tx: StoreOps,
+  org: string,
+  which: "all" | "missing",
+): Promise<void> {
   const now = new Date().toISOString();
   const saLink = selfLink(org, "serviceaccount", ADMIN_SERVICE_ACCOUNT);
   const superusers = selfLink(org, "group", "superusers");
   const viewers = selfLink(org, "group", "viewers");
-  await store.transaction(async (tx) => {
-    const insert = (
-      kind: Parameters<RecordService["insert"]>[2],
-      body: JsonObject,
-      fields?: JsonObject,
-      gvc?: string,
-    ) => records.insert(tx, org, kind, gvc ?? "", gvc, body, now, fields);
-    await insert("org", { name: org, description: org }, { spec: {}, status: {} });
-    for (const definition of quotaDefinitions) {
-      if (!definition.perGvc) await createQuota(tx, org, definition, undefined, now);
+  const missing = async (kind: Kind, name: string) => which === "all" || !(await tx.get(org, kind, "", name));
+  const insert = async (kind: Kind, body: JsonObject, fields?: JsonObject) => {
+    if (await missing(kind, String(body["name"])))
+      await records.insert(tx, org, kind, "", undefined, body, now, fields);
+  };
+  await insert("org", { name: org, description: org }, { spec: {}, status: {} });
+  for (const definition of quotaDefinitions) {
+    if (!definition.perGvc && (await missing("quota", definition.name))) {
+      await createQuota(tx, org, definition, undefined, now);
     }
+  }
+  await insert(
+    "serviceaccount",
+    { name: ADMIN_SERVICE_ACCOUNT, description: "Service account of the platform (builtin)" },
+    { origin: "builtin", keys: [] },
+  );
+  await insert(
+    "group",
+    { name: "superusers", description: "Full access to every object of the org (builtin)" },
+    { origin: "builtin", memberLinks: [saLink] },
+  );
+  await insert(
+    "group",
+    { name: "viewers", description: "Read-only access to every object of the org (builtin)" },
+    { origin: "builtin", memberLinks: [] },
+  );
+  for (const kind of kindNames) {
     await insert(
-      "serviceaccount",
-      { name: ADMIN_SERVICE_ACCOUNT, description: "Service account of the platform (builtin)" },
-      { origin: "builtin", keys: [] },
+      "policy",
+      { name: `superusers-${kind}`, description: `Full access to every ${kind} (builtin)` },
+      {
+        origin: "builtin",
+        targetKind: kind,
+        target: "all",
+        bindings: [{ permissions: ["manage"], principalLinks: [superusers, saLink] }],
+      },
     );
     await insert(
-      "group",
-      { name: "superusers", description: "Full access to every object of the org (builtin)" },
-      { origin: "builtin", memberLinks: [saLink] },
+      "policy",
+      { name: `viewers-${kind}`, description: `Read-only access to every ${kind} (builtin)` },
+      {
+        origin: "builtin",
+        targetKind: kind,
+        target: "all",
+        bindings: [{ permissions: ["view"], principalLinks: [viewers] }],
+      },
     );
+  }
+  await insert(
+    "auditctx",
+    { name: "cpln", description: "Audit events of the platform (builtin)" },
+    { origin: "builtin", status: {} },
+  );
+  for (const location of builtinLocations) {
     await insert(
-      "group",
-      { name: "viewers", description: "Read-only access to every object of the org (builtin)" },
-      { origin: "builtin", memberLinks: [] },
+      "location",
+      { name: location.name, description: location.description, tags: { ...location.tags } },
+      {
+        origin: "builtin",
+        provider: location.provider,
+        region: location.region,
+        spec: { enabled: true },
+        status: { geo: geoOf(location), ipRanges: [] },
+      },
     );
-    for (const kind of kindNames) {
-      await insert(
-        "policy",
-        { name: `superusers-${kind}`, description: `Full access to every ${kind} (builtin)` },
-        {
-          origin: "builtin",
-          targetKind: kind,
-          target: "all",
-          bindings: [{ permissions: ["manage"], principalLinks: [superusers, saLink] }],
-        },
-      );
-      await insert(
-        "policy",
-        { name: `viewers-${kind}`, description: `Read-only access to every ${kind} (builtin)` },
-        {
-          origin: "builtin",
-          targetKind: kind,
-          target: "all",
-          bindings: [{ permissions: ["view"], principalLinks: [viewers] }],
-        },
-      );
-    }
-    await insert(
-      "auditctx",
-      { name: "cpln", description: "Audit events of the platform (builtin)" },
-      { origin: "builtin", status: {} },
-    );
-    for (const location of builtinLocations) {
-      await insert(
-        "location",
-        { name: location.name, description: location.description, tags: { ...location.tags } },
-        {
-          origin: "builtin",
-          provider: location.provider,
-          region: location.region,
-          spec: { enabled: true },
-          status: { geo: geoOf(location), ipRanges: [] },
-        },
-      );
-    }
-    await insert("gvc", { name: "default", description: "Default global virtual cloud" });
-  });
-  return true;
+  }
 }
 
 /**

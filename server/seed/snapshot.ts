@@ -7,6 +7,9 @@ import { isObject } from "../domain/common.js";
 import type { RecordService } from "../domain/records.js";
 import type { JsonObject, StoreOps } from "../store/store.js";
 
+/** The kind of the org record (the first kind: see `exportOrder`). */
+const ORG_KIND = kindNames[0];
+
 /** The kind whose keys a snapshot carries (the `serviceAccountKeys` of the seed format). */
 const KEY_OWNER_KIND = "serviceaccount";
 
@@ -66,10 +69,11 @@ export async function exportOrg(records: RecordService, org: string): Promise<Or
   });
 }
 
-/** Deletes every record of `org` and every service-account key hash of it. */
-export async function wipeOrg(tx: StoreOps, org: string): Promise<number> {
+/** Deletes every record of `org` (but those of kind `keep`) and every service-account key hash of it. */
+export async function wipeOrg(tx: StoreOps, org: string, keep?: Kind): Promise<number> {
   let deleted = 0;
   for (const kind of kindNames) {
+    if (kind === keep) continue;
     for (const record of await tx.list(org, kind)) {
       await tx.deleteCredentialsOf(org, kind, record.name);
       if (await tx.delete(org, kind, record.scope, record.name)) deleted++;
@@ -89,18 +93,19 @@ export class SnapshotError extends Error {
 }
 
 /**
- * How a snapshot is applied: `replace` (the import endpoint) wipes the org first and needs the whole org (its org
- * record); `merge` (a `--seed` at start) restores whole records over records of the same key and creates the create
- * bodies that do not exist yet.
+ * How a snapshot is applied: `replace` (the import endpoint) wipes the org first (but its org record when the snapshot
+ * holds none: the org keeps its own); `merge` (a `--seed` at start) restores whole records over records of the same
+ * key and creates the create bodies that do not exist yet.
  */
 export type RestoreMode = "replace" | "merge";
 
 export interface RestoreOptions {
   mode: RestoreMode;
-  /** Runs last, inside the same transaction (the admin key is installed here, so no import can lose it). */
+  /**
+   * Runs last, inside the same transaction (the admin key is installed here, with its builtin service account when
+   * the snapshot holds none, so no import can lose it).
+   */
   finish?: (tx: StoreOps) => Promise<void>;
-  /** Service account the `finish` step needs (the admin key's): a `replace` snapshot without it is refused. */
-  requiredAccount?: string;
 }
 
 /** One whole record of a snapshot, checked, with the key and links the server computed for it. */
@@ -163,7 +168,7 @@ function planSnapshot(
   org: string,
   seed: { records: readonly JsonObject[]; serviceAccountKeys?: readonly SnapshotKey[] },
   options: RestoreOptions,
-): { planned: Planned[]; keys: SnapshotKey[] } {
+): { planned: Planned[]; keys: SnapshotKey[]; orgRecord: boolean } {
   const planned: Planned[] = [];
   const byKey = new Map<string, number>();
   const byId = new Map<string, number>();
@@ -231,15 +236,6 @@ function planSnapshot(
     planned.push(item);
   }
   if (options.mode === "replace") {
-    if (orgRecords !== 1) {
-      throw new SnapshotError("records", "records: must hold the org record (import a whole exported state)");
-    }
-    if (options.requiredAccount !== undefined && !accounts.has(options.requiredAccount)) {
-      throw new SnapshotError(
-        "records",
-        `records: must hold service account ${options.requiredAccount} (the admin key's account)`,
-      );
-    }
     for (const { entry } of planned) {
       const scopeGvc = entry.gvc ?? (entry.scope === "" ? undefined : entry.scope);
       if (scopeGvc !== undefined && !gvcs.has(scopeGvc)) {
@@ -270,7 +266,7 @@ function planSnapshot(
       );
     }
   }
-  return { planned, keys: [...keys] };
+  return { planned, keys: [...keys], orgRecord: orgRecords > 0 };
 }
 
 /**
@@ -284,10 +280,11 @@ export async function restoreSnapshot(
   seed: { records: readonly JsonObject[]; serviceAccountKeys?: readonly SnapshotKey[] },
   options: RestoreOptions,
 ): Promise<number> {
-  const { planned, keys } = planSnapshot(records, org, seed, options);
+  const { planned, keys, orgRecord } = planSnapshot(records, org, seed, options);
   const now = new Date().toISOString();
   return records.store.transaction(async (tx) => {
-    if (options.mode === "replace") await wipeOrg(tx, org);
+    // A snapshot without the org record leaves the org's own (its description, tags and spec) as it was.
+    if (options.mode === "replace") await wipeOrg(tx, org, orgRecord ? undefined : ORG_KIND);
     let written = 0;
     const restored: PlannedRecord[] = [];
     for (const item of planned) {

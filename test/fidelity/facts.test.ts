@@ -534,12 +534,19 @@ describe("endpoints the official clients call", () => {
       for (const [bad, field] of [
         [{}, "emails"],
         [{ emails: ["not-an-email"] }, "emails.0"],
-        [{ emails: ["a@example.com"], groupLink: "//group/absent" }, "groupLink"],
+        [{ emails: ["a@example.com"], groupLink: "viewers" }, "groupLink"],
       ] as const) {
         const refused = await admin(server).post(path, bad);
         expect({ bad, status: refused.status }).toEqual({ bad, status: 400 });
         expect(JSON.stringify(refused.body)).toContain(`"path":"${field}"`);
       }
+      // A group link valid in itself that names no group of the org conflicts with the org's groups: 409.
+      const absent = await admin(server).post(path, { emails: ["a@example.com"], groupLink: "//group/absent" });
+      expect(absent.status).toBe(409);
+      expect(absent.body).toMatchObject({
+        code: "Conflict",
+        details: { issues: [{ path: "groupLink", message: `names no group of org ${ORG}` }] },
+      });
       // A viewer may not invite.
       expect((await as(server, bearer(viewerKey)).post(path, { emails: ["b@example.com"] })).status).toBe(403);
     },

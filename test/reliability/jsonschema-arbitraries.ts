@@ -91,13 +91,23 @@ function deref(schema: Schema, ctx: Ctx): { schema: Schema; ctx: Ctx } {
   let c = ctx;
   while (isObject(current) && typeof current["$ref"] === "string") {
     const ref = current["$ref"];
-    if (c.refs.filter((r) => r === ref).length >= 2) return { schema: false, ctx: c };
+    if (c.refs.filter((r) => r === ref).length >= 1) return { schema: baseCase(c.resolve(ref)), ctx: c };
     const { $ref: _ignored, ...rest } = current;
     const target = c.resolve(ref);
     c = { ...c, refs: [...c.refs, ref] };
     current = Object.keys(rest).length === 0 ? target : merge(target, rest);
   }
   return { schema: current, ctx: c };
+}
+
+/**
+ * Where a recursive schema (e.g. any JSON value) has recursed enough: its first `anyOf` branch that refers to nothing
+ * (a JSON value's scalars), or false when it has none.
+ */
+function baseCase(target: Schema): Schema {
+  if (!isObject(target) || !Array.isArray(target["anyOf"])) return false;
+  const leaf = (target["anyOf"] as Schema[]).find((b) => !JSON.stringify(b).includes('"$ref"'));
+  return leaf ?? false;
 }
 
 /** The types a schema admits (explicit `type`, or inferred from its keywords). */
@@ -435,8 +445,23 @@ function arrays(schema: SchemaObject, ctx: Ctx): fc.Arbitrary<unknown[]> {
 /** Property names an object's extra keys are drawn from. */
 function keyNames(schema: SchemaObject, ctx: Ctx): fc.Arbitrary<string> {
   const names = schema["propertyNames"];
-  if (names !== undefined) return valid(names as Schema, ctx).filter((k): k is string => typeof k === "string");
-  return fc.string({ minLength: 1, maxLength: 12 });
+  if (names === undefined || !isObject(names)) return fc.string({ minLength: 1, maxLength: 12 });
+  // `not` (keys an object may not hold, e.g. __proto__): generate from the rest, then leave those out.
+  const { not, ...rest } = names as SchemaObject;
+  const base =
+    Object.keys(rest).length === 0
+      ? fc.string({ minLength: 1, maxLength: 12 })
+      : valid(rest, ctx).filter((k): k is string => typeof k === "string");
+  return not === undefined ? base : base.filter((k) => !keyMatches(not as Schema, k));
+}
+
+/** Whether a key matches a `propertyNames` rule made of const, pattern and anyOf (what the document uses). */
+function keyMatches(rule: Schema, key: string): boolean {
+  if (typeof rule === "boolean") return rule;
+  if ("const" in rule && rule["const"] !== key) return false;
+  if (typeof rule["pattern"] === "string" && !new RegExp(rule["pattern"], "u").test(key)) return false;
+  if (Array.isArray(rule["anyOf"]) && !(rule["anyOf"] as Schema[]).some((r) => keyMatches(r, key))) return false;
+  return true;
 }
 
 function objects(schema: SchemaObject, ctx: Ctx): fc.Arbitrary<Record<string, unknown>> {

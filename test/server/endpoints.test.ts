@@ -342,11 +342,12 @@ describe("4 POST /org/{org}/mk8s/{name}/-join", () => {
     expect(field(joined.body, "script")).toContain("CLUSTER_NAME='metal'");
   });
 
-  it("400 Unsupported for other providers; 400 for an unknown pool", async () => {
+  it("409 Unsupported for other providers (a conflict with the stored provider); 400 for an unknown pool", async () => {
     const aws = await admin(server).post(`/org/${ORG}/mk8s/cloud/-join`, { nodePoolName: "workers" });
+    expect(aws.status).toBe(409);
     expect(aws.body).toEqual(
       apiError(
-        400,
+        409,
         "Unsupported",
         "Join scripts exist only for generic and hetzner clusters; the nodes of aws cluster cloud are provisioned by the platform",
       ),
@@ -443,8 +444,46 @@ describe("5 PATCH /org/{org}/policy/{name} and 9 GET /org/{org}/policy/{name}", 
     expect(field(duplicate.body, "details", "issues", 0, "path")).toBe("$append/bindings[0]");
   });
 
-  it("400 when targetKind would change, 403 for a builtin policy and for a viewer, 404, 409", async () => {
+  it("409 for a link, permission or query kind of another kind (the stored targetKind rules it out); 400 for none", async () => {
+    const url = `/org/${ORG}/policy/ops`;
+    const before = (await admin(server).get(url)).body;
+    const gvcLink = await admin(server).patch(url, { "$append/targetLinks": ["//gvc/main"] });
+    expect(gvcLink.body).toEqual(
+      apiError(
+        409,
+        "Conflict",
+        "Conflicts with the stored object: targetLinks.2: must be a link to an object of kind cloudaccount, e.g. //cloudaccount/<name>",
+        [
+          {
+            path: "targetLinks.2",
+            message: "must be a link to an object of kind cloudaccount, e.g. //cloudaccount/<name>",
+          },
+        ],
+      ),
+    );
+    const gvcPermission = await admin(server).patch(url, {
+      "$append/bindings": [{ permissions: ["configureLoadBalancer"], principalLinks: ["//group/viewers"] }],
+    });
+    expect(gvcPermission.status).toBe(409);
+    expect(field(gvcPermission.body, "details", "issues", 0, "path")).toBe("bindings.2.permissions.0");
+    const queryKind = await admin(server).patch(url, {
+      targetQuery: { kind: "gvc", spec: { match: "all", terms: [] } },
+    });
+    expect(queryKind.status).toBe(409);
+    expect(field(queryKind.body, "details", "issues")).toEqual([
+      { path: "targetQuery.kind", message: "must be the policy's targetKind 'cloudaccount'" },
+    ]);
+    // Values no kind admits are invalid in themselves: 400.
+    const noLink = await admin(server).patch(url, { "$append/targetLinks": ["Y"] });
+    expect(noLink.status).toBe(400);
+    expect(field(noLink.body, "details", "issues", 0, "path")).toBe("targetLinks.2");
+    expect((await admin(server).get(url)).body).toEqual(before);
+  });
+
+  it("409 when targetKind would change, 403 for a builtin policy and for a viewer, 404, 409", async () => {
     const kindChange = await admin(server).patch(`/org/${ORG}/policy/ops`, { targetKind: "group" });
+    expect(kindChange.status).toBe(409);
+    expect(field(kindChange.body, "code")).toBe("Conflict");
     expect(field(kindChange.body, "details", "issues")).toEqual([
       { path: "targetKind", message: "is immutable: it cannot change after the object is created" },
     ]);

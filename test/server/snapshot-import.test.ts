@@ -122,11 +122,47 @@ describe("atomic import", () => {
     );
   });
 
-  it("an org without the admin's service account is refused (the admin key could not be reinstalled)", async () => {
+  it("a snapshot without the admin's service account gets the builtin one back, with only the admin key", async () => {
     const snapshot = structuredClone(baseline);
     snapshot.records.splice(recordIndex(snapshot, "serviceaccount", "controlplane"), 1);
     snapshot.serviceAccountKeys = snapshot.serviceAccountKeys.filter((k) => k.serviceAccount !== "controlplane");
-    await expectRefused(snapshot, "records", /must hold service account controlplane/);
+    expect((await call("PUT", STATE, ADMIN_KEY, snapshot)).status).toBe(200);
+    const account = await call("GET", "/org/demo/serviceaccount/controlplane");
+    expect(account.status).toBe(200);
+    expect(account.body["origin"]).toBe("builtin");
+    const adminKeyName = ADMIN_KEY.split(".")[0];
+    expect((account.body["keys"] as { name: string }[]).map((k) => k.name)).toEqual([adminKeyName]);
+    const state = await exported();
+    expect(state.serviceAccountKeys.filter((k) => k.serviceAccount === "controlplane")).toEqual([
+      { keyName: adminKeyName, serviceAccount: "controlplane", hash: sha256(ADMIN_KEY) },
+    ]);
+    expect((await call("GET", "/org/demo/policy")).status).toBe(200);
+  });
+
+  it("a snapshot without the org record keeps the org's own record; an empty one leaves it and the builtins", async () => {
+    expect((await call("PATCH", "/org/demo", ADMIN_KEY, { description: "kept" })).status).toBe(200);
+    const orgRecord = async () => (await exported()).records.find((r) => r["kind"] === "org");
+    const before = await orgRecord();
+    expect(before?.["description"]).toBe("kept");
+    const snapshot = structuredClone(baseline);
+    snapshot.records.splice(recordIndex(snapshot, "org", "demo"), 1);
+    expect((await call("PUT", STATE, ADMIN_KEY, snapshot)).status).toBe(200);
+    expect(await orgRecord()).toEqual(before);
+    expect((await call("GET", "/org/demo/group/innocent")).status).toBe(200);
+
+    // The builtins of the org (not those of its default gvc, which the empty snapshot removes).
+    const ofGvc = (r: Record<string, unknown>) => JSON.stringify(r["dimensions"] ?? {}).includes("gvcLink");
+    const builtins = baseline.records.filter((r) => (r["origin"] === "builtin" && !ofGvc(r)) || r["kind"] === "org");
+    const emptied = await call("PUT", STATE, ADMIN_KEY, { records: [] });
+    expect(emptied).toEqual({ status: 200, body: { org: "demo", records: builtins.length, serviceAccountKeys: 1 } });
+    const left = (await exported()).records;
+    const keyOf = (r: Record<string, unknown>) => `${String(r["kind"])}/${String(r["name"])}`;
+    expect(left.map(keyOf).sort()).toEqual(builtins.map(keyOf).sort());
+    expect(left.map(keyOf)).not.toContain("gvc/default");
+    expect(await orgRecord()).toEqual(before);
+    // The builtin policies came back with the account: the admin key still reads and writes the org.
+    expect((await call("GET", "/org/demo/policy/superusers-group")).status).toBe(200);
+    expect((await call("POST", "/org/demo/group", ADMIN_KEY, { name: "after" })).status).toBe(201);
   });
 
   it("an accepted import that replaces the admin's account still answers the admin key", async () => {

@@ -80,11 +80,17 @@ describe("errors", () => {
     expect(errorStatus.Forbidden).toBe(403);
     expect(errorStatus.NotFound).toBe(404);
     expect(errorStatus.MethodNotAllowed).toBe(405);
-    expect([errorStatus.AlreadyExists, errorStatus.VersionConflict, errorStatus.InUse]).toEqual([409, 409, 409]);
+    expect([
+      errorStatus.AlreadyExists,
+      errorStatus.VersionConflict,
+      errorStatus.InUse,
+      errorStatus.Conflict,
+      errorStatus.Unsupported,
+    ]).toEqual([409, 409, 409, 409, 409]);
     expect(errorStatus.PayloadTooLarge).toBe(413);
     expect(errorStatus.UnsupportedMediaType).toBe(415);
     expect([errorStatus.QuotaExceeded, errorStatus.TooManyRequests]).toEqual([429, 429]);
-    expect(errorCodes).toHaveLength(13);
+    expect(errorCodes).toHaveLength(14);
   });
 
   it("apiError accepts the error shape with issues and rejects a body without id", () => {
