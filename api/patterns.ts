@@ -18,6 +18,11 @@ export const maxRegexProgram = 400;
 /** Longest `~` pattern: matching costs up to (text length × pattern length) steps. */
 export const maxGlobLength = 256;
 
+/** Characters as JSON Schema's `maxLength` counts them: code points, a surrogate pair being one. */
+export function characterCount(text: string): number {
+  return text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
+}
+
 /** A compiled `=~` pattern: `test` says whether it matches anywhere in `text` (like `RegExp.prototype.test`). */
 export interface LinearRegex {
   readonly source: string;
@@ -28,7 +33,7 @@ export interface LinearRegex {
 
 /** Why `source` is refused before RE2 sees it (length, back-references, look-around), or undefined. */
 function unsupportedReason(source: string): string | undefined {
-  if (source.length > maxRegexLength) return `is longer than ${maxRegexLength} characters`;
+  if (characterCount(source) > maxRegexLength) return `is longer than ${maxRegexLength} characters`;
   let inClass = false;
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
@@ -92,8 +97,8 @@ export function regexProblem(source: string): string | undefined {
 
 /** Why `value` cannot be a `~` pattern (longer than `maxGlobLength`), or undefined when it can. */
 export function globProblem(value: unknown): string | undefined {
-  if (typeof value !== "string" || value.length <= maxGlobLength) return undefined;
-  return `a '~' pattern may be at most ${maxGlobLength} characters (this one has ${value.length})`;
+  if (typeof value !== "string" || characterCount(value) <= maxGlobLength) return undefined;
+  return `a '~' pattern may be at most ${maxGlobLength} characters (this one has ${characterCount(value)})`;
 }
 
 /**

@@ -79,6 +79,8 @@ set +e
   "$url/openapi.json") >"$work/run.log" 2>&1
 status=$?
 set -e
+# The whole log, for a failure's context or the phases' times: SCHEMATHESIS_LOG=<file>.
+[ -z "${SCHEMATHESIS_LOG:-}" ] || cp "$work/run.log" "$SCHEMATHESIS_LOG"
 # The report: failures and errors in full, then the summary; the last line is the summary line.
 sed -n '/^=* \(FAILURES\|ERRORS\) =*$/,$p' "$work/run.log"
 [ -s "$work/run.log" ] && ! grep -q '^=* \(FAILURES\|ERRORS\) =*$' "$work/run.log" && sed -n '/^=* SUMMARY =*$/,$p' "$work/run.log"

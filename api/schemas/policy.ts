@@ -48,9 +48,17 @@ function targetLink() {
   return schema;
 }
 
-function permissionList() {
+/**
+ * Item rules by where they are stated: `body` — a body that names its targetKind (create, collection PUT), whose
+ * `oneOf` branch per kind states that kind's permissions and link pattern (an any-kind rule beside it would give every
+ * item two patterns or enums, which generators can only meet by filtering); `patch` — an update, where the item holds
+ * only the rule of any kind (which one is the stored targetKind's).
+ */
+type ItemRules = "body" | "patch";
+
+function permissionList(rules: ItemRules) {
   return z
-    .array(permissionName())
+    .array(rules === "patch" ? permissionName() : z.string().min(1, "must not be empty"))
     .min(1, "a binding needs at least one permission")
     .describe("Permissions granted, from the target kind's catalog (GET /org/{org}/{kind}/-schema/permissions).");
 }
@@ -72,20 +80,22 @@ function principalLinkList() {
     );
 }
 
-function targetLinkList() {
+function targetLinkList(rules: ItemRules) {
   return z
-    .array(targetLink())
+    .array(rules === "patch" ? targetLink() : z.string().min(1))
     .max(TARGET_LINKS_MAX, `at most ${TARGET_LINKS_MAX} target links`)
     .describe(
       `Objects of targetKind the policy applies to (at most ${TARGET_LINKS_MAX}), as //<kind>/<name> or full links.`,
     );
 }
 
-export const binding = lazy(() =>
-  z
-    .strictObject({ permissions: permissionList(), principalLinks: principalLinkList() })
-    .describe("Grants permissions to principals."),
-);
+function bindingOf(rules: ItemRules) {
+  return z
+    .strictObject({ permissions: permissionList(rules), principalLinks: principalLinkList() })
+    .describe("Grants permissions to principals.");
+}
+
+export const binding = lazy(() => bindingOf("patch"));
 
 export const bindingOutput = lazy(() =>
   z
@@ -96,11 +106,13 @@ export const bindingOutput = lazy(() =>
     .describe("Grants permissions to principals."),
 );
 
-function bindingsList() {
+function bindingsList(rules: ItemRules) {
   return z
-    .array(binding())
+    .array(rules === "patch" ? binding() : bindingOf(rules))
     .max(BINDINGS_MAX, `at most ${BINDINGS_MAX} bindings`)
-    .describe(`Who gets which permissions (at most ${BINDINGS_MAX}; no two with the same permission set).`);
+    .describe(
+      `Who gets which permissions (at most ${BINDINGS_MAX}; bindings with the same permission set are stored as one).`,
+    );
 }
 
 export const policy = lazy(() =>
@@ -122,9 +134,8 @@ export type Policy = z.infer<ReturnType<typeof policy>>;
 function policyRules() {
   return documentedRules([
     {
-      rule: "No two bindings hold the same permission set. Each binding's permissions are permissions of targetKind (GET /org/{org}/{targetKind}/-schema/permissions), each once.",
-      issue:
-        /^('.*' is not a permission of \w+ \(.*\)|duplicate permission '.*'|bindings \d+ and \d+ hold the same permission set \(.*\); merge their principals)$/,
+      rule: "Each binding's permissions are permissions of targetKind (GET /org/{org}/{targetKind}/-schema/permissions), each once. Bindings with the same permission set are stored as one (the first, its principals joined with the others', each once).",
+      issue: /^('.*' is not a permission of \w+ \(.*\)|duplicate permission '.*')$/,
     },
     {
       rule: "targetLinks link objects of targetKind (e.g. /org/{org}/gvc/{name}), each once.",
@@ -145,10 +156,10 @@ export const policyCreate = lazy(() =>
         .describe(
           "Kind of the objects the policy applies to (any kind of the policy set, whether or not this server stores it). Immutable.",
         ),
-      targetLinks: targetLinkList().optional(),
+      targetLinks: targetLinkList("body").optional(),
       targetQuery: queryDocument().optional().describe("Objects the policy applies to, by query."),
       target: z.literal("all").optional().describe("'all': the policy applies to every object of targetKind."),
-      bindings: bindingsList().optional(),
+      bindings: bindingsList("body").optional(),
     })
     .describe("Body of POST /org/{org}/policy.")
     .register(crossFieldRules(), { ...policyRules(), oneOf: targetKindSchemas() }),
@@ -165,7 +176,7 @@ const bindingKeyDescription = "the binding's permissions, sorted and joined with
 export const bindingPatch = lazy(() =>
   patchObject({
     permissions: {
-      value: permissionList(),
+      value: permissionList("patch"),
       array: { item: permissionName(), key: z.string().min(1), keyDescription: "the permission" },
     },
     principalLinks: {
@@ -190,7 +201,7 @@ export const policyPatch = lazy(() =>
     {
       ...describedTaggedPatchFields(),
       targetLinks: {
-        value: targetLinkList(),
+        value: targetLinkList("patch"),
         array: { item: targetLink(), key: z.string().min(1), keyDescription: "the link" },
       },
       targetQuery: {
@@ -199,7 +210,7 @@ export const policyPatch = lazy(() =>
       },
       target: { value: z.literal("all").describe("'all': every object of targetKind.") },
       bindings: {
-        value: bindingsList(),
+        value: bindingsList("patch"),
         array: {
           item: binding(),
           key: z.string().min(1),

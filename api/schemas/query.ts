@@ -72,10 +72,23 @@ function buildTerm(mode: ObjectMode) {
     .superRefine(checkTerm)
     .describe("One condition: exactly one of property, rel or tag, an op and (except for exists) a value.")
     .register(crossFieldRules(), {
-      // The rules of checkTerm that JSON Schema can say (the regex guard cannot be said).
+      // The rules of checkTerm that JSON Schema can say. That a '=~' value compiles under RE2 is said by `format:
+      // regex` (ECMA-262, close to RE2) and in words; the compiled-size limit only in words.
       oneOf: termSelectors.map((selector) => ({ required: [selector] })),
-      if: { properties: { op: { enum: ["exists", "!exists"] } }, required: ["op"] },
-      else: { properties: { value: {} }, required: ["value"] },
+      allOf: [
+        {
+          if: { properties: { op: { enum: ["exists", "!exists"] } }, required: ["op"] },
+          else: { properties: { value: {} }, required: ["value"] },
+        },
+        {
+          if: { properties: { op: { const: "=~" } }, required: ["op"] },
+          then: { properties: { value: { type: "string", format: "regex", maxLength: maxRegexLength } } },
+        },
+        {
+          if: { properties: { op: { const: "~" } }, required: ["op"] },
+          then: { properties: { value: { maxLength: maxGlobLength } } },
+        },
+      ],
       ...documentedRules([
         {
           rule: `With op '=~' the value is a regular expression (RE2 syntax: no back-references or look-around), at most ${maxRegexLength} characters and ${maxRegexProgram} compiled instructions.`,

@@ -802,7 +802,8 @@ export function recordRoutes(records: RecordService): Route[] {
         tags,
         params: itemParams,
         body: named(spec.request.name, "input", spec.request.schema),
-        bodyOptional: true,
+        // No body is the empty body: optional exactly when the action's schema accepts `{}`.
+        bodyOptional: spec.request.schema().safeParse({}).success,
         ...(spec.rules ? { rules: spec.rules } : {}),
         responses: [
           {

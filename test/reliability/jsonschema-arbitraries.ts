@@ -385,6 +385,11 @@ function formatted(format: string): fc.Arbitrary<string> | undefined {
       return fc.webUrl();
     case "ipv4":
       return fc.ipV4();
+    case "regex":
+      // Plain fragments joined: valid ECMAScript (what ajv-formats checks) and RE2 alike.
+      return fc
+        .array(fc.constantFrom("a", "b.", "[a-z]", "x*", "(b|c)", "\\d+", "^", "$", "z{1,3}"), { maxLength: 4 })
+        .map((parts) => parts.join(""));
     default:
       return undefined;
   }
@@ -522,7 +527,17 @@ export function invalidValues(schema: Schema, options: GenOptions = {}): fc.Arbi
 
 const join = (path: string, key: string | number) => (path === "" ? String(key) : `${path}.${key}`);
 
-function invalid(input: Schema, outer: Ctx, path: string): fc.Arbitrary<Violation> | undefined {
+/**
+ * `unionTypes`: the types a sibling branch of a union admits (anyOf/oneOf): a value of one of them breaks no rule of
+ * the union, so no type violation of those types is generated (filtering them out afterwards could reject every value
+ * of a branch, and a fast-check filter that never passes never returns).
+ */
+function invalid(
+  input: Schema,
+  outer: Ctx,
+  path: string,
+  unionTypes: readonly JsonType[] = [],
+): fc.Arbitrary<Violation> | undefined {
   const { schema, ctx } = deref(input, outer);
   if (schema === true) return undefined;
   if (schema === false) return anyJson(ctx).map((value) => ({ value, rule: "false", path }));
@@ -533,7 +548,8 @@ function invalid(input: Schema, outer: Ctx, path: string): fc.Arbitrary<Violatio
   const branchTypes = branches.flatMap((b) => (b === true ? [...JSON_TYPES] : b === false ? [] : typesOf(b)));
   const admitted = types.length > 0 ? types : branches.length > 0 && branchTypes.length > 0 ? branchTypes : [];
   if (admitted.length > 0) {
-    const others = JSON_TYPES.filter((t) => !admitted.includes(t) && !(t === "integer" && admitted.includes("number")));
+    const allowed = [...admitted, ...unionTypes];
+    const others = JSON_TYPES.filter((t) => !allowed.includes(t) && !(t === "integer" && allowed.includes("number")));
     const sample: Record<JsonType, fc.Arbitrary<unknown>> = {
       null: fc.constant(null),
       boolean: fc.boolean(),
@@ -548,7 +564,7 @@ function invalid(input: Schema, outer: Ctx, path: string): fc.Arbitrary<Violatio
   if ("const" in schema) at(`const ${JSON.stringify(schema["const"])}`, notOneOf([schema["const"]]));
   if (Array.isArray(schema["enum"])) at("enum", notOneOf(schema["enum"] as unknown[]));
   for (const branch of branches) {
-    const nested = invalid(branch, ctx, path);
+    const nested = invalid(branch, ctx, path, admitted);
     // A value of a type another branch admits is no violation of the union.
     if (nested)
       out.push(

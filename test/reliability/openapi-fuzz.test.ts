@@ -141,6 +141,11 @@ function validatorFor(where: string): ValidateFunction {
   }
   return v;
 }
+/** A validator of a JSON parameter's schema: a `$ref` into the document (compiled once), or the schema itself. */
+function schemaValidator(schema: Schema): ValidateFunction {
+  if (typeof schema === "object" && typeof schema["$ref"] === "string") return validatorFor(schema["$ref"]);
+  return ajv.compile(schema);
+}
 /** A JSON pointer fragment for a URI: each token escaped (RFC 6901) and percent-encoded. */
 const fragment = (...tokens: string[]) =>
   "#/" + tokens.map((t) => encodeURIComponent(t.replace(/~/g, "~0").replace(/\//g, "~1"))).join("/");
@@ -498,7 +503,10 @@ function positiveQuery(op: Operation, rng: Rng): { query: string; valid: boolean
       valid = false;
       notes.push(`generated value for the server-issued ${p.name}`);
     } else if (!p.required && rng.nextInt(0, 1) === 0) continue;
-    const value = sample(validValues(p.schema ?? { type: "string" }, { resolve }), rng);
+    const check = p.json === true ? schemaValidator(p.schema ?? true) : undefined;
+    // A JSON parameter's schema may hold conditionals the generator meets only best-effort: ajv judges, as for bodies.
+    const values = validValues(p.schema ?? { type: "string" }, { resolve });
+    const value = sample(check ? values.filter((v) => check(v)) : values, rng);
     if (p.json === true) entries.push([p.name, JSON.stringify(value ?? null)]);
     else if (value !== undefined && typeof value !== "object") entries.push([p.name, value]);
   }
@@ -528,7 +536,13 @@ function negativeQueries(op: Operation, rng: Rng, count: number): { query: strin
     if (p.json === true) {
       // A JSON parameter: text that is not JSON, or JSON breaking one rule of its schema.
       const broken = invalidValues(p.schema ?? true, { resolve });
-      const v = broken ? sample(broken, rng) : undefined;
+      const check = schemaValidator(p.schema ?? true);
+      const v = broken
+        ? sample(
+            broken.filter((b) => !check(b.value)),
+            rng,
+          )
+        : undefined;
       out.push(
         v && rng.nextInt(0, 1) === 0
           ? { query: queryOf([...others, [p.name, JSON.stringify(v.value)]]), note: `${p.name} breaks ${v.rule}` }

@@ -80,6 +80,26 @@ describe("the document", () => {
     expect((doc.paths["/org/{org}/gvc/-query"]!["post"]!["requestBody"] as Schema)["required"]).toBe(false);
   });
 
+  it("an action's body is required exactly when its schema needs a field: -addKey's description, not -join's", () => {
+    const body = (path: string) => doc.paths[path]!["post"]!["requestBody"] as Schema;
+    expect(body("/org/{org}/serviceaccount/{name}/-addKey")["required"]).toBe(true);
+    expect(schema("ServiceAccountKeyCreate")["required"]).toEqual(["description"]);
+    expect(body("/org/{org}/mk8s/{name}/-join")["required"]).toBe(false);
+  });
+
+  it("a query term with op '=~' takes a regular expression string, and with '~' a pattern of at most 256 characters", () => {
+    const query = props("GroupCreate")["memberQuery"] as { properties: { spec: { properties: { terms: Schema } } } };
+    const conditions = (query.properties.spec.properties.terms["items"] as Schema)["allOf"] as Schema[];
+    expect(conditions).toContainEqual({
+      if: { properties: { op: { const: "=~" } }, required: ["op"] },
+      then: { properties: { value: { type: "string", format: "regex", maxLength: 256 } } },
+    });
+    expect(conditions).toContainEqual({
+      if: { properties: { op: { const: "~" } }, required: ["op"] },
+      then: { properties: { value: { maxLength: 256 } } },
+    });
+  });
+
   it("states the rules JSON Schema cannot, each with the pattern of the message its refusal carries", () => {
     const join = doc.paths["/org/{org}/mk8s/{name}/-join"]!["post"]!["x-cpln-rules"];
     expect(issueOf(join, "cluster edge has no node pool 'x' (pools: a)")).toHaveLength(1);
@@ -101,6 +121,49 @@ describe("the document", () => {
 });
 
 describe("the server does what the document says", () => {
+  it("bindings with the same permission set are stored as one, principals joined once each (JSON Schema cannot refuse them)", async () => {
+    const created = await admin(server).post(`/org/${ORG}/policy`, {
+      name: "merged",
+      targetKind: "group",
+      bindings: [
+        { permissions: ["view", "edit"], principalLinks: ["//group/a", `/org/${ORG}/group/b`] },
+        { permissions: ["view"], principalLinks: ["//group/c"] },
+        { permissions: ["edit", "view"], principalLinks: [`/org/${ORG}/group/a`, "//group/d", "//group/d"] },
+      ],
+    });
+    expect(created.status).toBe(201);
+    const g = (name: string) => `/org/${ORG}/group/${name}`;
+    const expected = [
+      { permissions: ["view", "edit"], principalLinks: [g("a"), g("b"), g("d")] },
+      { permissions: ["view"], principalLinks: [g("c")] },
+    ];
+    expect((created.body as { bindings: unknown }).bindings).toEqual(expected);
+    expect(((await admin(server).get(`/org/${ORG}/policy/merged`)).body as { bindings: unknown }).bindings).toEqual(
+      expected,
+    );
+  });
+
+  it("-addKey without a body is refused naming description; '=~' with a number naming the term's value", async () => {
+    const client = admin(server);
+    expect((await client.post(`/org/${ORG}/serviceaccount`, { name: "keyless" })).status).toBe(201);
+    expect(
+      await call(server, "POST", `/org/${ORG}/serviceaccount/keyless/-addKey`, { auth: `Bearer ${ADMIN_KEY}` }),
+    ).toMatchObject({
+      status: 400,
+      body: apiError(400, "BadRequest", "Invalid request: description: is required"),
+    });
+    expect(
+      await client.post(`/org/${ORG}/group/-query`, { spec: { terms: [{ property: "name", op: "=~", value: 1 }] } }),
+    ).toMatchObject({
+      status: 400,
+      body: apiError(
+        400,
+        "BadRequest",
+        "Invalid request: spec.terms.0.value: op '=~' needs a regular expression string",
+      ),
+    });
+  });
+
   it("a permission catalog under an unknown gvc is 404; under an existing one and at the org level 200", async () => {
     const client = admin(server);
     expect(await client.get(`/org/${ORG}/gvc/nope/volumeset/-schema/permissions`)).toMatchObject({

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { evaluateQuery, normalizeQuery, QueryError, readPath, runQuery } from "../../api/query.js";
-import { compileRegex, globMatches, maxRegexLength, regexProblem } from "../../api/patterns.js";
+import {
+  compileRegex,
+  globMatches,
+  globProblem,
+  maxGlobLength,
+  maxRegexLength,
+  regexProblem,
+} from "../../api/patterns.js";
 import type { QuerySpec, QueryTerm } from "../../api/schemas/query.js";
 
 const volume = {
@@ -252,6 +259,15 @@ describe("patterns that cannot stall the server", () => {
       `regular expression refused: it is longer than ${maxRegexLength} characters`,
     );
     expect(regexProblem("a".repeat(maxRegexLength))).toBeUndefined();
+    // Characters as JSON Schema's maxLength counts them: an astral character (two UTF-16 units) is one.
+    expect(regexProblem("\u{1F600}".repeat(maxRegexLength))).toBeUndefined();
+    expect(regexProblem("\u{1F600}".repeat(maxRegexLength + 1))).toBe(
+      `regular expression refused: it is longer than ${maxRegexLength} characters`,
+    );
+    expect(globProblem("\u{1F600}".repeat(maxGlobLength))).toBeUndefined();
+    expect(globProblem("\u{1F600}".repeat(maxGlobLength + 1))).toBe(
+      `a '~' pattern may be at most ${maxGlobLength} characters (this one has ${maxGlobLength + 1})`,
+    );
     expect(regexProblem("(")).toMatch(/^invalid regular expression: .*missing closing \)/);
   });
 
