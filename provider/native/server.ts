@@ -28,7 +28,7 @@ import * as runtime from "../runtime.js";
 import { CallerCheck, guardService } from "./caller.js";
 import { NATIVE_PACKAGE, packageRoot, pluginVersion, tokenMember, withNativeConfigKeys } from "./identity.js";
 import { rewrap, toStruct, unwrapProps, type Props } from "./values.js";
-import { withDecodedRequests, type PropsRequest } from "./wire.js";
+import { PropsResponse, RESPONSE_PROPS_FIELDS, withDecodedRequests, type PropsRequest } from "./wire.js";
 
 const CONFIG_KEYS = ["org", "endpoint", "token"] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -155,7 +155,7 @@ export class NativeProvider {
     return { typeName: member as ResourceTypeName, def };
   }
 
-  private async check(request: PropsRequest): Promise<provproto.CheckResponse> {
+  private async check(request: PropsRequest): Promise<PropsResponse<provproto.CheckResponse>> {
     const { typeName } = this.definition(request.urn, request.type);
     const olds = readable(request).olds.props;
     const { props: news, secretKeys } = request.news;
@@ -165,14 +165,13 @@ export class NativeProvider {
     // A stack moved from the dynamic classes keeps its `__provider` input, so the inputs it stores do not change.
     if (typeof olds[PROVIDER_KEY] === "string") inputs[PROVIDER_KEY] = olds[PROVIDER_KEY];
     const response = new provproto.CheckResponse();
-    response.setInputs(toStruct(rewrap(inputs, secretKeys)));
     for (const { property, reason } of outcome.failures) {
       const failure = new provproto.CheckFailure();
       failure.setProperty(property);
       failure.setReason(this.scrub(reason));
       response.addFailures(failure);
     }
-    return response;
+    return new PropsResponse(response, RESPONSE_PROPS_FIELDS.check, rewrap(inputs, secretKeys));
   }
 
   private async diff(request: PropsRequest): Promise<provproto.DiffResponse> {
@@ -212,18 +211,15 @@ export class NativeProvider {
     return response;
   }
 
-  private async create(request: PropsRequest): Promise<provproto.CreateResponse> {
+  private async create(request: PropsRequest): Promise<PropsResponse<provproto.CreateResponse>> {
     const { typeName, def } = this.definition(request.urn, request.type);
     const { props: inputs, secretKeys } = readable(request).properties;
     const response = new provproto.CreateResponse();
-    if (request.preview) {
-      response.setProperties(toStruct(rewrap(withoutProvider(inputs), secretKeys)));
-      return response;
-    }
+    const field = RESPONSE_PROPS_FIELDS.create;
+    if (request.preview) return new PropsResponse(response, field, rewrap(withoutProvider(inputs), secretKeys));
     const { id, outs } = await runtime.create(typeName, inputs);
     response.setId(id);
-    response.setProperties(toStruct(rewrap(outs, withSecretOutputs(def, secretKeys))));
-    return response;
+    return new PropsResponse(response, field, rewrap(outs, withSecretOutputs(def, secretKeys)));
   }
 
   /**
@@ -272,18 +268,21 @@ export class NativeProvider {
     return response;
   }
 
-  private async update(request: PropsRequest): Promise<provproto.UpdateResponse> {
+  private async update(request: PropsRequest): Promise<PropsResponse<provproto.UpdateResponse>> {
     const { typeName, def } = this.definition(request.urn, request.type);
     const olds = readable(request).olds.props;
     const { props: news, secretKeys } = request.news;
     const response = new provproto.UpdateResponse();
+    const field = RESPONSE_PROPS_FIELDS.update;
     if (request.preview) {
-      response.setProperties(toStruct(rewrap({ ...withoutProvider(olds), ...withoutProvider(news) }, secretKeys)));
-      return response;
+      return new PropsResponse(
+        response,
+        field,
+        rewrap({ ...withoutProvider(olds), ...withoutProvider(news) }, secretKeys),
+      );
     }
     const { outs } = await runtime.update(typeName, request.id, olds, news);
-    response.setProperties(toStruct(rewrap(outs, withSecretOutputs(def, secretKeys))));
-    return response;
+    return new PropsResponse(response, field, rewrap(outs, withSecretOutputs(def, secretKeys)));
   }
 
   private async delete(request: provproto.DeleteRequest): Promise<Empty> {
@@ -363,7 +362,8 @@ export class NativeProvider {
         return response;
       }),
       configure: unary((request: provproto.ConfigureRequest) => this.configure(request)),
-      // Check, Diff, Create and Update get their requests decoded by wire.ts (see `withDecodedRequests`).
+      // Check, Diff, Create and Update get their requests decoded by wire.ts, and Check, Create and Update answer
+      // a PropsResponse that it writes (see `withDecodedRequests`).
       check: unary((request: PropsRequest) => this.check(request)),
       diff: unary((request: PropsRequest) => this.diff(request)),
       create: unary((request: PropsRequest) => this.create(request)),

@@ -11,8 +11,12 @@ import type * as ValuesModule from "../../provider/native/values.js";
 import type * as WireModule from "../../provider/native/wire.js";
 
 const load = createRequire(__filename);
-const { unwrapProps, SECRET_SIG, SECRET_SIG_KEY } = load("../../dist/provider/native/values.js") as typeof ValuesModule;
-const { decodeProps, decodeRequest, REQUEST_LAYOUTS } = load("../../dist/provider/native/wire.js") as typeof WireModule;
+const { toStruct, unwrapProps, SECRET_SIG, SECRET_SIG_KEY } = load(
+  "../../dist/provider/native/values.js",
+) as typeof ValuesModule;
+const { decodeProps, decodeRequest, encodeProps, encodeResponse, PropsResponse, REQUEST_LAYOUTS } = load(
+  "../../dist/provider/native/wire.js",
+) as typeof WireModule;
 
 /** google-protobuf's reading of the bytes: the generated decoder, then unwrapProps; or the message it throws. */
 function reference(bytes: Uint8Array) {
@@ -318,5 +322,64 @@ describe("decodeRequest", () => {
       "Unexpected struct type",
     );
     expect(decodeRequest(refused, REQUEST_LAYOUTS.diff).failure).toBe("Unexpected struct type");
+  });
+});
+
+/** A random provider value: every JSON kind, secrets, and what JSON leaves out or rewrites (undefined, NaN, dates). */
+function plainValue(rng: Rng, depth: number): unknown {
+  const kind = rng.int(depth > 3 ? 7 : 10);
+  if (kind === 0) return null;
+  if (kind === 1) return rng.pick(NUMBERS);
+  if (kind === 2) return rng.pick(STRINGS);
+  if (kind === 3) return rng.next() < 0.5;
+  if (kind === 4) return undefined;
+  if (kind === 5) return new Date(Date.UTC(2026, 10, 25, rng.int(24)));
+  if (kind === 6) return () => 1;
+  if (kind === 7) return Array.from({ length: rng.int(4) }, () => plainValue(rng, depth + 1));
+  if (kind === 8) return secret(plainValue(rng, depth + 1));
+  return plainObject(rng, depth + 1);
+}
+
+function plainObject(rng: Rng, depth: number): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  const count = rng.int(5);
+  for (let i = 0; i < count; i++) object[rng.pick(KEYS)] = plainValue(rng, depth);
+  return object;
+}
+
+describe("encodeProps", () => {
+  it("writes the same bytes as toStruct(props).serializeBinary() on 3,000 generated property bags", () => {
+    const rng = random(25);
+    for (let i = 0; i < 3000; i++) {
+      const props = plainObject(rng, 0);
+      if (i % 7 === 0) props.sparse = [1, , 3]; // eslint-disable-line no-sparse-arrays
+      expect(Buffer.from(encodeProps(props)).toString("hex"), `case ${i}`).toBe(
+        Buffer.from(toStruct(props).serializeBinary()).toString("hex"),
+      );
+    }
+  });
+
+  it("answers a Check, Create or Update whose bytes decode to the generated message with the bag set", () => {
+    const props = { name: "v", token: secret("s"), list: [1, null, { a: "b" }], when: new Date(0) };
+    const check = new provproto.CheckResponse();
+    const failure = new provproto.CheckFailure();
+    failure.setProperty("name");
+    failure.setReason("too long");
+    check.addFailures(failure);
+    const decoded = provproto.CheckResponse.deserializeBinary(encodeResponse(new PropsResponse(check, 1, props)));
+    const expected = check.cloneMessage() as provproto.CheckResponse;
+    expected.setInputs(toStruct(props));
+    expect(decoded.toObject()).toEqual(expected.toObject());
+
+    const create = new provproto.CreateResponse();
+    create.setId("/org/o/gvc/g/volumeset/v");
+    const created = provproto.CreateResponse.deserializeBinary(encodeResponse(new PropsResponse(create, 2, props)));
+    expect(created.getId()).toBe(create.getId());
+    expect(created.getProperties()?.toJavaScript()).toEqual(toStruct(props).toJavaScript());
+
+    const update = provproto.UpdateResponse.deserializeBinary(
+      encodeResponse(new PropsResponse(new provproto.UpdateResponse(), 1, props)),
+    );
+    expect(update.getProperties()?.toJavaScript()).toEqual(toStruct(props).toJavaScript());
   });
 });
