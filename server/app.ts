@@ -7,7 +7,7 @@ import { parseLink } from "../api/links.js";
 import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
 import { ApiFailure, badRequest } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
-import { logLine, type RequestRing } from "./inspect.js";
+import { logLine, type PushedRequest, type RequestRing } from "./inspect.js";
 import { jsonOf, MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath, serializeReply } from "./json.js";
 import type { Store } from "./store/store.js";
 
@@ -373,21 +373,18 @@ export function buildApp(context: AppContext): FastifyInstance {
       if (textLog)
         textLog.write(`${logLine(request.method, request.url, reply.statusCode, durationMs, request.body)}\n`);
       if (context.recent && !request.routeOptions.config.emulator) {
-        context.recent.push(
-          {
-            time: new Date().toISOString(),
-            method: request.method,
-            path: request.url,
-            status: reply.statusCode,
-            durationMs: Math.round(durationMs * 10) / 10,
-            ...(request.principal ? { principal: request.principal.link } : {}),
-            // The pair as JSON text: the record before as stored (its remembered text), the answer as sent.
-            ...(typeof request.recordAfter === "string"
-              ? { changeText: `{"before":${jsonOf(request.recordBefore)},"after":${request.recordAfter}}` }
-              : {}),
-          },
-          { text: request.bodyText, bytes: request.bodyBytes },
-        );
+        const pushed: PushedRequest = {
+          method: request.method,
+          path: request.url,
+          status: reply.statusCode,
+          durationMs: Math.round(durationMs * 10) / 10,
+        };
+        if (request.principal) pushed.principal = request.principal.link;
+        // The pair as JSON text: the record before as stored (its remembered text), the answer as sent.
+        if (typeof request.recordAfter === "string") {
+          pushed.changeText = `{"before":${jsonOf(request.recordBefore)},"after":${request.recordAfter}}`;
+        }
+        context.recent.push(pushed, { text: request.bodyText, bytes: request.bodyBytes });
       }
       done();
     });

@@ -34,8 +34,16 @@ export const DEFAULT_INSPECTED_BYTES = 8 * 1024 * 1024;
 /** Bytes accounted per entry besides its path and body (the object, its time and method strings). */
 export const ENTRY_OVERHEAD_BYTES = 256;
 
+/** What `push` is given of a request: its time is taken when it is pushed. */
+export type PushedRequest = Omit<InspectedRequest, "seq" | "time" | "body"> & {
+  /** A PATCH's before/after pair already serialized (the JSON of `{before, after}`), instead of `change`. */
+  changeText?: string;
+};
+
 interface Entry {
-  request: Omit<InspectedRequest, "body" | "change">;
+  /** The request as listed, but its time: milliseconds since the epoch, formatted only when listed. */
+  request: Omit<InspectedRequest, "body" | "change" | "time">;
+  at: number;
   /** A PATCH's before/after pair as JSON text (parsed again when listed). */
   change?: string;
   /** The body's JSON text as received (parsed again when listed), or a note saying why it was not kept. */
@@ -75,11 +83,17 @@ export class RequestRing {
    * Records one request. A PATCH's before/after pair comes as `change` or, already serialized, as `changeText` (the
    * JSON of `{before, after}`; what the server passes, from texts it already has).
    */
-  push(
-    { change, changeText: given, ...request }: Omit<InspectedRequest, "seq" | "body"> & { changeText?: string },
-    body: ReceivedBody,
-  ): void {
-    const entry: Entry = { request: { seq: ++this.seq, ...request }, bytes: 0 };
+  push(pushed: PushedRequest, body: ReceivedBody): void {
+    const { change, changeText: given } = pushed;
+    const request: Entry["request"] = {
+      seq: ++this.seq,
+      method: pushed.method,
+      path: pushed.path,
+      status: pushed.status,
+      durationMs: pushed.durationMs,
+    };
+    if (pushed.principal !== undefined) request.principal = pushed.principal;
+    const entry: Entry = { request, at: Date.now(), bytes: 0 };
     if (body.text !== undefined) {
       if (request.status === 401) entry.body = { note: "[body of an unauthenticated request not kept]" };
       else if (body.bytes > MAX_BODY_BYTES) entry.body = { note: `[body of ${body.bytes} bytes not kept]` };
@@ -104,7 +118,9 @@ export class RequestRing {
   /** The last `limit` requests (all kept when undefined), oldest first. */
   list(limit?: number): InspectedRequest[] {
     const kept = limit === undefined ? this.entries : this.entries.slice(Math.max(0, this.entries.length - limit));
-    return kept.map(({ request, body, change }) => ({
+    return kept.map(({ request: { seq, ...request }, at, body, change }) => ({
+      seq,
+      time: new Date(at).toISOString(),
       ...request,
       ...(change === undefined ? {} : { change: JSON.parse(change) as InspectedRequest["change"] }),
       ...(body === undefined ? {} : { body: "text" in body ? (JSON.parse(body.text) as unknown) : body.note }),

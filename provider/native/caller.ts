@@ -58,10 +58,18 @@ export function findClientSocket(
 ): { uid: number; inode: string } | undefined {
   const local = `${LOOPBACK_HEX}:${hexPort(clientPort)}`;
   const remote = `${LOOPBACK_HEX}:${hexPort(serverPort)}`;
-  for (const line of table.split("\n").slice(1)) {
-    const fields = line.trim().split(/\s+/);
+  // Only the rows holding the connection are split: the kernel writes local, remote and state one space apart
+  // (`get_tcp4_sock` in net/ipv4/tcp_ipv4.c), and a host's table can hold thousands of rows.
+  const needle = ` ${local} ${remote} 01 `;
+  for (let at = table.indexOf(needle); at !== -1; at = table.indexOf(needle, at + 1)) {
+    const start = table.lastIndexOf("\n", at) + 1;
+    const end = table.indexOf("\n", at);
+    const fields = table
+      .slice(start, end === -1 ? undefined : end)
+      .trim()
+      .split(/\s+/);
     // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
-    if (fields[1] === local && fields[2] === remote && fields[3] === "01") {
+    if (start > 0 && fields[1] === local && fields[2] === remote && fields[3] === "01") {
       return { uid: Number(fields[7]), inode: fields[9] ?? "" };
     }
   }

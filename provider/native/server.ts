@@ -28,6 +28,7 @@ import * as runtime from "../runtime.js";
 import { CallerCheck, guardService } from "./caller.js";
 import { NATIVE_PACKAGE, packageRoot, pluginVersion, tokenMember, withNativeConfigKeys } from "./identity.js";
 import { rewrap, toStruct, unwrapProps, type Props } from "./values.js";
+import { PropsResponse, RESPONSE_PROPS_FIELDS, withDecodedRequests, type PropsRequest } from "./wire.js";
 
 const CONFIG_KEYS = ["org", "endpoint", "token"] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -154,30 +155,29 @@ export class NativeProvider {
     return { typeName: member as ResourceTypeName, def };
   }
 
-  private async check(request: provproto.CheckRequest): Promise<provproto.CheckResponse> {
-    const { typeName } = this.definition(request.getUrn(), request.getType());
-    const olds = unwrapProps(request.getOlds()).props;
-    const { props: news, secretKeys } = unwrapProps(request.getNews());
-    if (news[LOGICAL_NAME] === undefined) news[LOGICAL_NAME] = request.getName() || nameOfUrn(request.getUrn());
-    const outcome = await runtime.check(typeName, olds, news, request.getUrn());
+  private async check(request: PropsRequest): Promise<PropsResponse<provproto.CheckResponse>> {
+    const { typeName } = this.definition(request.urn, request.type);
+    const olds = readable(request).olds.props;
+    const { props: news, secretKeys } = request.news;
+    if (news[LOGICAL_NAME] === undefined) news[LOGICAL_NAME] = request.name || nameOfUrn(request.urn);
+    const outcome = await runtime.check(typeName, olds, news, request.urn);
     const inputs: Props = { ...outcome.inputs };
     // A stack moved from the dynamic classes keeps its `__provider` input, so the inputs it stores do not change.
     if (typeof olds[PROVIDER_KEY] === "string") inputs[PROVIDER_KEY] = olds[PROVIDER_KEY];
     const response = new provproto.CheckResponse();
-    response.setInputs(toStruct(rewrap(inputs, secretKeys)));
     for (const { property, reason } of outcome.failures) {
       const failure = new provproto.CheckFailure();
       failure.setProperty(property);
       failure.setReason(this.scrub(reason));
       response.addFailures(failure);
     }
-    return response;
+    return new PropsResponse(response, RESPONSE_PROPS_FIELDS.check, rewrap(inputs, secretKeys));
   }
 
-  private async diff(request: provproto.DiffRequest): Promise<provproto.DiffResponse> {
-    const { def } = this.definition(request.getUrn(), request.getType());
-    const olds = unwrapProps(request.getOlds()).props;
-    const news = unwrapProps(request.getNews()).props;
+  private async diff(request: PropsRequest): Promise<provproto.DiffResponse> {
+    const { def } = this.definition(request.urn, request.type);
+    const olds = readable(request).olds.props;
+    const news = request.news.props;
     // runtime.diff's decision, from the changed fields found once (the detailed diff below lists the same fields).
     const fields = changedFields(def, olds, news);
     const outcome = diffOfChanged(def, fields, news);
@@ -211,18 +211,15 @@ export class NativeProvider {
     return response;
   }
 
-  private async create(request: provproto.CreateRequest): Promise<provproto.CreateResponse> {
-    const { typeName, def } = this.definition(request.getUrn(), request.getType());
-    const { props: inputs, secretKeys } = unwrapProps(request.getProperties());
+  private async create(request: PropsRequest): Promise<PropsResponse<provproto.CreateResponse>> {
+    const { typeName, def } = this.definition(request.urn, request.type);
+    const { props: inputs, secretKeys } = readable(request).properties;
     const response = new provproto.CreateResponse();
-    if (request.getPreview()) {
-      response.setProperties(toStruct(rewrap(withoutProvider(inputs), secretKeys)));
-      return response;
-    }
+    const field = RESPONSE_PROPS_FIELDS.create;
+    if (request.preview) return new PropsResponse(response, field, rewrap(withoutProvider(inputs), secretKeys));
     const { id, outs } = await runtime.create(typeName, inputs);
     response.setId(id);
-    response.setProperties(toStruct(rewrap(outs, withSecretOutputs(def, secretKeys))));
-    return response;
+    return new PropsResponse(response, field, rewrap(outs, withSecretOutputs(def, secretKeys)));
   }
 
   /**
@@ -271,18 +268,21 @@ export class NativeProvider {
     return response;
   }
 
-  private async update(request: provproto.UpdateRequest): Promise<provproto.UpdateResponse> {
-    const { typeName, def } = this.definition(request.getUrn(), request.getType());
-    const olds = unwrapProps(request.getOlds()).props;
-    const { props: news, secretKeys } = unwrapProps(request.getNews());
+  private async update(request: PropsRequest): Promise<PropsResponse<provproto.UpdateResponse>> {
+    const { typeName, def } = this.definition(request.urn, request.type);
+    const olds = readable(request).olds.props;
+    const { props: news, secretKeys } = request.news;
     const response = new provproto.UpdateResponse();
-    if (request.getPreview()) {
-      response.setProperties(toStruct(rewrap({ ...withoutProvider(olds), ...withoutProvider(news) }, secretKeys)));
-      return response;
+    const field = RESPONSE_PROPS_FIELDS.update;
+    if (request.preview) {
+      return new PropsResponse(
+        response,
+        field,
+        rewrap({ ...withoutProvider(olds), ...withoutProvider(news) }, secretKeys),
+      );
     }
-    const { outs } = await runtime.update(typeName, request.getId(), olds, news);
-    response.setProperties(toStruct(rewrap(outs, withSecretOutputs(def, secretKeys))));
-    return response;
+    const { outs } = await runtime.update(typeName, request.id, olds, news);
+    return new PropsResponse(response, field, rewrap(outs, withSecretOutputs(def, secretKeys)));
   }
 
   private async delete(request: provproto.DeleteRequest): Promise<Empty> {
@@ -362,11 +362,13 @@ export class NativeProvider {
         return response;
       }),
       configure: unary((request: provproto.ConfigureRequest) => this.configure(request)),
-      check: unary((request: provproto.CheckRequest) => this.check(request)),
-      diff: unary((request: provproto.DiffRequest) => this.diff(request)),
-      create: unary((request: provproto.CreateRequest) => this.create(request)),
+      // Check, Diff, Create and Update get their requests decoded by wire.ts, and Check, Create and Update answer
+      // a PropsResponse that it writes (see `withDecodedRequests`).
+      check: unary((request: PropsRequest) => this.check(request)),
+      diff: unary((request: PropsRequest) => this.diff(request)),
+      create: unary((request: PropsRequest) => this.create(request)),
       read: unary((request: provproto.ReadRequest) => this.read(request)),
-      update: unary((request: provproto.UpdateRequest) => this.update(request)),
+      update: unary((request: PropsRequest) => this.update(request)),
       delete: unary((request: provproto.DeleteRequest) => this.delete(request)),
       invoke: unary((request: provproto.InvokeRequest) => this.invoke(request)),
       cancel: (_call: Call<Empty>, callback: Callback<Empty>) => {
@@ -397,6 +399,12 @@ function isUnknown(value: unknown): boolean {
  */
 function withSecretOutputs(def: AnyResourceDefinition, keys: Iterable<string>): Set<string> {
   return new Set([...keys, ...(def.secretOutputs ?? [])]);
+}
+
+/** The request, once its property bags are known to read as `unwrapProps` reads them (which throws for a kindless Value). */
+function readable(request: PropsRequest): PropsRequest {
+  if (request.failure !== undefined) throw new Error(request.failure);
+  return request;
 }
 
 function withoutProvider(props: Props): Props {
@@ -463,7 +471,7 @@ export async function startNativeProvider(
     port: () => bound,
     warn: (m) => process.stderr.write(`${NATIVE_PACKAGE}: ${m}\n`),
   });
-  server.addService(ResourceProviderService, guardService(provider.service(), callers));
+  server.addService(withDecodedRequests(ResourceProviderService), guardService(provider.service(), callers));
   bound = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, actual) =>
       error ? reject(error) : resolve(actual),

@@ -28,16 +28,20 @@ function converted(value: JsonValue | undefined, expected: string): JsonValue | 
   return undefined;
 }
 
+/** A schema's parse of a body (success or the issues). */
+export type BodyParse = ReturnType<z.ZodType["safeParse"]>;
+
 /**
  * The body with string-encoded numbers and booleans converted where the schema wants a number or a boolean, as
  * the Control Plane API does: `cpln X update --set spec.initialCapacity=20` sends `"20"` for a number field and the
- * API stores 20. Anything else is left for the schema to report. Returns a copy; `body` is not changed.
+ * API stores 20. Anything else is left for the schema to report. `value` is a copy; `body` is not changed.
+ * `parsed` is the schema's parse of `value` (the last round's), so a caller needs no second parse of the same body.
  */
-export function coerceScalars(schema: z.ZodType, body: JsonObject): JsonObject {
+export function parseCoerced(schema: z.ZodType, body: JsonObject): { value: JsonObject; parsed: BodyParse } {
   let current = body;
   for (let round = 0; round < ROUNDS; round++) {
     const parsed = schema.safeParse(current);
-    if (parsed.success) return current;
+    if (parsed.success) return { value: current, parsed };
     let changed = false;
     for (const issue of typeIssues(parsed.error.issues)) {
       if (issue.path.length === 0) continue;
@@ -46,9 +50,9 @@ export function coerceScalars(schema: z.ZodType, body: JsonObject): JsonObject {
       current = withValueAt(current, issue.path, value) as JsonObject;
       changed = true;
     }
-    if (!changed) return current;
+    if (!changed) return { value: current, parsed };
   }
-  return current;
+  return { value: current, parsed: schema.safeParse(current) };
 }
 
 function valueAt(root: JsonValue, path: readonly PropertyKey[]): JsonValue | undefined {

@@ -12,7 +12,7 @@ import type { Authorizer, OrgAuthz } from "../auth/authz.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound, stateConflict } from "../errors.js";
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
 import { deepFreeze, jsonEqual, rememberJson } from "../json.js";
-import { coerceScalars } from "./coerce.js";
+import { parseCoerced } from "./coerce.js";
 import { fullLinksInDirectives } from "./common.js";
 import { CursorCodec, pageAfter, type Cursor } from "./paging.js";
 import { storedLimitIssues } from "./limits.js";
@@ -284,8 +284,8 @@ export class RecordService {
     checkKindField(kind, raw);
     checkVersionField(raw);
     const scope = await this.scopeOf(call, kind);
-    const input = coerceScalars(createBody(), body);
-    const parsed = createBody().safeParse(input);
+    // One parse: the one that decided the coercion (a valid body is parsed once).
+    const { value: input, parsed } = parseCoerced(createBody(), body);
     if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
     const now = new Date().toISOString();
     const created = await this.store.transaction((tx) => this.insert(tx, call.org, kind, scope, gvc, input, now));
@@ -325,10 +325,11 @@ export class RecordService {
     };
     await this.check(kind, doc, ctx);
     const storageScope = rules.storageScope ? rules.storageScope(doc) : scope;
-    if (await tx.get(org, kind, storageScope, name)) throw conflict("AlreadyExists", `${kind} ${name} already exists`);
     const record = storedRecord(org, kind, storageScope, doc);
-    if (rules.quota) await this.consumeQuota(tx, org, rules.quota.name, rules.quota.perGvc ? scope : "", 1);
+    // The insert is the existence check (no read first); a 409 still comes before the quota's 429, and a create the
+    // quota refuses is undone with the rest of the transaction.
     if (!(await tx.create(record))) throw conflict("AlreadyExists", `${kind} ${name} already exists`);
+    if (rules.quota) await this.consumeQuota(tx, org, rules.quota.name, rules.quota.perGvc ? scope : "", 1);
     if (rules.created) await rules.created(record, ctx);
     return doc;
   }
@@ -427,8 +428,7 @@ export class RecordService {
     checkKindField(kind, raw);
     // `version` is checked (optimistic concurrency), `id`/`name`/`kind` must match; the other read-only fields go.
     const stripped = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
-    const body = coerceScalars(rules.patchBody(), stripped);
-    const parsed = rules.patchBody().safeParse(body);
+    const { value: body, parsed } = parseCoerced(rules.patchBody(), stripped);
     if (!parsed.success) {
       throw badRequest(issuesFromZod(parsed.error).map((i) => ({ path: bodyPath(i.path), message: i.message })));
     }
@@ -647,7 +647,7 @@ export class RecordService {
           if (createBody instanceof z.ZodObject) {
             for (const field of rules.readOnly) if (!(field in createBody.shape)) delete manifest[field];
           }
-          const parsed = createBody.safeParse(coerceScalars(createBody, manifest));
+          const { parsed } = parseCoerced(createBody, manifest);
           if (!parsed.success) {
             const issues = issuesFromZod(parsed.error).filter((issue) => !echoed.has(issue.path.split(".")[0] ?? ""));
             if (issues.length > 0) throw badRequest(issues);

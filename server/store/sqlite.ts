@@ -204,6 +204,10 @@ export class SqliteStore implements Store {
    * takes the records from `docs`. Cleared with the counters when a transaction rolls back.
    */
   private readonly lists = new Map<string, { counter: number; records: readonly StoredRecord[] }>();
+  /** Counters moved in memory (`bump`) and not yet written to the database (`writeCounters`). */
+  private readonly unwrittenCounters = new Set<string>();
+  /** The counters the running transaction moved, as they stood before it (restored if it rolls back). */
+  private readonly counterBefore = new Map<string, number>();
   /** Records held by `lists`, kept under `DOC_CACHE_MAX`. */
   private listed = 0;
   /** The commit group transactions join until its `COMMIT` (see `transaction`). */
@@ -254,6 +258,11 @@ export class SqliteStore implements Store {
       insert: db.prepare(
         "INSERT INTO records (org, kind, scope, name, id, version, doc) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
       ),
+      // The id is in the SET list only when it changes: SQLite rewrites the entry of every index whose columns an
+      // UPDATE sets, whatever the values, so the usual replace (same id) leaves `records_by_id` alone.
+      replaceSameId: db.prepare(
+        "UPDATE records SET version = ?, doc = ? WHERE org = ? AND kind = ? AND scope = ? AND name = ? AND version = ? AND id = ?",
+      ),
       replace: db.prepare(
         "UPDATE records SET id = ?, version = ?, doc = ? WHERE org = ? AND kind = ? AND scope = ? AND name = ? AND version = ?",
       ),
@@ -265,11 +274,9 @@ export class SqliteStore implements Store {
       findCredential: db.prepare<[string], CredentialRow>("SELECT * FROM credentials WHERE id = ?"),
       deleteCredential: db.prepare("DELETE FROM credentials WHERE id = ?"),
       deleteCredentialsOf: db.prepare("DELETE FROM credentials WHERE org = ? AND owner_kind = ? AND owner = ?"),
-      bump: db
-        .prepare<[string, string], number>(
-          "INSERT INTO changes (org, kind, counter) VALUES (?, ?, 1) ON CONFLICT (org, kind) DO UPDATE SET counter = counter + 1 RETURNING counter",
-        )
-        .pluck(),
+      setCounter: db.prepare<[string, string, number]>(
+        "INSERT INTO changes (org, kind, counter) VALUES (?, ?, ?) ON CONFLICT (org, kind) DO UPDATE SET counter = excluded.counter",
+      ),
       counter: db.prepare<[string, string], number>("SELECT counter FROM changes WHERE org = ? AND kind = ?").pluck(),
       orgs: db.prepare<[], string>("SELECT DISTINCT org FROM records ORDER BY org").pluck(),
       begin: db.prepare("BEGIN IMMEDIATE"),
@@ -319,9 +326,28 @@ export class SqliteStore implements Store {
     return records;
   }
 
+  /**
+   * Counts one change of (org, kind). The counter moves in memory at once (readers and caches see it) and reaches the
+   * database once per commit group (`writeCounters`, just before `COMMIT`), not once per write.
+   */
   private bump(org: string, kind: string): void {
-    // One statement: the upsert answers the new counter.
-    this.counters.set(`${org}\n${kind}`, this.stmts.bump.get(org, kind) ?? 0);
+    const key = `${org}\n${kind}`;
+    let counter = this.counters.get(key);
+    if (counter === undefined) counter = this.stmts.counter.get(org, kind) ?? 0;
+    if (!this.counterBefore.has(key)) this.counterBefore.set(key, counter);
+    this.counters.set(key, counter + 1);
+    this.unwrittenCounters.add(key);
+  }
+
+  /** Writes the counters that moved since the last write of them (inside the group's SQLite transaction). */
+  private writeCounters(values: ReadonlyMap<string, number> = this.counters): void {
+    for (const key of this.unwrittenCounters) {
+      const counter = values.get(key);
+      if (counter === undefined) continue;
+      const cut = key.indexOf("\n");
+      this.stmts.setCounter.run(key.slice(0, cut), key.slice(cut + 1), counter);
+    }
+    this.unwrittenCounters.clear();
   }
 
   /** The raw operations; callers must hold the lock (or be inside the transaction) when they run. */
@@ -366,7 +392,9 @@ export class SqliteStore implements Store {
       replace: async (r, expectedVersion) => {
         // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
         const json = jsonOf(r.doc);
-        const info = s.replace.run(r.id, r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion);
+        let info = s.replaceSameId.run(r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion, r.id);
+        if (info.changes === 0)
+          info = s.replace.run(r.id, r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion);
         if (info.changes === 0) return false;
         this.bump(r.org, r.kind);
         this.remember(writtenRecord(r, json));
@@ -426,6 +454,7 @@ export class SqliteStore implements Store {
   /** Forgets every cached read: after a rollback, what the caches hold may never have been committed. */
   private forgetCaches(): void {
     this.counters.clear();
+    this.unwrittenCounters.clear();
     this.lists.clear();
     this.listed = 0;
     this.docs.clear();
@@ -462,6 +491,7 @@ export class SqliteStore implements Store {
     this.commitDue = false;
     this.group = undefined;
     try {
+      this.writeCounters();
       this.stmts.commit.run();
     } catch (error) {
       if (this.db.inTransaction) this.stmts.rollback.run();
@@ -489,6 +519,7 @@ export class SqliteStore implements Store {
     let result: T;
     try {
       group = this.joinGroup();
+      this.counterBefore.clear();
       this.stmts.savepoint.run();
       try {
         result = await fn(this.ops);
@@ -512,14 +543,21 @@ export class SqliteStore implements Store {
    * every transaction in it rejects.
    */
   private undo(group: CommitGroup): void {
+    // The counters as they stood before this transaction: the group's earlier transactions' moves, not its own.
+    const kept = new Map(this.counters);
+    for (const [key, before] of this.counterBefore) kept.set(key, before);
+    const unwritten = [...this.unwrittenCounters];
     this.forgetCaches();
     if (this.group === group && this.db.inTransaction) {
       try {
         this.stmts.rollbackToSavepoint.run();
+        for (const key of unwritten) this.unwrittenCounters.add(key);
+        this.writeCounters(kept);
         this.stmts.releaseSavepoint.run();
         return;
       } catch {
         if (this.db.inTransaction) this.stmts.rollback.run();
+        this.unwrittenCounters.clear();
       }
     }
     if (this.group === group) this.group = undefined;

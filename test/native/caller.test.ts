@@ -177,6 +177,24 @@ describe("the lookup", () => {
     expect(findClientSocket(table, 0x1234, 0x1f90)).toBeUndefined();
   });
 
+  it("finds the row among thousands (each other row left unsplit), and not in the header or a non-established row", () => {
+    const rows = Array.from(
+      { length: 20_000 },
+      (_, i) =>
+        `${String(i + 3).padStart(4)}: 0100007F:${(0x2000 + i).toString(16).toUpperCase()} 0100007F:1F90 06 ` +
+        "00000000:00000000 00:00000000 00000000  1000        0 0 1 0",
+    );
+    const big = [
+      table,
+      ...rows,
+      "20003: 0100007F:D00D 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000 0 777 1 0",
+    ].join("\n");
+    expect(findClientSocket(big, 0xd00d, 0x1f90)).toEqual({ uid: 1000, inode: "777" });
+    expect(findClientSocket(big, 0xa1b2, 0x1f90)).toEqual({ uid: 1000, inode: "424242" });
+    expect(findClientSocket(big, 0x2005, 0x1f90)).toBeUndefined();
+    expect(findClientSocket(" 0100007F:A1B2 0100007F:1F90 01 x x x x 1000 0 1", 0xa1b2, 0x1f90)).toBeUndefined();
+  });
+
   it("reads peers and process groups as grpc and the kernel write them", () => {
     expect(peerPort("127.0.0.1:41234")).toBe(41234);
     expect(peerPort("ipv4:127.0.0.1:41234")).toBe(41234);

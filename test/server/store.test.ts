@@ -138,12 +138,51 @@ describe("SqliteStore", () => {
       expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
       expect(commits).toBe(1);
       expect(committedWhenResolved).toEqual([true, true]);
+      // Two creates counted, the rolled-back one not, in memory and (written once, with the COMMIT) in the file.
+      expect(await store.changeCounter("o", "group")).toBe(2);
       await store.close();
       const reopened = open(file);
       expect((await reopened.list("o", "group")).map((r) => r.name)).toEqual(["aa", "cc"]);
+      expect(await reopened.changeCounter("o", "group")).toBe(2);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a change counter moved by a group's earlier transaction survives a later one's rollback in the same group", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
+    try {
+      const file = join(dir, "counters.db");
+      const store = open(file);
+      const outcomes = await Promise.allSettled([
+        store.transaction(async (tx) => tx.create(record("aa"))),
+        store.transaction(async (tx) => {
+          await tx.create(record("bb"));
+          await tx.replace(record("aa", 2), 1);
+          throw new Error("boom");
+        }),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
+      expect(await store.changeCounter("o", "group")).toBe(1);
+      await store.create(record("cc"));
+      expect(await store.changeCounter("o", "group")).toBe(2);
+      await store.close();
+      expect(await open(file).changeCounter("o", "group")).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a replace that changes a record's id moves it in the by-id index; one that keeps the id finds it there", async () => {
+    const store = open();
+    await store.create(record("aa"));
+    const moved = { ...record("aa", 2), id: "00000000-0000-4000-8000-0000000000ff" };
+    expect(await store.replace(moved, 1)).toBe(true);
+    expect(await store.getById("o", "group", record("aa").id)).toBeUndefined();
+    expect((await store.getById("o", "group", moved.id))?.version).toBe(2);
+    expect(await store.replace({ ...moved, version: 3 }, 2)).toBe(true);
+    expect((await store.getById("o", "group", moved.id))?.version).toBe(3);
+    expect(await store.replace({ ...moved, version: 4 }, 2)).toBe(false);
   });
 
   it("credentials: put, find, delete (which counts as a change of the owner's kind), delete all of an owner", async () => {
