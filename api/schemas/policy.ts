@@ -296,6 +296,8 @@ function linkExample(kind: PolicyKind): string {
  */
 export function targetKindSchemas(): Record<string, unknown>[] {
   return policyKindNames.map((kind) => ({
+    // targetKind required in each branch too: what makes the branches exclusive, for readers and linters alike.
+    required: ["targetKind"],
     properties: {
       targetKind: { const: kind },
       targetLinks: { items: { pattern: targetLinkPattern(kind) }, uniqueItems: true },
