@@ -73,6 +73,14 @@ export const mk8sProviderRequired: Readonly<Partial<Record<Mk8sProvider, readonl
 };
 
 /**
+ * The values a required field may take, where only some are valid: a generic cluster's location is one that can host
+ * its control plane (each a builtin location of every org, so naming one never names a missing location).
+ */
+const mk8sProviderFieldValues: Readonly<Partial<Record<Mk8sProvider, Readonly<Record<string, readonly string[]>>>>> = {
+  generic: { location: mk8sGenericLocations },
+};
+
+/**
  * A node pool. Its name lands in join scripts run as root, so what is written follows the name rule (`checked`);
  * records read back (`checked` false) only need a non-empty name.
  */
@@ -148,7 +156,12 @@ function providerObject(strict: boolean) {
                   properties: {
                     [provider]: {
                       required: [...fields],
-                      properties: Object.fromEntries(fields.map((f) => [f, { type: "string", minLength: 1 }])),
+                      properties: Object.fromEntries(
+                        fields.map((f) => {
+                          const values = mk8sProviderFieldValues[provider as Mk8sProvider]?.[f];
+                          return [f, values ? { type: "string", enum: [...values] } : { type: "string", minLength: 1 }];
+                        }),
+                      ),
                     },
                   },
                 },

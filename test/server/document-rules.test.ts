@@ -117,6 +117,10 @@ describe("the document", () => {
     // Expressible rules are JSON Schema: the mk8s provider key names a provider.
     const mk8s = JSON.stringify(schema("Mk8sCreate"));
     expect(mk8s).toContain('"propertyNames":{"enum":["generic","hetzner"');
+    // A generic cluster's location: only the locations that can host its control plane (each a builtin location).
+    expect(mk8s).toContain(
+      '"location":{"type":"string","enum":["aws-eu-central-1","aws-us-east-2","aws-us-west-2","gcp-me-west1","gcp-us-east1"]}',
+    );
   });
 });
 
