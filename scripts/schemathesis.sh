@@ -67,6 +67,22 @@ headers = { Authorization = "Bearer ${CPLN_TOKEN}" }
 include-method = "GET"
 include-path-regex = "/-query$"
 checks.negative_data_rejection.expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "415", "422", "428", "429", "431", "5xx"]
+
+# A snapshot import is valid by rules across its records (each a valid record of its kind, the gvcs its records name
+# among them, no two with one id, keys only for accounts that list them: the operation's description); JSON Schema
+# states each record's kind, not those rules, so a schema-valid snapshot may be refused with the 400 that names the
+# record and the rule.
+[[operations]]
+include-method = "PUT"
+include-path-regex = "^/_cpln-local/org/[^/]+/state$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
+# The stateful phase follows the document's links (each create links to the operations on the object it made, and
+# under it, naming it by name) and the Location headers of creates. Its dependency analysis is off: it guesses that
+# a path parameter such as {gvc} takes the id of the object a create returned, where every path of this API names
+# objects by name.
+[phases.stateful.inference]
+algorithms = ["location-headers"]
 TOML
 set +e
 (cd "$work" && "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \

@@ -32,6 +32,18 @@ export function stateConflict(issues: Issue[]): ApiFailure {
   return new ApiFailure(ErrorCode.Conflict, `Conflicts with the stored object: ${summary}`, { issues });
 }
 
+/**
+ * A 409 for a write to an existing object whose body is valid but whose result would not be a valid object (a merge
+ * creating an object field without the fields it requires, an appended item whose key the array holds, tags added
+ * past the limit): what the same body does depends on the stored object (RFC 5789 §2.2, "conflicting state").
+ */
+export function resultConflict(kind: string, issues: Issue[]): ApiFailure {
+  const summary = issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ");
+  return new ApiFailure(ErrorCode.Conflict, `The ${kind} would not be valid after this change: ${summary}`, {
+    issues,
+  });
+}
+
 export function notFound(what: string): ApiFailure {
   return new ApiFailure(ErrorCode.NotFound, `${what} not found`);
 }

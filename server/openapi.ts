@@ -1,6 +1,6 @@
 import { kindNames } from "../api/kinds.js";
 import { documentedRules } from "../api/schemas/jsonRules.js";
-import { errorSchema, type JsonSchema, type NamedSchema, type Route } from "./routes/table.js";
+import { errorSchema, type CreatedObject, type JsonSchema, type NamedSchema, type Route } from "./routes/table.js";
 
 /** Every body is parsed with this rule (server/json.ts): said once per operation that takes a body. */
 const reservedKeys = {
@@ -142,6 +142,30 @@ function restrictKeys(schema: JsonSchema, keys: "any" | "patch"): JsonSchema {
 }
 
 /**
+ * The OpenAPI links of an answer that creates an object: every operation on the object (`<collection>/{p}`) and under
+ * it (`<collection>/{p}/...`, a gvc's objects) whose other path parameters the creating request names. The created
+ * object is named by the answer's field (its name, not its id), the rest by the request's own parameters.
+ */
+function linksOf(creator: Route, created: CreatedObject, routes: readonly Route[]): Record<string, unknown> {
+  const prefix = `${created.collection}/{`;
+  const given = new Set(creator.params.map((p) => p.name));
+  const links: Record<string, unknown> = {};
+  for (const target of routes) {
+    if (!target.path.startsWith(prefix)) continue;
+    const param = target.path.slice(prefix.length).split("}", 1)[0] ?? "";
+    const parameters: Record<string, string> = {};
+    for (const { name } of target.params) {
+      if (name === param) parameters[name] = `$response.body#/${created.field}`;
+      else if (given.has(name)) parameters[name] = `$request.path.${name}`;
+      else break;
+    }
+    if (Object.keys(parameters).length !== target.params.length) continue;
+    links[target.operationId] = { operationId: target.operationId, parameters };
+  }
+  return links;
+}
+
+/**
  * The OpenAPI 3.1 document of the served routes: one operation per route, with its path parameters, request body,
  * responses and security, and the schemas the routes name (generated from the contract's zod schemas).
  */
@@ -165,6 +189,7 @@ export function buildOpenApi(routes: readonly Route[], version: string, serverUr
         description: response.description,
         ...(response.headers ? { headers: response.headers } : {}),
         ...(response.body ? { content: { "application/json": { schema: use(response.body) } } } : {}),
+        ...(response.creates ? { links: linksOf(route, response.creates, routes) } : {}),
       };
     }
     for (const status of route.errors) {

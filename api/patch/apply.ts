@@ -251,7 +251,9 @@ function patchItems(partials: Json[], array: TargetArray, rules: PatchRules): Js
       place(newKey, index);
     }
     if ((positions.get(newKey) ?? []).some((i) => i !== index)) {
-      throw new PatchError(at, `the patched item's key "${newKey}" duplicates another item of "${array.fieldPath}"`);
+      throw new PatchError(at, `the patched item's key "${newKey}" duplicates another item of "${array.fieldPath}"`, {
+        conflict: true,
+      });
     }
   });
   return items;
@@ -265,7 +267,9 @@ function appendItems(additions: Json[], array: TargetArray): Json[] {
     const key = array.rule.key(item);
     if (key === undefined) return;
     if (keys.has(key))
-      throw new PatchError(`${array.at}[${i}]`, `an item with key "${key}" already exists in "${array.fieldPath}"`);
+      throw new PatchError(`${array.at}[${i}]`, `an item with key "${key}" already exists in "${array.fieldPath}"`, {
+        conflict: true,
+      });
     keys.add(key);
   });
   return [...array.items, ...additions];

@@ -4,11 +4,14 @@ export class PatchError extends Error {
   readonly path: string;
   /** The rule that was broken, without the path (the message is `<path>: <reason>`). */
   readonly reason: string;
+  /** The directive is well-formed but collides with the array it changes (a key the array already holds). */
+  readonly conflict: boolean;
 
-  constructor(path: string, reason: string) {
+  constructor(path: string, reason: string, options: { conflict?: boolean } = {}) {
     super(path ? `${path}: ${reason}` : reason);
     this.name = "PatchError";
     this.path = path;
     this.reason = reason;
+    this.conflict = options.conflict ?? false;
   }
 }

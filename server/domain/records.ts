@@ -9,7 +9,7 @@ import { selfLinkOf } from "../auth/authz.js";
 import { applyPatch, equalUnder, PatchError, type PatchRules } from "../../api/patch/index.js";
 import type { Principal } from "../auth/authn.js";
 import type { Authorizer, OrgAuthz } from "../auth/authz.js";
-import { ApiFailure, badRequest, conflict, forbidden, notFound, stateConflict } from "../errors.js";
+import { ApiFailure, badRequest, conflict, forbidden, notFound, resultConflict, stateConflict } from "../errors.js";
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
 import { deepFreeze, jsonEqual, rememberJson } from "../json.js";
 import { parseCoerced } from "./coerce.js";
@@ -58,10 +58,12 @@ function requireObject(body: unknown, what: string): JsonObject {
 }
 
 /** A body's `kind`, when present, must be the kind of the path (400 naming `kind` otherwise). */
-function checkKindField(kind: Kind, body: JsonObject): void {
+/** A create's `kind` contradicting the path is a 400 (the document says `const`); on an update it also contradicts
+ * the object addressed: a 409, like any echoed read-only field that does not match. */
+function checkKindField(kind: Kind, body: JsonObject, refuse: (issues: Issue[]) => ApiFailure = badRequest): void {
   const value = body["kind"];
   if (value !== undefined && value !== kind) {
-    throw badRequest([{ path: "kind", message: `is ${JSON.stringify(value)} but this path is for ${kind} objects` }]);
+    throw refuse([{ path: "kind", message: `is ${JSON.stringify(value)} but this path is for ${kind} objects` }]);
   }
 }
 
@@ -157,6 +159,30 @@ export class RecordService {
 
   private patchRulesOf(kind: Kind): PatchRules {
     return patchRules[kind] ?? { arrays: {} };
+  }
+
+  private readonly keptFields = new Map<Kind, readonly string[]>();
+
+  /**
+   * The fields a PATCH can replace that every object of `kind` has (the record schema requires them): a body may not
+   * remove them (null, `$drop`). The document states the same of its PATCH and PUT bodies (server/routes/table.ts).
+   * description and tags are not among them: removed, they get their create defaults.
+   */
+  private alwaysPresent(kind: Kind): readonly string[] {
+    let fields = this.keptFields.get(kind);
+    if (fields === undefined) {
+      const record = this.rules[kind].record();
+      const patch = this.rules[kind].patchBody?.();
+      fields =
+        record instanceof z.ZodObject && patch instanceof z.ZodObject
+          ? Object.entries(record.shape as Record<string, z.ZodType>)
+              .filter(([field, schema]) => `${REPLACE}${field}` in patch.shape && !schema.safeParse(undefined).success)
+              .map(([field]) => field)
+              .filter((field) => field !== "description" && field !== "tags")
+          : [];
+      this.keptFields.set(kind, fields);
+    }
+    return fields;
   }
 
   /** The org must exist (404 otherwise); returns its authorization view. */
@@ -355,10 +381,16 @@ export class RecordService {
       const conflicts = rules.conflicts(doc);
       if (conflicts.length > 0) throw stateConflict(conflicts);
     }
-    if (issues.length === 0 && rules.validate) issues.push(...(await rules.validate(doc, ctx)));
+    const ruleIssues = issues.length === 0 && rules.validate ? await rules.validate(doc, ctx) : [];
+    issues.push(...ruleIssues);
     // The body limits hold for the record as stored, whatever sequence of PATCHes and PUTs built it.
     const text = JSON.stringify(doc);
     issues.push(...storedLimitIssues(doc, rules, previous, text));
+    // A write to an existing object whose body passed its own schema and whose result breaks only the record's schema
+    // or the stored limits (a merge creating an object without the fields it requires, tags added past the limit):
+    // the outcome depends on the stored object, a conflict with its state (RFC 5789 §2.2), as the same body suits
+    // another object. The kind's own rules judge the body's values: a 400.
+    if (issues.length > 0 && previous !== undefined && ruleIssues.length === 0) throw resultConflict(kind, issues);
     if (issues.length > 0) throw badRequest(issues);
     // The record as it will be stored: frozen with its JSON text, which the store writes and the answer sends.
     rememberJson(deepFreeze(doc), text);
@@ -425,13 +457,21 @@ export class RecordService {
     const editForbidden = rules.editForbidden?.(visible.doc);
     if (!rules.patchBody) throw new ApiFailure(ErrorCode.MethodNotAllowed, `Objects of kind ${kind} cannot be patched`);
     const raw = requireObject(rawBody, "The patch body");
-    checkKindField(kind, raw);
+    checkKindField(kind, raw, stateConflict);
     // `version` is checked (optimistic concurrency), `id`/`name`/`kind` must match; the other read-only fields go.
     const stripped = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
     const { value: body, parsed } = parseCoerced(rules.patchBody(), stripped);
     if (!parsed.success) {
       throw badRequest(issuesFromZod(parsed.error).map((i) => ({ path: bodyPath(i.path), message: i.message })));
     }
+    const drops = Array.isArray(body["$drop"]) ? body["$drop"] : [];
+    const removals: Issue[] = this.alwaysPresent(kind).flatMap((field) => [
+      ...[field, `${REPLACE}${field}`]
+        .filter((key) => body[key] === null)
+        .map((key) => ({ path: bodyPath(key), message: "is required: it cannot be removed (null is refused)" })),
+      ...(drops.includes(field) ? [{ path: "$drop", message: `names ${field}, which cannot be removed` }] : []),
+    ]);
+    if (removals.length > 0) throw badRequest(removals);
     const expectedVersion = body["version"];
     let patch: JsonObject = { ...body };
     for (const field of [...ECHOED_FIELDS, ...(rules.ignoredInPatch ?? [])]) delete patch[field];
@@ -450,7 +490,10 @@ export class RecordService {
           // The stored record is frozen: the result may share the fields the patch does not name.
           next = applyPatch(previous, patch, this.patchRulesOf(kind), { shareUntouched: true }) as JsonObject;
         } catch (error) {
-          if (error instanceof PatchError) throw badRequest([{ path: bodyPath(error.path), message: error.reason }]);
+          if (error instanceof PatchError) {
+            const issue = { path: bodyPath(error.path), message: error.reason };
+            throw error.conflict ? resultConflict(kind, [issue]) : badRequest([issue]);
+          }
           throw error;
         }
         for (const field of rules.preserved) {
@@ -461,15 +504,14 @@ export class RecordService {
         if (editForbidden !== undefined && !equalUnder(previous, next, this.patchRulesOf(kind))) {
           throw forbidden(editForbidden);
         }
-        const issues: Issue[] = [];
+        // Valid in itself, ruled out by the stored object: a conflict with its state (409), not a bad request. A
+        // read-only field may be echoed, and must then equal the stored value (as `version` must be current).
+        const conflicts: Issue[] = [];
         for (const field of [...SERVER_FIELDS, ...rules.readOnly]) {
           if (!sameJson(getPath(previous, field), getPath(next, field))) {
-            issues.push({ path: field, message: "is read-only: it is set by the server and cannot be changed" });
+            conflicts.push({ path: field, message: "is read-only: it is set by the server and cannot be changed" });
           }
         }
-        if (issues.length > 0) throw badRequest(issues);
-        // Valid in itself, ruled out by the stored object: a conflict with its state (409), not a bad request.
-        const conflicts: Issue[] = [];
         for (const field of rules.immutable) {
           if (!sameJson(getPath(previous, field), getPath(next, field))) {
             conflicts.push({ path: field, message: "is immutable: it cannot change after the object is created" });
@@ -500,6 +542,7 @@ export class RecordService {
         `version ${String(expectedVersion)} is not current (the object is at version ${String(previous["version"])})`,
       );
     }
+    // Echoed, they must match the object addressed: like a stale version, a conflict with the object (409).
     const issues: Issue[] = [];
     for (const field of ["id", "name", "kind"] as const) {
       if (body[field] !== undefined && body[field] !== previous[field]) {
@@ -509,7 +552,7 @@ export class RecordService {
         });
       }
     }
-    if (issues.length > 0) throw badRequest(issues);
+    if (issues.length > 0) throw stateConflict(issues);
   }
 
   async delete(call: Call, kind: Kind, key: string): Promise<void> {

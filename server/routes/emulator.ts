@@ -8,6 +8,7 @@ import type { RequestRing } from "../inspect.js";
 import { checkSeed } from "../seed/file.js";
 import { exportOrg, SnapshotError } from "../seed/snapshot.js";
 import { named, type QueryParam, type Route, type RouteParam } from "./table.js";
+import { kindNames } from "../../api/kinds.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
 import { jsonSchemaOf } from "./table.js";
 
@@ -86,7 +87,13 @@ const resetResult = () => z.strictObject({ org: z.string(), reset: z.literal(tru
 const snapshot = () =>
   z
     .looseObject({
-      records: z.array(z.record(z.string(), z.unknown())).describe("Every record of the org (each with its kind)."),
+      records: z
+        .array(
+          z.looseObject({
+            kind: z.enum(kindNames).describe("The record's kind; the rest is the record as GET answers it."),
+          }),
+        )
+        .describe("Every record of the org (each with its kind)."),
       serviceAccountKeys: z
         .array(z.strictObject({ keyName: z.string(), serviceAccount: z.string(), hash: z.string() }))
         .optional()

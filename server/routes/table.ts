@@ -53,6 +53,14 @@ export interface RouteResponse {
   /** Absent: no body (204). */
   readonly body?: NamedSchema;
   readonly headers?: Readonly<Record<string, { description: string; schema: JsonSchema }>>;
+  /** The object this answer creates: the operations on it and under it are its OpenAPI links (server/openapi.ts). */
+  readonly creates?: CreatedObject;
+}
+
+/** Where a created object lives: its collection's path and the answer's field that names it in a path. */
+export interface CreatedObject {
+  readonly collection: string;
+  readonly field: string;
 }
 
 /**
@@ -285,7 +293,7 @@ function putBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
     ...($defs !== undefined ? { $defs } : {}),
     description:
       "The whole writable object: fields left out are removed; read-only fields (version, id, kind, links, ...) may " +
-      "be echoed and are ignored when they match (a stale version is a 409).",
+      "be echoed and are ignored when they match (one that does not, or a stale version, is a 409).",
   };
 }
 
@@ -328,11 +336,12 @@ function keyedPutBodyOf(put: JsonSchema, keyField: string, description: string):
   return { ...put, properties, required };
 }
 
-const created = (body: NamedSchema): RouteResponse => ({
+const created = (body: NamedSchema, creates: CreatedObject): RouteResponse => ({
   status: 201,
   description: "Created",
   body,
   headers: { Location: { description: "Path of the new object", schema: { type: "string" } } },
+  creates,
 });
 
 /**
@@ -409,7 +418,9 @@ const mergeCreates: DocumentedRule = {
   rule:
     "After the merge the object must still be whole (the schemas of the `$replace/` forms and array items): a merge " +
     "into an object field the object lacks creates it, and a `$patch/<array>` item that matches none is appended, so " +
-    "they must set every field that object requires; and a nested field such an object requires cannot be removed.",
+    "they must set every field that object requires; and a nested field such an object requires cannot be removed. " +
+    "The stored object decides whether a body breaks this, so it is a 409 (a conflict with the stored object, RFC " +
+    "5789 §2.2), as is a result past the stored limits (at most 50 tags).",
   issue: /^is required$/,
 };
 
@@ -417,7 +428,7 @@ const mergeCreates: DocumentedRule = {
 const keyedItems: DocumentedRule = {
   rule:
     "`$append/<array>` items must have keys the array does not hold yet, and a `$patch/<array>` item must not change " +
-    "its key to one another item has.",
+    "its key to one another item has (409: a conflict with the array as stored).",
   issue: /^(an item with key ".*" already exists in ".*"|the patched item's key ".*" duplicates another item of ".*")$/,
 };
 
@@ -637,6 +648,7 @@ export function recordRoutes(records: RecordService): Route[] {
     const base = info.scope === "gvc" ? `/org/{org}/gvc/{gvc}/${kind}` : `/org/{org}/${kind}`;
     const itemP = itemParam(kind);
     const item = `${base}/{${itemP.name}}`;
+    const createdHere: CreatedObject = { collection: base, field: info.addressing.field };
     const itemParams = [...scopeParams, itemP];
     const key = (request: FastifyRequest) => paramsOf(request)[itemP.name] ?? "";
 
@@ -673,7 +685,7 @@ export function recordRoutes(records: RecordService): Route[] {
         tags,
         params: scopeParams,
         body: manifest,
-        responses: [created(record)],
+        responses: [created(record, createdHere)],
         errors: [400, 401, 403, 404, 409, 413, 415, 429],
         auth: info.anonymousCreate ? "optional" : "required",
         handler: async (request, reply) => {
@@ -706,7 +718,7 @@ export function recordRoutes(records: RecordService): Route[] {
       body: applyBody,
       rules: writeRules(records, kind, "PUT"),
       responses: createBody
-        ? [{ status: 200, description: "Replaced", body: record }, created(record)]
+        ? [{ status: 200, description: "Replaced", body: record }, created(record, createdHere)]
         : [{ status: 200, description: "Replaced", body: record }],
       errors: [400, 401, 403, 404, 409, 413, 415, ...(createBody ? [429] : [])],
       auth: info.anonymousCreate ? "optional" : "required",

@@ -100,6 +100,41 @@ describe("the document", () => {
     });
   });
 
+  it("links each create to the operations on the object it made and under it, naming the object by name", () => {
+    type Link = { operationId: string; parameters: Record<string, string> };
+    const linksOf = (path: string, method: string, status: string) =>
+      ((doc.paths[path]?.[method]?.["responses"] as Record<string, Schema>)[status]?.["links"] ?? {}) as Record<
+        string,
+        Link
+      >;
+    const gvc = linksOf("/org/{org}/gvc", "post", "201");
+    expect(gvc["getGvc"]).toEqual({
+      operationId: "getGvc",
+      parameters: { org: "$request.path.org", name: "$response.body#/name" },
+    });
+    // A gvc's objects: the gvc is named by the created gvc's name, never its id.
+    expect(gvc["createVolumeset"]).toEqual({
+      operationId: "createVolumeset",
+      parameters: { org: "$request.path.org", gvc: "$response.body#/name" },
+    });
+    // An object of a gvc's: under it, its own name; operations needing more than the create names are not linked.
+    const volumeSet = linksOf("/org/{org}/gvc/{gvc}/volumeset", "put", "201");
+    expect(volumeSet["patchVolumeset"]?.parameters).toEqual({
+      org: "$request.path.org",
+      gvc: "$request.path.gvc",
+      name: "$response.body#/name",
+    });
+    expect(Object.keys(gvc)).not.toContain("getVolumeset");
+    expect(Object.values(gvc).flatMap((link) => Object.values(link.parameters))).not.toContain("$response.body#/id");
+  });
+
+  it("a snapshot's records each name their kind, one of the API's", () => {
+    const records = props("LocalSnapshotImport")["records"] as { items: Schema };
+    expect(records.items["required"]).toEqual(["kind"]);
+    const kind = (records.items["properties"] as Record<string, Schema>)["kind"] as { enum: string[] };
+    expect(kind.enum).toEqual(expect.arrayContaining(["gvc", "volumeset", "policy", "org"]));
+  });
+
   it("states the rules JSON Schema cannot, each with the pattern of the message its refusal carries", () => {
     const join = doc.paths["/org/{org}/mk8s/{name}/-join"]!["post"]!["x-cpln-rules"];
     expect(issueOf(join, "cluster edge has no node pool 'x' (pools: a)")).toHaveLength(1);
@@ -233,17 +268,21 @@ describe("the server does what the document says", () => {
     expect(item.body).toMatchObject({ description: "again", spec: { enabled: true } });
   });
 
-  it("a $patch/ item that leaves a binding without principalLinks is a 400 naming the field, not a 500", async () => {
+  it("a $patch/ item that leaves a binding without principalLinks is a 409 naming the field, not a 500", async () => {
     const client = admin(server);
     expect((await client.post(`/org/${ORG}/policy`, { name: "p-whole", targetKind: "gvc" })).status).toBe(201);
     const answer = await client.patch(`/org/${ORG}/policy/p-whole`, {
       "$patch/bindings": [{ $drop: ["principalLinks"], permissions: ["view"] }],
     });
+    // The item matches no binding, so it is appended: what the body does depends on the stored bindings (a 409).
     expect(answer).toMatchObject({
-      status: 400,
-      body: apiError(400, "BadRequest", expect.any(String), [
-        { path: "bindings.0.principalLinks", message: "is required" },
-      ]),
+      status: 409,
+      body: apiError(
+        409,
+        "Conflict",
+        "The policy would not be valid after this change: bindings.0.principalLinks: is required",
+        [{ path: "bindings.0.principalLinks", message: "is required" }],
+      ),
     });
     expect((await client.get(`/org/${ORG}/policy/p-whole`)).body).not.toHaveProperty("bindings");
   });
@@ -253,7 +292,52 @@ describe("the server does what the document says", () => {
     const quotas = (await client.get(`/org/${ORG}/quota`)).body as { items: { id: string; max: number }[] };
     const quota = quotas.items[0]!;
     const answer = await client.patch(`/org/${ORG}/quota/${quota.id}`, { max: null });
-    expect(answer.status).toBe(400);
+    expect(answer).toMatchObject({
+      status: 400,
+      body: apiError(400, "BadRequest", expect.any(String), [
+        { path: "max", message: "is required: it cannot be removed (null is refused)" },
+      ]),
+    });
     expect((await client.get(`/org/${ORG}/quota/${quota.id}`)).body).toMatchObject({ max: quota.max });
+  });
+
+  it("a PATCH valid by its schema whose result depends on the stored object is a 409 naming the field: a merge creating an object without what it requires, an echoed read-only value that differs", async () => {
+    const client = admin(server);
+    expect((await client.post(`/org/${ORG}/group`, { name: "g-merge" })).status).toBe(201);
+    // The group has no identityMatcher: merging into it creates one without its required expression.
+    const merged = await client.patch(`/org/${ORG}/group/g-merge`, { identityMatcher: { language: "jmespath" } });
+    expect(merged).toMatchObject({
+      status: 409,
+      body: apiError(
+        409,
+        "Conflict",
+        "The group would not be valid after this change: identityMatcher.expression: is required",
+        [{ path: "identityMatcher.expression", message: "is required" }],
+      ),
+    });
+    // A builtin location applied with another provider than its own (what Schemathesis sent): the provider is the
+    // stored object's, so the manifest conflicts with it.
+    const location = await call(server, "PUT", `/org/${ORG}/location`, {
+      auth: `Bearer ${ADMIN_KEY}`,
+      body: { name: "aws-ap-southeast-2", provider: "byok", spec: {} },
+    });
+    expect(location).toMatchObject({
+      status: 409,
+      body: apiError(409, "Conflict", expect.any(String), [
+        { path: "provider", message: "is read-only: it is set by the server and cannot be changed" },
+      ]),
+    });
+    const kindMismatch = await client.patch(`/org/${ORG}/group/g-merge`, { kind: "gvc", description: "x" });
+    expect(kindMismatch).toMatchObject({
+      status: 409,
+      body: apiError(409, "Conflict", expect.any(String), [
+        { path: "kind", message: 'is "gvc" but this path is for group objects' },
+      ]),
+    });
+    // Nothing changed.
+    const group = (await client.get(`/org/${ORG}/group/g-merge`)).body as Record<string, unknown>;
+    expect(group).not.toHaveProperty("identityMatcher");
+    expect(group["description"]).toBe("g-merge");
+    expect((await client.get(`/org/${ORG}/location/aws-ap-southeast-2`)).body).toMatchObject({ provider: "aws" });
   });
 });

@@ -219,9 +219,10 @@ describe("2 PATCH /org/{org}/location/{name}", () => {
     expect(same.body).toEqual(before.body);
   });
 
-  it("400 naming provider and region when they would change", async () => {
+  it("409 naming provider and region when they would change (echoed read-only fields must match the object)", async () => {
     const bad = await admin(server).patch(url, { provider: "gcp", region: "x" });
-    expect(bad.status).toBe(400);
+    expect(bad.status).toBe(409);
+    expect(field(bad.body, "code")).toBe("Conflict");
     expect(field(bad.body, "details", "issues")).toEqual([
       { path: "provider", message: "is read-only: it is set by the server and cannot be changed" },
       { path: "region", message: "is read-only: it is set by the server and cannot be changed" },
@@ -431,7 +432,7 @@ describe("5 PATCH /org/{org}/policy/{name} and 9 GET /org/{org}/policy/{name}", 
     expect(read.body).toEqual(patched.body);
   });
 
-  it("400 for a permission outside the target kind's catalog and for duplicate binding keys", async () => {
+  it("400 for a permission outside the target kind's catalog; 409 for a binding key the policy already holds", async () => {
     const unknown = await admin(server).patch(`/org/${ORG}/policy/ops`, {
       "$append/bindings": [{ permissions: ["fly"], principalLinks: ["//group/viewers"] }],
     });
@@ -440,7 +441,8 @@ describe("5 PATCH /org/{org}/policy/{name} and 9 GET /org/{org}/policy/{name}", 
     const duplicate = await admin(server).patch(`/org/${ORG}/policy/ops`, {
       "$append/bindings": [{ permissions: ["view"], principalLinks: ["//group/superusers"] }],
     });
-    expect(duplicate.status).toBe(400);
+    expect(duplicate.status).toBe(409);
+    expect(field(duplicate.body, "code")).toBe("Conflict");
     expect(field(duplicate.body, "details", "issues", 0, "path")).toBe("$append/bindings[0]");
   });
 
