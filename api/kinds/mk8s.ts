@@ -19,7 +19,7 @@ export const mk8sKind: KindDescriptor = {
       response: { name: "JoinResponse", description: "Join script (secret)", schema: () => mk8sJoinResponse() },
       rules: [
         {
-          rule: "nodePoolName (or nodepool), when given, names a node pool of the cluster.",
+          rule: "nodePoolName (or nodepool), when given, names a node pool of the cluster (409 otherwise: a conflict with the stored cluster).",
           issue: /^cluster .* has no node pool '.*' \(pools: .*\)$/,
         },
         {

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { ErrorCode, issuesFromZod } from "../../api/errors.js";
 import type { Issue } from "../../api/errors.js";
 import { mk8sGenericLocations, mk8sJoinRequest, mk8sProviderName } from "../../api/schemas/mk8s.js";
-import { ApiFailure, badRequest } from "../errors.js";
+import { ApiFailure, badRequest, stateConflict } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject, pick } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
@@ -195,9 +195,10 @@ export const mk8sRules: KindServerRules = {
         const pools = poolNames(config, poolFields);
         const requested = parsed.data.nodePoolName ?? parsed.data.nodepool;
         const field = parsed.data.nodePoolName !== undefined ? "nodePoolName" : "nodepool";
-        // The node pool is optional (endpoint 4 accepts `{}`): without one the node joins no pool.
+        // The node pool is optional (endpoint 4 accepts `{}`): without one the node joins no pool. One the cluster
+        // does not have conflicts with the stored cluster (the same body suits a cluster that has it): a 409.
         if (requested !== undefined && !pools.includes(requested)) {
-          throw badRequest([
+          throw stateConflict([
             {
               path: field,
               message: `cluster ${cluster} has no node pool '${requested}' (pools: ${pools.join(", ") || "none"})`,

@@ -343,7 +343,7 @@ describe("4 POST /org/{org}/mk8s/{name}/-join", () => {
     expect(field(joined.body, "script")).toContain("CLUSTER_NAME='metal'");
   });
 
-  it("409 Unsupported for other providers (a conflict with the stored provider); 400 for an unknown pool", async () => {
+  it("409 Unsupported for other providers (a conflict with the stored provider); 409 for a pool the cluster lacks", async () => {
     const aws = await admin(server).post(`/org/${ORG}/mk8s/cloud/-join`, { nodePoolName: "workers" });
     expect(aws.status).toBe(409);
     expect(aws.body).toEqual(
@@ -356,9 +356,9 @@ describe("4 POST /org/{org}/mk8s/{name}/-join", () => {
     const unknown = await admin(server).post(`/org/${ORG}/mk8s/edge/-join`, { nodePoolName: "gpu" });
     expect(unknown.body).toEqual(
       apiError(
-        400,
-        "BadRequest",
-        "Invalid request: nodePoolName: cluster edge has no node pool 'gpu' (pools: general, ingress)",
+        409,
+        "Conflict",
+        "Conflicts with the stored object: nodePoolName: cluster edge has no node pool 'gpu' (pools: general, ingress)",
         [{ path: "nodePoolName", message: "cluster edge has no node pool 'gpu' (pools: general, ingress)" }],
       ),
     );
