@@ -2,18 +2,30 @@
 // evaluation (stored group memberQuery and policy targetQuery included), and $patch/<array> matching by hash.
 // Each timing test runs a bounded adversarial input over real HTTP while GET /about is polled, and asserts both
 // times. Bounds are generous for a shared 2-core machine: the work budget is about one second unloaded.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maxGlobLength, maxRegexProgram } from "../../api/patterns.js";
 import { QUERY_WORK_BUDGET } from "../../api/query.js";
 import { MAX_QUERY_TERMS } from "../../api/schemas/query.js";
 import { TAG_KEY_MAX, TAG_VALUE_MAX, TAGS_MAX } from "../../api/schemas/common.js";
-import type { RunningServer } from "../../server/index.js";
-import { ADMIN_KEY, ORG, start } from "./helpers.js";
+import { ADMIN_KEY, ORG, SEED } from "./helpers.js";
 
 /** A request that took longer than this stalled the server (old code: 7.9 s to minutes on these inputs). */
 const REQUEST_BOUND_MS = 6_000;
 
-let server: RunningServer;
+/**
+ * The server runs as `cpln-local` in a child process, so the GET /about polls below (sent from this process) wait
+ * for its event loop exactly as another client's requests would: in one process, a stalled loop would stall the
+ * poller too and hide the stall.
+ */
+const cli = path.resolve(__dirname, "../../dist/server/cli.js");
+let child: ChildProcess | undefined;
+let workDir = "";
+const server = { url: "" };
 
 interface Timed {
   status: number;
@@ -62,6 +74,11 @@ async function timed(method: string, path: string, body?: unknown): Promise<Time
   const ms = performance.now() - started;
   polling = false;
   await poller;
+  // The figures issue 18 asks for (the worst single request under the limits, /about meanwhile), printed as measured.
+  console.log(
+    `[stalls] ${method} ${path}: ${answer.status} in ${ms.toFixed(0)} ms; ` +
+      `GET /about answered ${aboutCount} times meanwhile, slowest ${aboutMaxMs.toFixed(1)} ms`,
+  );
   return { ...answer, ms, aboutMaxMs, aboutCount };
 }
 
@@ -77,7 +94,29 @@ function maxTags(seed: string): Record<string, string> {
 }
 
 beforeAll(async () => {
-  server = await start();
+  workDir = mkdtempSync(path.join(tmpdir(), "cpln-stalls-"));
+  const seedFile = path.join(workDir, "seed.json");
+  writeFileSync(seedFile, JSON.stringify(SEED));
+  const started = spawn(
+    process.execPath,
+    [cli, "--host", "127.0.0.1", "--port", "0", "--org", ORG, "--seed", seedFile],
+    {
+      env: { ...process.env, CPLN_TOKEN: ADMIN_KEY },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  child = started;
+  server.url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("cpln-local printed no URL within 20 s")), 20_000);
+    started.once("exit", (code) => reject(new Error(`cpln-local exited (${String(code)})`)));
+    createInterface({ input: started.stdout! }).on("line", (line) => {
+      const match = /listening on (http:\/\/\S+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    });
+  });
   // 20 groups with maximal tags and descriptions: what every adversarial query below runs over.
   for (let i = 0; i < 20; i++) {
     const created = await send("POST", `/org/${ORG}/group`, {
@@ -90,7 +129,12 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await server?.close();
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child?.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  }
+  if (workDir !== "") rmSync(workDir, { recursive: true, force: true });
 });
 
 describe("limits on stored and queried sizes (400 naming the field and the limit)", () => {
