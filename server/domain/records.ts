@@ -58,12 +58,11 @@ function requireObject(body: unknown, what: string): JsonObject {
 }
 
 /** A body's `kind`, when present, must be the kind of the path (400 naming `kind` otherwise). */
-/** A create's `kind` contradicting the path is a 400 (the document says `const`); on an update it also contradicts
- * the object addressed: a 409, like any echoed read-only field that does not match. */
-function checkKindField(kind: Kind, body: JsonObject, refuse: (issues: Issue[]) => ApiFailure = badRequest): void {
+/** A `kind` contradicting the path is a 400 on every write: every body's schema in the document says `const`. */
+function checkKindField(kind: Kind, body: JsonObject): void {
   const value = body["kind"];
   if (value !== undefined && value !== kind) {
-    throw refuse([{ path: "kind", message: `is ${JSON.stringify(value)} but this path is for ${kind} objects` }]);
+    throw badRequest([{ path: "kind", message: `is ${JSON.stringify(value)} but this path is for ${kind} objects` }]);
   }
 }
 
@@ -457,7 +456,7 @@ export class RecordService {
     const editForbidden = rules.editForbidden?.(visible.doc);
     if (!rules.patchBody) throw new ApiFailure(ErrorCode.MethodNotAllowed, `Objects of kind ${kind} cannot be patched`);
     const raw = requireObject(rawBody, "The patch body");
-    checkKindField(kind, raw, stateConflict);
+    checkKindField(kind, raw);
     // `version` is checked (optimistic concurrency), `id`/`name`/`kind` must match; the other read-only fields go.
     const stripped = withoutReadOnly(kind, raw, ["version", "id", "name", "kind"]);
     const { value: body, parsed } = parseCoerced(rules.patchBody(), stripped);

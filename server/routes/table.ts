@@ -234,6 +234,14 @@ function notNull(schema: JsonSchema, description: string): JsonSchema {
   return rest.length === 1 ? { ...rest[0], description } : { ...schema, anyOf: rest, description };
 }
 
+/** A PATCH or PUT body whose echoed `kind` must be the path's (`const`), as a create's must: a 400 otherwise. */
+function kindPinned(body: JsonSchema, kind: Kind): JsonSchema {
+  const properties = (body["properties"] ?? {}) as Record<string, JsonSchema>;
+  if (properties["kind"] === undefined) return body;
+  const pinned = { const: kind, readOnly: true, description: "The kind (read-only; must match the path)." };
+  return { ...body, properties: { ...properties, kind: pinned } };
+}
+
 /** The PATCH body of a kind: a field the object always has cannot be removed (no null, not in `$drop`). */
 function patchBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
   const required = requiredWritable(patch, record);
@@ -525,13 +533,14 @@ export function recordRoutes(records: RecordService): Route[] {
       name: `${Name}Patch`,
       io: "input",
       keys: "patch",
-      build: () => patchBodyOf(jsonSchemaOf(patch(), "input"), jsonSchemaOf(recordSchema(), "output")),
+      build: () =>
+        patchBodyOf(kindPinned(jsonSchemaOf(patch(), "input"), kind), jsonSchemaOf(recordSchema(), "output")),
     };
     const putBody: NamedSchema = {
       name: `${Name}Put`,
       io: "input",
       keys: "patch",
-      build: () => putBodyOf(jsonSchemaOf(patch(), "input"), jsonSchemaOf(recordSchema(), "output")),
+      build: () => putBodyOf(kindPinned(jsonSchemaOf(patch(), "input"), kind), jsonSchemaOf(recordSchema(), "output")),
     };
     // The field a collection PUT names its object by: `name` (`email` for users), or `id` for kinds addressed by id.
     const keyField = info.addressing.by === "id" ? "id" : info.addressing.field;

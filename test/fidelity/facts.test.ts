@@ -360,11 +360,11 @@ describe("mk8s clusters", () => {
       const alias = (created.body as { alias: unknown }).alias;
       expect(alias).toMatch(/^[0-9a-z]+$/);
       expect(alias).not.toBe("ignored");
-      // Echoed back as read it is accepted; a different value is refused.
+      // Echoed back as read it is accepted; a different value conflicts with the stored one (409).
       const echoed = await admin(server).patch(`/org/${ORG}/mk8s/${name}`, { alias, description: "d" });
       expect(echoed.status).toBe(200);
       expect((echoed.body as { alias: unknown }).alias).toBe(alias);
-      expect((await admin(server).patch(`/org/${ORG}/mk8s/${name}`, { alias: "other" })).status).toBe(400);
+      expect((await admin(server).patch(`/org/${ORG}/mk8s/${name}`, { alias: "other" })).status).toBe(409);
     },
   };
 

@@ -301,7 +301,7 @@ describe("the server does what the document says", () => {
     expect((await client.get(`/org/${ORG}/quota/${quota.id}`)).body).toMatchObject({ max: quota.max });
   });
 
-  it("a PATCH valid by its schema whose result depends on the stored object is a 409 naming the field: a merge creating an object without what it requires, an echoed read-only value that differs", async () => {
+  it("a PATCH valid by its schema whose result depends on the stored object is a 409 naming the field: a merge creating an object without what it requires, an echoed read-only value that differs; a kind that is not the path's is a 400", async () => {
     const client = admin(server);
     expect((await client.post(`/org/${ORG}/group`, { name: "g-merge" })).status).toBe(201);
     // The group has no identityMatcher: merging into it creates one without its required expression.
@@ -327,10 +327,13 @@ describe("the server does what the document says", () => {
         { path: "provider", message: "is read-only: it is set by the server and cannot be changed" },
       ]),
     });
+    // The path decides the kind, and the document says so (`const`): a 400, whatever is stored.
+    expect(props("GroupPatch")["kind"]).toMatchObject({ const: "group", readOnly: true });
+    expect(props("GroupPut")["kind"]).toMatchObject({ const: "group", readOnly: true });
     const kindMismatch = await client.patch(`/org/${ORG}/group/g-merge`, { kind: "gvc", description: "x" });
     expect(kindMismatch).toMatchObject({
-      status: 409,
-      body: apiError(409, "Conflict", expect.any(String), [
+      status: 400,
+      body: apiError(400, "BadRequest", expect.any(String), [
         { path: "kind", message: 'is "gvc" but this path is for group objects' },
       ]),
     });

@@ -28,7 +28,7 @@ describe("stored record limits after a merge", () => {
     expect(first.status).toBe(200);
     expect(Object.keys((first.body as { tags: object }).tags)).toHaveLength(TAGS_MAX);
     const over = await admin(server).patch(`/org/${ORG}/group/tagged`, { tags: tagsNamed(50, 1) });
-    expect(over.status).toBe(400);
+    expect(over.status).toBe(409);
     expect((over.body as { details: { issues: unknown[] } }).details.issues).toEqual([
       { path: "tags", message: `at most ${TAGS_MAX} tags are allowed` },
     ]);
@@ -43,7 +43,7 @@ describe("stored record limits after a merge", () => {
     for (let i = 0; i < 20; i++) {
       statuses.push((await admin(server).patch(`/org/${ORG}/group/grower`, { tags: tagsNamed(i * 50, 50) })).status);
     }
-    expect(statuses).toEqual([200, ...Array.from({ length: 19 }, () => 400)]);
+    expect(statuses).toEqual([200, ...Array.from({ length: 19 }, () => 409)]);
     const stored = await admin(server).get(`/org/${ORG}/group/grower`);
     expect(Object.keys((stored.body as { tags: object }).tags)).toEqual(Object.keys(tagsNamed(0, 50)));
   });
@@ -70,7 +70,7 @@ describe("stored record limits after a merge", () => {
     const over = await admin(server).patch(`/org/${ORG}/group/queried`, {
       memberQuery: { spec: { "$append/terms": [{ property: "tags.extra", value: "v" }] } },
     });
-    expect(over.status).toBe(400);
+    expect(over.status).toBe(409);
     expect((over.body as { details: { issues: unknown[] } }).details.issues).toEqual([
       {
         path: "memberQuery.spec.terms",
@@ -90,7 +90,7 @@ describe("stored record limits after a merge", () => {
     expect((await admin(server).patch(`/org/${ORG}/cloudaccount/bulky`, { data: { a: chunk } })).status).toBe(200);
     expect((await admin(server).patch(`/org/${ORG}/cloudaccount/bulky`, { data: { b: chunk } })).status).toBe(200);
     const over = await admin(server).patch(`/org/${ORG}/cloudaccount/bulky`, { data: { c: chunk } });
-    expect(over.status).toBe(400);
+    expect(over.status).toBe(409);
     const [issue] = (over.body as { details: { issues: { path: string; message: string }[] } }).details.issues;
     expect(issue?.path).toBe("data");
     expect(issue?.message).toMatch(

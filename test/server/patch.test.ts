@@ -179,7 +179,7 @@ describe("each directive", () => {
     const duplicate = await patch({
       "$patch/bindings": [{ permissions: ["view"], "$append/principalLinks": ["//group/gb"] }],
     });
-    expect(duplicate.status).toBe(400);
+    expect(duplicate.status).toBe(409);
     const group = await admin(server).patch(g("ga"), { "$append/memberLinks": ["//serviceaccount/controlplane"] });
     expect(group.status).toBe(200);
     const dropped = await admin(server).patch(g("ga"), { "$drop/memberLinks": ["//serviceaccount/controlplane"] });
@@ -250,7 +250,7 @@ describe("order of application inside one object", () => {
   });
 });
 
-describe("400s name the offending path and change nothing", () => {
+describe("refusals (400, or 409 where the stored object decides) name the offending path and change nothing", () => {
   const cases: [string, unknown, { path: string; message: unknown }[]][] = [
     ["an unknown field", { color: "red" }, [{ path: "color", message: 'Unknown field "color"' }]],
     [
@@ -281,21 +281,21 @@ describe("400s name the offending path and change nothing", () => {
     expect(field((await admin(server).get(policyUrl)).body, "version")).toBe(1);
   });
 
-  it("$append of an item whose key exists", async () => {
+  it("$append of an item whose key exists is a 409 (a conflict with the stored array)", async () => {
     const answer = await patch({ "$append/targetLinks": [ca("gcp-dev")] });
-    expect(answer.status).toBe(400);
+    expect(answer.status).toBe(409);
     expect(field(answer.body, "details", "issues")).toEqual([
       { path: "$append/targetLinks[0]", message: expect.stringContaining("already") },
     ]);
   });
 
-  it("a $patch/ that would create a duplicate binding key", async () => {
+  it("a $patch/ that would create a duplicate binding key is a 409", async () => {
     const answer = await patch({
       "$patch/bindings": [
         { permissions: ["view"], "$drop/permissions": ["view"], "$append/permissions": ["edit", "browse"] },
       ],
     });
-    expect(answer.status).toBe(400);
+    expect(answer.status).toBe(409);
     expect(field<string>(answer.body, "details", "issues", 0, "path")).toMatch(/^\$patch\/bindings\[0\]/);
     expect(field((await admin(server).get(policyUrl)).body, "bindings")).toEqual(original.bindings);
   });
@@ -311,9 +311,9 @@ describe("versions, builtins and immutable fields", () => {
     expect(field((await admin(server).get(policyUrl)).body, "description")).toBe("v2");
   });
 
-  it("id and name must match when echoed", async () => {
+  it("id and name must match when echoed (409 otherwise: they contradict the object)", async () => {
     const answer = await patch({ name: "other", id: "00000000-0000-4000-8000-000000000000" });
-    expect(answer.status).toBe(400);
+    expect(answer.status).toBe(409);
     expect(field<{ path: string }[]>(answer.body, "details", "issues").map((i) => i.path)).toEqual(["id", "name"]);
   });
 
