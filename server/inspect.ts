@@ -65,7 +65,9 @@ export interface ReceivedBody {
  * up to `MAX_BODY_BYTES`, and never for a request answered 401.
  */
 export class RequestRing {
-  private readonly entries: Entry[] = [];
+  /** Kept entries from `start` on, oldest first; the slots before `start` were dropped (cleared, reused on compaction). */
+  private entries: (Entry | undefined)[] = [];
+  private start = 0;
   private seq = 0;
   private accounted = 0;
 
@@ -107,18 +109,24 @@ export class RequestRing {
     if (entry.bytes > this.budget) return; // cannot happen with the defaults (paths are bounded by the header limit)
     this.entries.push(entry);
     this.accounted += entry.bytes;
-    let drop = 0;
-    while (this.entries.length - drop > this.capacity || this.accounted > this.budget) {
-      this.accounted -= (this.entries[drop] as Entry).bytes;
-      drop += 1;
+    // Dropping the oldest moves `start` (no shift of every kept entry per request, as a splice at the front would).
+    while (this.entries.length - this.start > this.capacity || this.accounted > this.budget) {
+      this.accounted -= (this.entries[this.start] as Entry).bytes;
+      this.entries[this.start] = undefined;
+      this.start += 1;
     }
-    if (drop > 0) this.entries.splice(0, drop);
+    // Once more slots are dropped than kept, the kept ones move to the front: a copy of at most as many entries as
+    // were pushed since the last one, so O(1) per push on average.
+    if (this.start > this.entries.length - this.start) {
+      this.entries = this.entries.slice(this.start);
+      this.start = 0;
+    }
   }
 
   /** The last `limit` requests (all kept when undefined), oldest first. */
   list(limit?: number): InspectedRequest[] {
-    const kept = limit === undefined ? this.entries : this.entries.slice(Math.max(0, this.entries.length - limit));
-    return kept.map(({ request: { seq, ...request }, at, body, change }) => ({
+    const from = limit === undefined ? this.start : Math.max(this.start, this.entries.length - limit);
+    return (this.entries.slice(from) as Entry[]).map(({ request: { seq, ...request }, at, body, change }) => ({
       seq,
       time: new Date(at).toISOString(),
       ...request,
@@ -128,7 +136,8 @@ export class RequestRing {
   }
 
   clear(): void {
-    this.entries.length = 0;
+    this.entries = [];
+    this.start = 0;
     this.accounted = 0;
   }
 }

@@ -172,6 +172,27 @@ interface CommitGroup {
 const cacheKey = (org: string, kind: string, scope: string, name: string) => `${org}\n${kind}\n${scope}\n${name}`;
 
 /**
+ * How the write-ahead log is checkpointed (copied back into the database file). SQLite checkpoints inside the
+ * `COMMIT` that takes the WAL past `wal_autocheckpoint` pages, on the event loop, and with `synchronous = NORMAL` a
+ * checkpoint fsyncs the WAL and then the database (https://www.sqlite.org/wal.html#ckpt,
+ * https://www.sqlite.org/pragma.html#pragma_synchronous): time the server spends blocked, not computing. SQLite's
+ * default bound (1,000 pages, ≈ 4 MiB) makes a busy writer pay those fsyncs every few hundred commits; a larger
+ * bound pays them less often, and a checkpoint once writes stop returns the WAL to zero bytes.
+ */
+export interface WalPolicy {
+  /**
+   * Under sustained writes the WAL is checkpointed once it holds this many bytes of frames, and a WAL file larger
+   * than this is truncated back to it when the log restarts (`journal_size_limit`): the file stays under this bound
+   * plus the frames of one commit group. Default 64 MiB.
+   */
+  checkpointBytes: number;
+  /** After this many milliseconds without a commit, a `TRUNCATE` checkpoint empties the WAL file. Default 1,000. */
+  idleMs: number;
+}
+
+const DEFAULT_WAL_POLICY: WalPolicy = { checkpointBytes: 64 * 1024 * 1024, idleMs: 1000 };
+
+/**
  * Parsed documents kept in memory (≈ 2 KB each with their JSON text); past this many the cache starts over. Lists
  * hold the same records, so this also bounds what they keep.
  */
@@ -214,8 +235,14 @@ export class SqliteStore implements Store {
   private group: CommitGroup | undefined;
   /** The group's commit came while a transaction was running: it commits when that one ends. */
   private commitDue = false;
+  /** Commits so far (the idle checkpoint checks whether any came while it waited). */
+  private commits = 0;
+  /** Pending idle checkpoint (file-backed stores only), re-armed while commits keep coming. */
+  private idleTimer: NodeJS.Timeout | undefined;
+  /** Milliseconds without a commit before the WAL is emptied; undefined for an in-memory database (no WAL). */
+  private readonly idleMs: number | undefined;
 
-  constructor(file: string) {
+  constructor(file: string, wal: Partial<WalPolicy> = {}) {
     this.db = new Database(file);
     if (file !== ":memory:") {
       try {
@@ -227,6 +254,15 @@ export class SqliteStore implements Store {
     }
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("busy_timeout = 5000");
+    if (file !== ":memory:") {
+      const policy = { ...DEFAULT_WAL_POLICY, ...wal };
+      const pageSize = this.db.pragma("page_size", { simple: true }) as number;
+      // A WAL frame is a page plus its 24-byte header (https://www.sqlite.org/fileformat2.html#walformat).
+      const pages = Math.max(1, Math.floor(policy.checkpointBytes / (pageSize + 24)));
+      this.db.pragma(`wal_autocheckpoint = ${pages}`);
+      this.db.pragma(`journal_size_limit = ${Math.max(0, Math.floor(policy.checkpointBytes))}`);
+      this.idleMs = policy.idleMs;
+    }
     this.db.exec(SCHEMA);
     migrateLegacyKeys(this.db);
     const db = this.db;
@@ -499,7 +535,32 @@ export class SqliteStore implements Store {
       group.reject(error);
       return;
     }
+    this.commits++;
+    if (this.idleMs !== undefined && !this.idleTimer) this.armIdleCheckpoint(this.idleMs);
     group.resolve();
+  }
+
+  /**
+   * Empties the WAL once `idleMs` pass without a commit: one timer at a time (not one per commit), which looks when
+   * it fires whether commits came meanwhile and then waits another period. A checkpoint moves committed pages only,
+   * so what a client was told is durable stays durable; a failed one leaves the WAL as it was (the next one retries).
+   */
+  private armIdleCheckpoint(idleMs: number): void {
+    const seen = this.commits;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (!this.db.open) return;
+      if (this.commits !== seen || this.lock || this.group || this.db.inTransaction) {
+        this.armIdleCheckpoint(idleMs);
+        return;
+      }
+      try {
+        this.db.pragma("wal_checkpoint(TRUNCATE)");
+      } catch {
+        // Not an answer to anyone: the WAL keeps every committed write, and the next idle period tries again.
+      }
+    }, idleMs);
+    this.idleTimer.unref();
   }
 
   /**
@@ -623,6 +684,8 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.lock) await this.unlocked();
     if (this.group) this.commitGroup(this.group);
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     if (this.db.open) this.db.close();
   }
 }

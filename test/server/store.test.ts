@@ -1,15 +1,15 @@
 /** The SQLite adapter of the Store interface: versioned replace, serialized transactions, rollback, counters, keys. */
-import { mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteStore } from "../../server/store/sqlite.js";
+import { SqliteStore, type WalPolicy } from "../../server/store/sqlite.js";
 import type { StoredRecord } from "../../server/store/store.js";
 
 const stores: SqliteStore[] = [];
-function open(file = ":memory:"): SqliteStore {
-  const store = new SqliteStore(file);
+function open(file = ":memory:", wal: Partial<WalPolicy> = {}): SqliteStore {
+  const store = new SqliteStore(file, wal);
   stores.push(store);
   return store;
 }
@@ -244,6 +244,52 @@ describe("SqliteStore", () => {
       expect(await second.changeCounter("o", "group")).toBe(counter);
       expect(await second.orgs()).toEqual(["o"]);
       await second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a file store's WAL is checkpointed at 64 MiB by default (not SQLite's 1,000 pages), with the file truncated back to it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
+    try {
+      const store = open(join(dir, "d.db"));
+      const db = (store as unknown as { db: Database.Database }).db;
+      const pageSize = db.pragma("page_size", { simple: true }) as number;
+      expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(Math.floor((64 * 1024 * 1024) / (pageSize + 24)));
+      expect(db.pragma("journal_size_limit", { simple: true })).toBe(64 * 1024 * 1024);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("under sustained writes the WAL stays within the bound; once writes stop it is emptied, and the files then hold every write", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
+    try {
+      const file = join(dir, "w.db");
+      const policy = { checkpointBytes: 64 * 1024, idleMs: 100 };
+      const store = open(file, policy);
+      const db = (store as unknown as { db: Database.Database }).db;
+      const frame = (db.pragma("page_size", { simple: true }) as number) + 24;
+      let largest = 0;
+      // 300 commits of one create each: several pages per commit, ≈ 3 MB of frames in all, far past the bound.
+      for (let i = 0; i < 300; i++) {
+        await store.create(record(`r${String(i).padStart(3, "0")}`, 1, { description: "x".repeat(500) }));
+        largest = Math.max(largest, statSync(`${file}-wal`).size);
+      }
+      // The bound plus one commit's frames (a create touches a handful of pages: row, indexes, counter).
+      expect(largest).toBeGreaterThan(0);
+      expect(largest).toBeLessThanOrEqual(policy.checkpointBytes + 16 * frame);
+      // Writes have stopped: within a few idle periods the WAL is checkpointed and truncated to nothing.
+      const deadline = Date.now() + 20 * policy.idleMs;
+      while (statSync(`${file}-wal`).size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(statSync(`${file}-wal`).size).toBe(0);
+      // The database file alone (copied while the store stays open, as a crash would leave it) holds all 300.
+      const copy = join(dir, "copy.db");
+      copyFileSync(file, copy);
+      expect(existsSync(`${copy}-wal`)).toBe(false);
+      const reopened = open(copy);
+      expect((await reopened.list("o", "group")).length).toBe(300);
+      expect(await reopened.changeCounter("o", "group")).toBe(await store.changeCounter("o", "group"));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -19,4 +19,25 @@ describe("serializeReply", () => {
     rememberJson(doc, '{"name": "other"}');
     expect(serializeReply(doc)).toBe('{"name":"vs"}');
   });
+
+  it("answers a list with the envelope, then each item's remembered text (or its JSON) in order", () => {
+    // Remembered texts with spacing JSON.stringify would not write, and characters of 2, 3 and 4 UTF-8 bytes.
+    const first = Object.freeze({ name: "é", description: "€ 🚀" });
+    rememberJson(first, '{"name": "é", "description": "€ 🚀"}');
+    const second = Object.freeze({ name: "b" });
+    rememberJson(second, '{"name":  "b"}');
+    const unknown = { name: "c", description: "ü" };
+    const answer = serializeReply({ kind: "list", items: [first, unknown, second], links: [{ rel: "self" }] });
+    expect(answer).toBe(
+      '{"kind":"list","links":[{"rel":"self"}],"items":[{"name": "é", "description": "€ 🚀"},' +
+        '{"name":"c","description":"ü"},{"name":  "b"}]}',
+    );
+    // An empty envelope has no stray comma.
+    expect(serializeReply({ items: [second] })).toBe('{"items":[{"name":  "b"}]}');
+  });
+
+  it("answers a list of items none of which is stored with JSON.stringify", () => {
+    const payload = { kind: "list", items: [{ name: "a" }, 1, null] };
+    expect(serializeReply(payload)).toBe(JSON.stringify(payload));
+  });
 });
