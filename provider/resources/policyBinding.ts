@@ -238,7 +238,8 @@ function patchFailed(error: unknown, link: string): never {
   if (isCplnApiError(error) && error.status === 404) {
     throw new Error(`Policy ${link} does not exist: a PolicyBinding grants on an existing policy`, { cause: error });
   }
-  if (isCplnApiError(error) && error.status === 400 && /already exists/.test(error.message)) {
+  // cpln-local answers 409 (the stored binding decides); the real API's status for it is not published.
+  if (isCplnApiError(error) && (error.status === 409 || error.status === 400) && /already exists/.test(error.message)) {
     throw new Error(
       `${error.message}. A principal of this PolicyBinding already holds these permissions on ${link} (granted by ` +
         "another owner of the policy): declare each grant in one place",
