@@ -18,9 +18,13 @@ export class ApiFailure extends Error {
   }
 }
 
+/** The issues as one line: `path: message; ...`. */
+function summaryOf(issues: Issue[]): string {
+  return issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ");
+}
+
 export function badRequest(issues: Issue[], message?: string): ApiFailure {
-  const summary = issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ");
-  return new ApiFailure(ErrorCode.BadRequest, message ?? `Invalid request: ${summary}`, { issues });
+  return new ApiFailure(ErrorCode.BadRequest, message ?? `Invalid request: ${summaryOf(issues)}`, { issues });
 }
 
 /**
@@ -28,8 +32,7 @@ export function badRequest(issues: Issue[], message?: string): ApiFailure {
  * or holds a value the object's immutable fields rule out): `issues` name each field and rule, as a 400's do.
  */
 export function stateConflict(issues: Issue[]): ApiFailure {
-  const summary = issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ");
-  return new ApiFailure(ErrorCode.Conflict, `Conflicts with the stored object: ${summary}`, { issues });
+  return new ApiFailure(ErrorCode.Conflict, `Conflicts with the stored object: ${summaryOf(issues)}`, { issues });
 }
 
 /**
@@ -38,8 +41,7 @@ export function stateConflict(issues: Issue[]): ApiFailure {
  * past the limit): what the same body does depends on the stored object (RFC 5789 §2.2, "conflicting state").
  */
 export function resultConflict(kind: string, issues: Issue[]): ApiFailure {
-  const summary = issues.map((i) => (i.path === "" ? i.message : `${i.path}: ${i.message}`)).join("; ");
-  return new ApiFailure(ErrorCode.Conflict, `The ${kind} would not be valid after this change: ${summary}`, {
+  return new ApiFailure(ErrorCode.Conflict, `The ${kind} would not be valid after this change: ${summaryOf(issues)}`, {
     issues,
   });
 }

@@ -57,7 +57,6 @@ function requireObject(body: unknown, what: string): JsonObject {
   return body;
 }
 
-/** A body's `kind`, when present, must be the kind of the path (400 naming `kind` otherwise). */
 /** A `kind` contradicting the path is a 400 on every write: every body's schema in the document says `const`. */
 function checkKindField(kind: Kind, body: JsonObject): void {
   const value = body["kind"];
