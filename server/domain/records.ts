@@ -163,10 +163,10 @@ export class RecordService {
 
   /**
    * The fields a PATCH can replace that every object of `kind` has (the record schema requires them): a body may not
-   * remove them (null, `$drop`). The document states the same of its PATCH and PUT bodies (server/routes/table.ts).
-   * description and tags are not among them: removed, they get their create defaults.
+   * remove them (null, `$drop`), and a PUT must carry them. The document's PATCH and PUT bodies say so from this list
+   * (server/routes/table.ts). description and tags are not among them: removed, they get their create defaults.
    */
-  private alwaysPresent(kind: Kind): readonly string[] {
+  alwaysPresent(kind: Kind): readonly string[] {
     let fields = this.keptFields.get(kind);
     if (fields === undefined) {
       const record = this.rules[kind].record();

@@ -216,16 +216,6 @@ function itemParam(kind: Kind): RouteParam {
   };
 }
 
-/** Fields an object always has that a PUT replaces (a PUT must carry them; a PATCH cannot remove them). */
-function requiredWritable(patch: JsonSchema, record: JsonSchema): string[] {
-  const properties = (patch["properties"] ?? {}) as Record<string, JsonSchema>;
-  // description and tags left out of a PUT get their create defaults.
-  const defaulted = new Set(["description", "tags"]);
-  return ((record["required"] ?? []) as string[]).filter(
-    (field) => `$replace/${field}` in properties && !defaulted.has(field),
-  );
-}
-
 /** A value's schema without its `null` alternative (`anyOf: [X, {type: null}]` → X). */
 function notNull(schema: JsonSchema, description: string): JsonSchema {
   const anyOf = schema["anyOf"] as JsonSchema[] | undefined;
@@ -243,8 +233,7 @@ function kindPinned(body: JsonSchema, kind: Kind): JsonSchema {
 }
 
 /** The PATCH body of a kind: a field the object always has cannot be removed (no null, not in `$drop`). */
-function patchBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
-  const required = requiredWritable(patch, record);
+function patchBodyOf(patch: JsonSchema, required: readonly string[]): JsonSchema {
   if (required.length === 0) return patch;
   const properties = { ...((patch["properties"] ?? {}) as Record<string, JsonSchema>) };
   for (const field of required) {
@@ -268,7 +257,7 @@ function patchBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
  * The PUT body of a kind, derived from its PATCH schema the way the server applies a PUT: each `$replace/<f>` field
  * becomes `<f>` (the whole value), the read-only fields a client may echo stay, the other directives go.
  */
-function putBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
+function putBodyOf(patch: JsonSchema, required: readonly string[]): JsonSchema {
   const properties = (patch["properties"] ?? {}) as Record<string, JsonSchema>;
   const out: Record<string, JsonSchema> = {};
   for (const [key, schema] of Object.entries(properties)) {
@@ -285,7 +274,6 @@ function putBodyOf(patch: JsonSchema, record: JsonSchema): JsonSchema {
     }
   }
   // A replaceable field the record always has must be in the body (left out would remove it).
-  const required = requiredWritable(patch, record);
   for (const field of required) {
     const schema = out[field] as JsonSchema;
     out[field] = notNull(schema, `${String(schema["description"] ?? field).split(" Left out:")[0]} Required.`);
@@ -533,14 +521,13 @@ export function recordRoutes(records: RecordService): Route[] {
       name: `${Name}Patch`,
       io: "input",
       keys: "patch",
-      build: () =>
-        patchBodyOf(kindPinned(jsonSchemaOf(patch(), "input"), kind), jsonSchemaOf(recordSchema(), "output")),
+      build: () => patchBodyOf(kindPinned(jsonSchemaOf(patch(), "input"), kind), records.alwaysPresent(kind)),
     };
     const putBody: NamedSchema = {
       name: `${Name}Put`,
       io: "input",
       keys: "patch",
-      build: () => putBodyOf(kindPinned(jsonSchemaOf(patch(), "input"), kind), jsonSchemaOf(recordSchema(), "output")),
+      build: () => putBodyOf(kindPinned(jsonSchemaOf(patch(), "input"), kind), records.alwaysPresent(kind)),
     };
     // The field a collection PUT names its object by: `name` (`email` for users), or `id` for kinds addressed by id.
     const keyField = info.addressing.by === "id" ? "id" : info.addressing.field;
