@@ -532,7 +532,8 @@ export class RecordService {
     }
   }
 
-  /** A PATCH body may echo read-only fields: `version` must be current, `id`/`name`/`kind` must match. */
+  /** A PATCH body may echo read-only fields: `version` must be current, `id`/`name` must match (`kind` was checked
+   * against the path before: `checkKindField`). */
   private checkEcho(body: JsonObject, previous: JsonObject, expectedVersion: JsonValue | undefined): void {
     if (expectedVersion !== undefined && expectedVersion !== previous["version"]) {
       throw conflict(
@@ -542,7 +543,7 @@ export class RecordService {
     }
     // Echoed, they must match the object addressed: like a stale version, a conflict with the object (409).
     const issues: Issue[] = [];
-    for (const field of ["id", "name", "kind"] as const) {
+    for (const field of ["id", "name"] as const) {
       if (body[field] !== undefined && body[field] !== previous[field]) {
         issues.push({
           path: field,

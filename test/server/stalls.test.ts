@@ -2,16 +2,15 @@
 // evaluation (stored group memberQuery and policy targetQuery included), and $patch/<array> matching by hash.
 // Each timing test runs a bounded adversarial input over real HTTP while GET /about is polled, and asserts both
 // times. Bounds are generous for a shared 2-core machine: the work budget is about one second unloaded.
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { maxGlobLength, maxRegexProgram } from "../../api/patterns.js";
 import { QUERY_WORK_BUDGET } from "../../api/query.js";
 import { MAX_QUERY_TERMS } from "../../api/schemas/query.js";
 import { TAG_KEY_MAX, TAG_VALUE_MAX, TAGS_MAX } from "../../api/schemas/common.js";
+import { killStarted, startCplnLocalProcess, type CplnLocalProcess } from "../support/cplnLocalProcess.js";
 import { ADMIN_KEY, ORG, SEED } from "./helpers.js";
 
 /** A request that took longer than this stalled the server (old code: 7.9 s to minutes on these inputs). */
@@ -22,8 +21,7 @@ const REQUEST_BOUND_MS = 6_000;
  * for its event loop exactly as another client's requests would: in one process, a stalled loop would stall the
  * poller too and hide the stall.
  */
-const cli = path.resolve(__dirname, "../../dist/server/cli.js");
-let child: ChildProcess | undefined;
+let child: CplnLocalProcess | undefined;
 let workDir = "";
 const server = { url: "" };
 
@@ -97,26 +95,10 @@ beforeAll(async () => {
   workDir = mkdtempSync(path.join(tmpdir(), "cpln-stalls-"));
   const seedFile = path.join(workDir, "seed.json");
   writeFileSync(seedFile, JSON.stringify(SEED));
-  const started = spawn(
-    process.execPath,
-    [cli, "--host", "127.0.0.1", "--port", "0", "--org", ORG, "--seed", seedFile],
-    {
-      env: { ...process.env, CPLN_TOKEN: ADMIN_KEY },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  child = started;
-  server.url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("cpln-local printed no URL within 20 s")), 20_000);
-    started.once("exit", (code) => reject(new Error(`cpln-local exited (${String(code)})`)));
-    createInterface({ input: started.stdout! }).on("line", (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    });
+  child = startCplnLocalProcess(["--host", "127.0.0.1", "--port", "0", "--org", ORG, "--seed", seedFile], {
+    env: { CPLN_TOKEN: ADMIN_KEY },
   });
+  server.url = await child.url();
   // 20 groups with maximal tags and descriptions: what every adversarial query below runs over.
   for (let i = 0; i < 20; i++) {
     const created = await send("POST", `/org/${ORG}/group`, {
@@ -129,11 +111,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child?.once("exit", resolve));
-    child.kill("SIGKILL");
-    await exited;
-  }
+  killStarted();
+  await child?.exited;
   if (workDir !== "") rmSync(workDir, { recursive: true, force: true });
 });
 
