@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -8,5 +9,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Vitest's default (cores − 1) is one worker on a 2-core machine. Most files spend their time waiting on child
+    // processes (the Pulumi CLI, language hosts, plugins, cpln-local), so two files at a time on 2 cores took the
+    // suite from 1,895 s to 1,092 s with the same 1,351 tests passing (README, "npm test").
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

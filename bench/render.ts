@@ -127,6 +127,15 @@ export function render(run: Run): string {
     ),
   );
 
+  const sameBytes = get("service.list100.ratio-to-bare-same-bytes");
+  const sameBytesBare = get("service.bare-same-bytes-list100.rps");
+  if (sameBytes && sameBytesBare) {
+    out.push(
+      `\nThe list of 100 beside a bare route answering as many bytes: ${fmt(sameBytesBare.value, 0)} req/s, ratio ` +
+        `${fmt(sameBytes.value, 2)} (no target; the target's bare route answers 60 bytes).\n`,
+    );
+  }
+
   const motoKeys = ["create", "get", "update", "list10"].filter((key) => get(`moto.${key}.ratio`));
   if (motoKeys.length > 0) {
     out.push("\n**7. cpln-local beside moto** (volume set vs SSM parameter; 10 connections, undici; p99 in ms)\n");

@@ -123,11 +123,16 @@ export async function startCplnLocal(options: CplnLocalOptions): Promise<ChildSe
   return { url, pid: child.pid ?? -1, child, startupMs, output, stop: () => stopChild(child) };
 }
 
-/** Starts the bare fastify server (one constant JSON route) as a child process. */
-export async function startBareServer(): Promise<ChildServer> {
+/**
+ * Starts the bare fastify server (one constant JSON route) as a child process; with `bytes`, its answer is a JSON
+ * text of that many bytes.
+ */
+export async function startBareServer(bytes?: number): Promise<ChildServer> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(distDir, "bench", "servers", "bare.js"), String(port)], {
+  const args = [path.join(distDir, "bench", "servers", "bare.js"), String(port)];
+  if (bytes !== undefined) args.push(String(bytes));
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     stdio: ["ignore", "pipe", "pipe"],
   });
