@@ -105,7 +105,18 @@ export function render(run: Run): string {
   ] as const;
   out.push(
     table(
-      ["request", "cpln-local req/s", "p50", "p99", "bare fastify req/s", "ratio", "per round", "target"],
+      [
+        "request",
+        "cpln-local req/s",
+        "p50",
+        "p99",
+        "CPU µs/req",
+        "bare fastify req/s",
+        "CPU µs/req",
+        "ratio",
+        "per round",
+        "target",
+      ],
       shapes.map(([label, key]) => {
         const f = get(`service.${key}.rps`);
         const b = get(`service.bare-${key}.rps`);
@@ -118,7 +129,9 @@ export function render(run: Run): string {
           fmt(f?.value, 0),
           fmt(f?.p50, 0),
           fmt(f?.p99, 0),
+          fmt(f?.["cpuUsPerRequest"] as number | undefined, 0),
           fmt(b?.value, 0),
+          fmt(b?.["cpuUsPerRequest"] as number | undefined, 0),
           fmt(r?.value, 2),
           rounds.join(" "),
           met(r),

@@ -7,7 +7,7 @@
  */
 import autocannon from "autocannon";
 import { Http, runConcurrent } from "./lib/http.js";
-import { startBareServer, startCplnLocal, type ChildServer } from "./lib/procs.js";
+import { cpuMs, startBareServer, startCplnLocal, type ChildServer } from "./lib/procs.js";
 import type { Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
 import { createGvc } from "./lib/setup.js";
@@ -33,6 +33,8 @@ let bodySequence = 0;
 interface Load {
   rps: number;
   n: number;
+  /** The server process's CPU (user + system, /proc) per request of the round, in µs: steadier than a rate. */
+  cpuUs: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -48,6 +50,7 @@ async function load(
 ): Promise<Load> {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (shape.body) headers["content-type"] = "application/json";
+  const cpuBefore = cpuMs(server.pid);
   const result = await autocannon({
     url: server.url,
     connections,
@@ -68,6 +71,7 @@ async function load(
   return {
     rps: expected / result.duration,
     n: result.requests.total,
+    cpuUs: ((cpuMs(server.pid) - cpuBefore) * 1000) / result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -177,6 +181,7 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         latencyUnit: "ms",
         title,
         rpsPerRound: loads.map((l) => Math.round(l.rps)),
+        cpuUsPerRequest: Math.round(median(loads.map((l) => l.cpuUs))),
         non2xx: loads.reduce((sum, l) => sum + l.non2xx, 0),
         errors: loads.reduce((sum, l) => sum + l.errors, 0),
         ...settings,
