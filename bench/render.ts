@@ -145,7 +145,7 @@ export function render(run: Run): string {
   if (sameBytes && sameBytesBare) {
     out.push(
       `\nThe list of 100 beside a bare route answering as many bytes: ${fmt(sameBytesBare.value, 0)} req/s, ratio ` +
-        `${fmt(sameBytes.value, 2)} (no target; the target's bare route answers 60 bytes).\n`,
+        `${fmt(sameBytes.value, 2)} (no target; the target's bare route answers 54 bytes).\n`,
     );
   }
 

@@ -3,7 +3,7 @@
  * fastify server (another child process, one constant JSON route) with the same settings, one after the other, for
  * each request shape: GET one record, PATCH one record, POST create, GET a list of 100. The ratio to the bare route
  * is the share of the framework's limit the service reaches. The list's answer (≈ 58 KB) is also compared with a
- * bare route answering as many bytes (`sameBytes`): the floor for sending that answer, which the 60-byte route is not.
+ * bare route answering as many bytes (`sameBytes`): the floor for sending that answer, which the 54-byte route is not.
  */
 import autocannon from "autocannon";
 import { Http, runConcurrent } from "./lib/http.js";
