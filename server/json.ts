@@ -4,6 +4,8 @@
  * serializer splices those texts into list and query answers. Entries live as long as their document (WeakMap).
  */
 const texts = new WeakMap<object, string>();
+/** Documents `freezeWithJson` found plain JSON: their text parses back to an equal document. */
+const plain = new WeakSet<object>();
 
 /** The remembered JSON text of a stored document, or its JSON serialization. */
 export function jsonOf(value: unknown): string {
@@ -14,6 +16,51 @@ export function jsonOf(value: unknown): string {
 /** Registers `text` as the JSON of `doc`, which must be frozen (so the two can never disagree). */
 export function rememberJson(doc: object, text: string): void {
   if (Object.isFrozen(doc)) texts.set(doc, text);
+}
+
+/**
+ * Whether `value` holds only what JSON keeps as it is (plain objects and arrays, strings, finite numbers, booleans,
+ * null): then it equals `JSON.parse(JSON.stringify(value))`. With `freeze`, the same walk freezes every object and
+ * array it has checked (frozen parts are checked too, not taken on trust).
+ */
+function plainWalk(value: unknown, freeze: boolean, depth: number): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || depth > 200) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!plainWalk(value[i], freeze, depth + 1)) return false;
+  } else {
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) return false;
+      if (key === "__proto__" || !plainWalk((value as Record<string, unknown>)[key], freeze, depth + 1)) return false;
+    }
+  }
+  // Frozen after its parts, so a frozen object is frozen all the way down even when the walk stops early.
+  if (freeze && !Object.isFrozen(value)) Object.freeze(value);
+  return true;
+}
+
+/** Whether `value` is plain JSON: it equals `JSON.parse(JSON.stringify(value))` (see `plainWalk`). */
+export function isPlainJson(value: unknown): boolean {
+  return plainWalk(value, false, 0);
+}
+
+/**
+ * Freezes `doc` (all the way down) and registers `text`, its `JSON.stringify`, as its JSON. When the document is plain
+ * JSON (see `plainWalk`), the text also parses back to an equal document: the store then writes the text and keeps
+ * the document itself, with no second walk or parse (`plainJsonOf`).
+ */
+export function freezeWithJson(doc: object, text: string): void {
+  if (plainWalk(doc, true, 0)) plain.add(doc);
+  else deepFreeze(doc);
+  texts.set(doc, text);
+}
+
+/** The registered text of a document `freezeWithJson` found plain JSON (it parses back to an equal one), else undefined. */
+export function plainJsonOf(doc: object): string | undefined {
+  return plain.has(doc) ? texts.get(doc) : undefined;
 }
 
 /** Freezes a document and everything in it (a frozen part is taken as frozen all the way down). */

@@ -106,8 +106,16 @@ export function generateName(logicalName: string): string {
   return `${namePrefix(logicalName)}-${randomBytes(4).toString("hex").slice(0, SUFFIX_LENGTH)}`;
 }
 
-function fieldRules(definition: AnyResourceDefinition): [string, FieldRule][] {
-  return Object.entries(definition.fields);
+const fieldRulesOf = new WeakMap<AnyResourceDefinition, readonly [string, FieldRule][]>();
+
+/** A definition's fields with their rules, listed once per definition (every step walks them several times). */
+function fieldRules(definition: AnyResourceDefinition): readonly [string, FieldRule][] {
+  let rules = fieldRulesOf.get(definition);
+  if (rules === undefined) {
+    rules = Object.entries(definition.fields);
+    fieldRulesOf.set(definition, rules);
+  }
+  return rules;
 }
 
 function withoutServerKeys(value: unknown, rule: FieldRule): unknown {

@@ -237,8 +237,7 @@ export class Authorizer {
 
   /** The current authorization view of `org`; rebuilt only when policies, groups or users changed. */
   async forOrg(org: string): Promise<OrgAuthz> {
-    const counters: number[] = [];
-    for (const kind of INDEXED_KINDS) counters.push(await this.store.changeCounter(org, kind));
+    const counters = await this.store.changeCounters(org, INDEXED_KINDS);
     const cached = this.indexes.get(org);
     if (cached && cached.counters.every((c, i) => c === counters[i])) return new OrgAuthz(org, cached);
     const key = `${org}\n${counters.join(",")}`;

@@ -11,7 +11,7 @@ import type { Principal } from "../auth/authn.js";
 import type { Authorizer, OrgAuthz } from "../auth/authz.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound, resultConflict, stateConflict } from "../errors.js";
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
-import { deepFreeze, jsonEqual, rememberJson } from "../json.js";
+import { freezeWithJson, jsonEqual } from "../json.js";
 import { parseCoerced } from "./coerce.js";
 import { fullLinksInDirectives } from "./common.js";
 import { CursorCodec, pageAfter, type Cursor } from "./paging.js";
@@ -83,9 +83,19 @@ function withoutReadOnly(kind: Kind, body: JsonObject, keep: readonly string[] =
   return result;
 }
 
-function getPath(doc: JsonObject, path: string): JsonValue | undefined {
+/** A dotted field path (`spec.performanceClass`) split once into its segments. */
+interface FieldPath {
+  path: string;
+  segments: readonly string[];
+}
+
+function fieldPaths(paths: readonly string[]): FieldPath[] {
+  return paths.map((path) => ({ path, segments: path.split(".") }));
+}
+
+function getPath(doc: JsonObject, path: FieldPath): JsonValue | undefined {
   let current: JsonValue | undefined = doc;
-  for (const segment of path.split(".")) {
+  for (const segment of path.segments) {
     if (!isObject(current)) return undefined;
     current = Object.hasOwn(current, segment) ? current[segment] : undefined;
   }
@@ -179,6 +189,19 @@ export class RecordService {
               .filter((field) => field !== "description" && field !== "tags")
           : [];
       this.keptFields.set(kind, fields);
+    }
+    return fields;
+  }
+
+  private readonly guarded = new Map<Kind, { readOnly: FieldPath[]; immutable: FieldPath[] }>();
+
+  /** The fields a write may not change: read-only (the server's and the kind's) and immutable, split once per kind. */
+  private guardedFields(kind: Kind): { readOnly: FieldPath[]; immutable: FieldPath[] } {
+    let fields = this.guarded.get(kind);
+    if (fields === undefined) {
+      const rules = this.rules[kind];
+      fields = { readOnly: fieldPaths([...SERVER_FIELDS, ...rules.readOnly]), immutable: fieldPaths(rules.immutable) };
+      this.guarded.set(kind, fields);
     }
     return fields;
   }
@@ -391,7 +414,7 @@ export class RecordService {
     if (issues.length > 0 && previous !== undefined && ruleIssues.length === 0) throw resultConflict(kind, issues);
     if (issues.length > 0) throw badRequest(issues);
     // The record as it will be stored: frozen with its JSON text, which the store writes and the answer sends.
-    rememberJson(deepFreeze(doc), text);
+    freezeWithJson(doc, text);
   }
 
   /** Adds `delta` to a quota's `current`; a create that would pass `max` is a 429 naming the quota. */
@@ -505,14 +528,18 @@ export class RecordService {
         // Valid in itself, ruled out by the stored object: a conflict with its state (409), not a bad request. A
         // read-only field may be echoed, and must then equal the stored value (as `version` must be current).
         const conflicts: Issue[] = [];
-        for (const field of [...SERVER_FIELDS, ...rules.readOnly]) {
+        const guarded = this.guardedFields(kind);
+        for (const field of guarded.readOnly) {
           if (!sameJson(getPath(previous, field), getPath(next, field))) {
-            conflicts.push({ path: field, message: "is read-only: it is set by the server and cannot be changed" });
+            conflicts.push({
+              path: field.path,
+              message: "is read-only: it is set by the server and cannot be changed",
+            });
           }
         }
-        for (const field of rules.immutable) {
+        for (const field of guarded.immutable) {
           if (!sameJson(getPath(previous, field), getPath(next, field))) {
-            conflicts.push({ path: field, message: "is immutable: it cannot change after the object is created" });
+            conflicts.push({ path: field.path, message: "is immutable: it cannot change after the object is created" });
           }
         }
         if (conflicts.length > 0) throw stateConflict(conflicts);

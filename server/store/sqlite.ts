@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { deepFreeze, jsonOf, rememberJson } from "../json.js";
+import { deepFreeze, isPlainJson, jsonOf, plainJsonOf, rememberJson } from "../json.js";
 import type { Credential, JsonObject, Store, StoreOps, StoredRecord } from "./store.js";
 
 interface RecordRow {
@@ -123,34 +123,16 @@ function frozenRecord(
 }
 
 /**
- * Whether `value` holds only what JSON keeps as it is (plain objects and arrays, strings, finite numbers, booleans,
- * null): then it equals `JSON.parse(JSON.stringify(value))` and can be frozen in place of that parse.
- */
-function plainJson(value: unknown, depth = 0): boolean {
-  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
-  if (typeof value === "number") return Number.isFinite(value);
-  if (typeof value !== "object" || depth > 200) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!plainJson(value[i], depth + 1)) return false;
-    return true;
-  }
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) return false;
-    if (key === "__proto__" || !plainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
-  }
-  return true;
-}
-
-/**
  * The record just written, frozen: the written document itself when it is plain JSON (no parse of the text just
  * serialized), else the parse of `json`. Either way its remembered text is exactly its JSON.
  */
 function writtenRecord(record: StoredRecord, json: string): StoredRecord {
-  if (!plainJson(record.doc)) return frozenRecord(record, json);
-  const doc = deepFreeze(record.doc);
-  rememberJson(doc, json);
+  const doc = record.doc;
+  // A record the server checked was frozen and found plain with this very text (`freezeWithJson`): no second walk.
+  if (plainJsonOf(doc) !== json) {
+    if (!isPlainJson(doc)) return frozenRecord(record, json);
+    rememberJson(deepFreeze(doc), json);
+  }
   return Object.freeze({
     org: record.org,
     kind: record.kind,
@@ -386,6 +368,17 @@ export class SqliteStore implements Store {
     this.unwrittenCounters.clear();
   }
 
+  /** The change counter of (org, kind), read from the database once and then kept (see `counters`). */
+  private counterOf(org: string, kind: string): number {
+    const key = `${org}\n${kind}`;
+    let counter = this.counters.get(key);
+    if (counter === undefined) {
+      counter = this.stmts.counter.get(org, kind) ?? 0;
+      this.counters.set(key, counter);
+    }
+    return counter;
+  }
+
   /** The raw operations; callers must hold the lock (or be inside the transaction) when they run. */
   private makeOps(): StoreOps {
     const s = this.stmts;
@@ -465,15 +458,8 @@ export class SqliteStore implements Store {
         if (removed > 0) this.bump(org, ownerKind);
         return removed;
       },
-      changeCounter: async (org, kind) => {
-        const key = `${org}\n${kind}`;
-        let counter = this.counters.get(key);
-        if (counter === undefined) {
-          counter = s.counter.get(org, kind) ?? 0;
-          this.counters.set(key, counter);
-        }
-        return counter;
-      },
+      changeCounter: async (org, kind) => this.counterOf(org, kind),
+      changeCounters: async (org, kinds) => kinds.map((kind) => this.counterOf(org, kind)),
       orgs: async () => s.orgs.all(),
     };
   }
@@ -657,6 +643,10 @@ export class SqliteStore implements Store {
   async changeCounter(org: string, kind: string) {
     if (this.lock) await this.unlocked();
     return this.ops.changeCounter(org, kind);
+  }
+  async changeCounters(org: string, kinds: readonly string[]) {
+    if (this.lock) await this.unlocked();
+    return this.ops.changeCounters(org, kinds);
   }
   async orgs() {
     if (this.lock) await this.unlocked();

@@ -58,6 +58,8 @@ export interface StoreOps {
   deleteCredentialsOf(org: string, ownerKind: string, owner: string): Promise<number>;
   /** Counter bumped by every write to (org, kind); caches derived from that kind compare it to stay fresh. */
   changeCounter(org: string, kind: string): Promise<number>;
+  /** The change counters of several kinds of one org, in the order asked (one read for a cache derived from them all). */
+  changeCounters(org: string, kinds: readonly string[]): Promise<number[]>;
   /** Orgs that have at least one record. */
   orgs(): Promise<string[]>;
 }

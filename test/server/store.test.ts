@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStore, type WalPolicy } from "../../server/store/sqlite.js";
 import type { StoredRecord } from "../../server/store/store.js";
+import { freezeWithJson } from "../../server/json.js";
 
 const stores: SqliteStore[] = [];
 function open(file = ":memory:", wal: Partial<WalPolicy> = {}): SqliteStore {
@@ -58,6 +59,35 @@ describe("SqliteStore", () => {
     expect(() => {
       (read?.doc as Record<string, unknown>)["name"] = "changed";
     }).toThrow(TypeError);
+  });
+
+  it("keeps a written document found plain with its text (freezeWithJson) as it is; any other is read back from its text", async () => {
+    const store = open();
+    const checked = record("aa", 1, { d: "x" });
+    freezeWithJson(checked.doc, JSON.stringify(checked.doc));
+    await store.create(checked);
+    expect((await store.get("o", "group", "", "aa"))?.doc).toBe(checked.doc);
+    // Not plain JSON (an undefined value JSON leaves out): what is kept is the parse of the text written.
+    const odd = record("bb", 1, { d: undefined as unknown as string });
+    await store.create(odd);
+    const read = (await store.get("o", "group", "", "bb"))?.doc;
+    expect(read).not.toBe(odd.doc);
+    expect(read).toEqual({ kind: "group", name: "bb", version: 1 });
+    expect(Object.hasOwn(read ?? {}, "d")).toBe(false);
+  });
+
+  it("changeCounters answers the counters of several kinds in the order asked, as changeCounter does one by one", async () => {
+    const store = open();
+    await store.create(record("aa"));
+    await store.create(record("bb"));
+    await store.create({ ...record("cc"), kind: "user", doc: { kind: "user", name: "cc" } });
+    const counters = await store.changeCounters("o", ["user", "policy", "group"]);
+    expect(counters).toEqual([1, 0, 2]);
+    expect(counters).toEqual([
+      await store.changeCounter("o", "user"),
+      await store.changeCounter("o", "policy"),
+      await store.changeCounter("o", "group"),
+    ]);
   });
 
   it("a failing transaction leaves nothing behind: records, counters and caches roll back", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonOf, rememberJson, serializeReply } from "../../server/json.js";
+import { freezeWithJson, isPlainJson, jsonOf, plainJsonOf, rememberJson, serializeReply } from "../../server/json.js";
 
 describe("serializeReply", () => {
   it("answers a stored record with its remembered text, and any other object with JSON.stringify", () => {
@@ -39,5 +39,41 @@ describe("serializeReply", () => {
   it("answers a list of items none of which is stored with JSON.stringify", () => {
     const payload = { kind: "list", items: [{ name: "a" }, 1, null] };
     expect(serializeReply(payload)).toBe(JSON.stringify(payload));
+  });
+});
+
+describe("freezeWithJson", () => {
+  it("freezes a plain JSON document all the way down and registers its text as plain", () => {
+    const doc = { name: "vs", spec: { sizes: [1, { gb: 2 }] }, tags: {}, on: true, none: null };
+    const text = JSON.stringify(doc);
+    freezeWithJson(doc, text);
+    expect(plainJsonOf(doc)).toBe(text);
+    expect(jsonOf(doc)).toBe(text);
+    for (const part of [doc, doc.spec, doc.spec.sizes, doc.spec.sizes[1], doc.tags])
+      expect(Object.isFrozen(part)).toBe(true);
+  });
+
+  it("a document JSON would change (undefined, a Date, NaN) is frozen whole and its text kept, but not as plain", () => {
+    for (const odd of [undefined, new Date(0), Number.NaN]) {
+      // The odd value sits before other parts: the walk stops at it, and everything after it is frozen all the same.
+      const doc = { first: { a: 1 }, odd, later: { deep: { b: [2] } } };
+      const text = JSON.stringify(doc);
+      freezeWithJson(doc, text);
+      expect(plainJsonOf(doc)).toBeUndefined();
+      expect(jsonOf(doc)).toBe(text);
+      for (const part of [doc, doc.first, doc.later, doc.later.deep, doc.later.deep.b]) {
+        expect(Object.isFrozen(part)).toBe(true);
+      }
+    }
+  });
+
+  it("isPlainJson tells values equal to their JSON round trip from others, and changes nothing", () => {
+    const plain = { a: [1, "x", null, { b: false }] };
+    expect(isPlainJson(plain)).toBe(true);
+    expect(Object.isFrozen(plain)).toBe(false);
+    expect(isPlainJson({ a: undefined })).toBe(false);
+    expect(isPlainJson([Number.POSITIVE_INFINITY])).toBe(false);
+    expect(isPlainJson(new Map())).toBe(false);
+    expect(isPlainJson(Object.create({ inherited: 1 }))).toBe(false);
   });
 });
