@@ -96,7 +96,11 @@ export function render(run: Run): string {
     ),
   );
 
-  out.push("\n**3. Service throughput** (autocannon, 10 connections; median of alternating rounds; latency in ms)\n");
+  out.push(
+    "\n**3. Service throughput** (autocannon, 10 connections; median of alternating rounds; latency in ms; loader " +
+      "cores: the share of one core autocannon used in the bare route's rounds, near 1 when that rate is the loader's " +
+      "limit rather than the route's)\n",
+  );
   const shapes = [
     ["GET one volume set", "get"],
     ["PATCH one volume set", "patch"],
@@ -113,6 +117,7 @@ export function render(run: Run): string {
         "CPU µs/req",
         "bare fastify req/s",
         "CPU µs/req",
+        "loader cores",
         "ratio",
         "per round",
         "target",
@@ -132,6 +137,7 @@ export function render(run: Run): string {
           fmt(f?.["cpuUsPerRequest"] as number | undefined, 0),
           fmt(b?.value, 0),
           fmt(b?.["cpuUsPerRequest"] as number | undefined, 0),
+          fmt(b?.["loaderCores"] as number | undefined, 2),
           fmt(r?.value, 2),
           rounds.join(" "),
           met(r),

@@ -35,6 +35,11 @@ interface Load {
   n: number;
   /** The server process's CPU (user + system, /proc) per request of the round, in µs: steadier than a rate. */
   cpuUs: number;
+  /**
+   * The load generator's share of one core over the round (this process: autocannon runs in it). Near 1, the round's
+   * rate is what one autocannon process can send, not what the server can answer.
+   */
+  loaderCores: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -51,6 +56,7 @@ async function load(
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
   if (shape.body) headers["content-type"] = "application/json";
   const cpuBefore = cpuMs(server.pid);
+  const loaderBefore = process.cpuUsage();
   const result = await autocannon({
     url: server.url,
     connections,
@@ -67,11 +73,13 @@ async function load(
       },
     ],
   });
+  const loader = process.cpuUsage(loaderBefore);
   const expected = result.statusCodeStats[String(shape.expectStatus)]?.count ?? 0;
   return {
     rps: expected / result.duration,
     n: result.requests.total,
     cpuUs: ((cpuMs(server.pid) - cpuBefore) * 1000) / result.requests.total,
+    loaderCores: (loader.user + loader.system) / 1e6 / result.duration,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,
@@ -182,6 +190,7 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         title,
         rpsPerRound: loads.map((l) => Math.round(l.rps)),
         cpuUsPerRequest: Math.round(median(loads.map((l) => l.cpuUs))),
+        loaderCores: Math.round(median(loads.map((l) => l.loaderCores)) * 100) / 100,
         non2xx: loads.reduce((sum, l) => sum + l.non2xx, 0),
         errors: loads.reduce((sum, l) => sum + l.errors, 0),
         ...settings,
