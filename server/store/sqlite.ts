@@ -350,8 +350,7 @@ export class SqliteStore implements Store {
    */
   private bump(org: string, kind: string): void {
     const key = `${org}\n${kind}`;
-    let counter = this.counters.get(key);
-    if (counter === undefined) counter = this.stmts.counter.get(org, kind) ?? 0;
+    const counter = this.counterOf(org, kind);
     if (!this.counterBefore.has(key)) this.counterBefore.set(key, counter);
     this.counters.set(key, counter + 1);
     this.unwrittenCounters.add(key);
