@@ -108,7 +108,7 @@ async function buildArchive(outDir: string): Promise<string> {
     "npm run plugin:archive",
     await run(process.execPath, [path.join(repoRoot, "dist", "tools", "native", "archive.js"), "--out", outDir], {
       cwd: repoRoot,
-      // The build (npm pack runs `prepare`) needs the ordinary environment; the engine's is only for the install.
+      // npm needs the ordinary environment; the engine's is only for the install.
       env: Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => !!entry[1])),
       timeoutMs: 600_000,
     }),

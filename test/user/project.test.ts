@@ -85,8 +85,9 @@ describe("a user's project built from the packed package", () => {
 
   beforeAll(async () => {
     work = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-user-project-"));
-    // `npm pack` runs `prepare` (the build) first, as for a publish.
-    const out = execFileSync("npm", ["pack", "--json", "--pack-destination", work], {
+    // The build `npm test` made, packed without `prepare`: building again would rewrite dist/ while the test files
+    // running beside this one load it (a module read mid-rewrite had no exports).
+    const out = execFileSync("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], {
       cwd: repoRoot,
       encoding: "utf8",
       stdio: ["ignore", "pipe", "pipe"],

@@ -37,8 +37,13 @@ function main(): void {
   const outDir = path.resolve(option("out", path.join(repoRoot, ".tmp", "plugin")));
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-native-archive-"));
   try {
-    // npm pack runs `prepare` (the build) and packs exactly the published files.
-    const packed = run("npm", ["pack", "--silent", "--pack-destination", work], repoRoot).trim().split("\n").pop();
+    // npm pack packs exactly the published files. Without `prepare`: this file runs from the built dist/ (`npm run
+    // plugin:archive` builds first), and a second build would rewrite dist/ under whatever runs from it meanwhile
+    // (the tests, two files at a time: a module read while tsc rewrote it had no exports).
+    const packed = run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", work], repoRoot)
+      .trim()
+      .split("\n")
+      .pop();
     if (packed === undefined || packed === "") throw new Error("npm pack printed no file name");
     run("tar", ["-xzf", path.join(work, packed), "-C", work], work);
     const staging = path.join(work, "package");
