@@ -198,8 +198,7 @@ async function sendOnce(
   deadline: number,
   timeoutMs: number,
 ): Promise<RawResponse> {
-  const remaining = deadline - Date.now();
-  if (remaining <= 0) throw timeoutError(method, path, timeoutMs);
+  if (deadline - performance.now() <= 0) throw timeoutError(method, path, timeoutMs);
   const { origin, prefix } = splitEndpoint(connection.endpoint);
   const headers: Record<string, string> = {
     accept: "application/json",
@@ -209,10 +208,10 @@ async function sendOnce(
   if (body !== undefined) headers["content-type"] = "application/json";
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const cancelTimer = atDeadline(deadline, () => {
     timedOut = true;
     controller.abort();
-  }, remaining);
+  });
   try {
     const response = await poolFor(origin).request({
       method,
@@ -220,20 +219,34 @@ async function sendOnce(
       headers,
       body: body === undefined ? null : JSON.stringify(body),
       signal: controller.signal,
-      headersTimeout: remaining,
-      bodyTimeout: remaining,
+      // The deadline alone ends the call (atDeadline, below); undici's coarse timers would be a second, earlier limit.
+      headersTimeout: 0,
+      bodyTimeout: 0,
     });
     const text = await response.body.text();
     return { status: response.statusCode, headers: response.headers, text };
   } catch (error) {
-    const code = (error as { code?: unknown } | null)?.code;
-    if (timedOut || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
-      throw timeoutError(method, path, timeoutMs);
-    }
+    if (timedOut) throw timeoutError(method, path, timeoutMs);
     throw networkError(method, path, error);
   } finally {
-    clearTimeout(timer);
+    cancelTimer();
   }
+}
+
+/**
+ * Calls `onExpiry` once the monotonic clock (`performance.now()`) has reached `deadline`; returns the cancel. A timer
+ * alone is not trusted to be late enough: in CI, on a loaded 2-core machine, a 1 s limit armed with `setTimeout` (and
+ * undici's header timer) ended a call after 883 ms of that clock. The timer is re-armed until the clock agrees.
+ */
+function atDeadline(deadline: number, onExpiry: () => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  const check = (): void => {
+    const left = deadline - performance.now();
+    if (left > 0) timer = setTimeout(check, Math.ceil(left));
+    else onExpiry();
+  };
+  check();
+  return () => clearTimeout(timer);
 }
 
 // ---- responses ----
@@ -384,7 +397,7 @@ function createTarget(method: HttpMethod, path: string, body: unknown): { org: s
 
 export function request<T = unknown>(connection: Connection, options: RequestOptions<T>): Promise<HttpResponse<T>> {
   const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
-  return execute(connection, options, Date.now() + timeoutMs, timeoutMs);
+  return execute(connection, options, performance.now() + timeoutMs, timeoutMs);
 }
 
 async function execute<T>(
@@ -418,7 +431,7 @@ async function execute<T>(
   const pause = async (failure: { error: CplnApiError; raw?: RawResponse }): Promise<boolean> => {
     if (sends > retry.retries) return false;
     const delay = backoffMs(retry, sends - 1, failure.raw);
-    if (Date.now() + delay >= deadline) return false;
+    if (performance.now() + delay >= deadline) return false;
     logRetry(method, path, sends, retry.retries, failure.error, delay);
     await sleep(delay);
     return true;
@@ -438,10 +451,11 @@ async function execute<T>(
       typeof cause === "string" &&
       cause in unreachableReasons
     ) {
-      unreachableSince ??= Date.now();
+      const now = performance.now();
+      unreachableSince ??= now;
       const delay = Math.min(retry.maxDelayMs, retry.minDelayMs * 2 ** (sends - 1));
-      const spent = Date.now() + delay - unreachableSince > unreachableBudgetMs;
-      if (spent || sends > retry.retries || Date.now() + delay >= deadline) {
+      const spent = now + delay - unreachableSince > unreachableBudgetMs;
+      if (spent || sends > retry.retries || now + delay >= deadline) {
         throw unreachableError(connection, method, path, cause);
       }
       logRetry(method, path, sends, retry.retries, failure.error, delay);
