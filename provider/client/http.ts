@@ -347,7 +347,7 @@ function backoffMs(retry: Required<RetryOptions>, retryIndex: number, raw: RawRe
 }
 
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => atDeadline(performance.now() + ms, resolve));
 }
 
 // ---- the request loop ----
