@@ -112,7 +112,9 @@ describe("timeouts and the connection cap", () => {
     server = await start({ connections: { ...limits, headersTimeoutMs: 20_000, requestTimeoutMs: 20_000 } });
     const { received, closed } = await open(server);
     const ms = await closed;
-    expect(ms).toBeGreaterThanOrEqual(limits.idleTimeoutMs - 100);
+    // The idle limit closed it, not the keep-alive one (500 ms) nor an at-once close; timers on a loaded CI machine
+    // have fired 117 ms early (a client's 1 s limit ended a call after 883 ms), hence the wide margin.
+    expect(ms).toBeGreaterThan(limits.idleTimeoutMs - 400);
     expect(ms).toBeLessThan(limits.idleTimeoutMs + 3_000);
     expect(received() === "" || /^HTTP\/1\.1 408 /.test(received())).toBe(true);
   });
