@@ -8,7 +8,7 @@ import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
 import { ApiFailure, badRequest } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
 import { logLine, type PushedRequest, type RequestRing } from "./inspect.js";
-import { jsonOf, MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath, serializeReply } from "./json.js";
+import { jsonOf, MAX_JSON_DEPTH, nestsDeeperThan, replyPayload, reservedKeyPath } from "./json.js";
 import type { Store } from "./store/store.js";
 
 /** One request as the request log keeps it (never headers). */
@@ -207,8 +207,10 @@ export function buildApp(context: AppContext): FastifyInstance {
 
   app.server.maxConnections = limits.maxConnections;
 
-  // Lists and queries reuse the stored JSON text of their items instead of serializing each one again.
-  app.setReplySerializer((payload) => serializeReply(payload));
+  // Lists and queries reuse the stored JSON text of their items instead of serializing each one again, and a list page
+  // sent again goes out as the bytes it was encoded to the first time. fastify sends a Buffer from the serializer as
+  // it is (lib/reply.js `onSendEnd` takes a string or a Buffer), though its type names only string.
+  app.setReplySerializer((payload) => replyPayload(payload) as string);
 
   // Reference-type decorations are not allowed; every request gets its principal in onRequest.
   app.decorateRequest("principal", null as unknown as Principal);

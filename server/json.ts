@@ -4,6 +4,10 @@
  * serializer splices those texts into list and query answers. Entries live as long as their document (WeakMap).
  */
 const texts = new WeakMap<object, string>();
+/** Replies sent again unchanged (`reusedReply`): their JSON text is remembered once first serialized. */
+const reused = new WeakSet<object>();
+/** The UTF-8 bytes of reused replies, encoded once (`replyPayload`). */
+const encoded = new WeakMap<object, Buffer>();
 /** Documents `freezeWithJson` found plain JSON: their text parses back to an equal document. */
 const plain = new WeakSet<object>();
 
@@ -104,9 +108,40 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function serializeReply(payload: unknown): string {
   if (!isPlainObject(payload)) return JSON.stringify(payload);
-  // One stored record (GET, and the answer of a create or PATCH): its remembered text is its JSON.
+  // One stored record (GET, and the answer of a create or PATCH), or a reused reply: its remembered text is its JSON.
   const own = texts.get(payload);
   if (own !== undefined) return own;
+  const text = spliceItems(payload);
+  if (reused.has(payload)) texts.set(payload, text);
+  return text;
+}
+
+/**
+ * What the server sends for a handler's answer: `serializeReply`'s text, or for a reused reply its UTF-8 bytes,
+ * encoded once, so that sending it again neither serializes nor encodes (fastify sends a Buffer as it is).
+ */
+export function replyPayload(payload: unknown): string | Buffer {
+  if (typeof payload !== "object" || payload === null || !reused.has(payload)) return serializeReply(payload);
+  let bytes = encoded.get(payload);
+  if (bytes === undefined) {
+    bytes = Buffer.from(serializeReply(payload), "utf8");
+    encoded.set(payload, bytes);
+  }
+  return bytes;
+}
+
+/**
+ * Marks `reply` (a list page) as one that will be sent again unchanged: frozen all the way down, so its JSON text,
+ * remembered the first time it is serialized, can never disagree with it.
+ */
+export function reusedReply<T extends object>(reply: T): T {
+  deepFreeze(reply);
+  reused.add(reply);
+  return reply;
+}
+
+/** The JSON of an answer, with the remembered texts of its `items` spliced in rather than serialized again. */
+function spliceItems(payload: Record<string, unknown>): string {
   if (!Array.isArray(payload["items"])) return JSON.stringify(payload);
   const { items, ...envelope } = payload as { items: unknown[] } & Record<string, unknown>;
   let known = 0;

@@ -161,6 +161,11 @@ export class OrgAuthz {
     private readonly index: OrgIndex,
   ) {}
 
+  /** The same object while the org's policies, groups and users stand still: what a memo of these decisions checks. */
+  get decisions(): object {
+    return this.index;
+  }
+
   /** The principal and the groups it belongs to. */
   principalsOf(principal: Principal): string[] {
     const groups = this.index.groupsOf.get(principal.link);

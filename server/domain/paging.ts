@@ -175,3 +175,38 @@ export function pageAfter<T>(
   const more = start + size < items.length;
   return { items: page, next: more && page.length > 0 ? cursorOf(page[page.length - 1] as T) : undefined };
 }
+
+/** What `PageMemo` holds at most: the bytes of its pages' items, as JSON (the texts their answers keep). */
+export const PAGE_MEMO_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Answered pages by key, for answering an unchanged list asked again with the same frozen page: the caller stores
+ * with each page what it was valid for and checks that on reading. Held within `maxBytes` of item JSON: a page larger
+ * than an eighth of it is not kept, and past the bound the memo starts over.
+ */
+export class PageMemo<T> {
+  private readonly entries = new Map<string, { value: T; bytes: number }>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number = PAGE_MEMO_BYTES) {}
+
+  get(key: string): T | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  /** Keeps `value` under `key`; `bytes` is what keeping it costs (its items' JSON). */
+  remember(key: string, value: T, bytes: number): void {
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.entries.delete(key);
+      this.bytes -= previous.bytes;
+    }
+    if (bytes > this.maxBytes / 8) return;
+    if (this.bytes + bytes > this.maxBytes) {
+      this.entries.clear();
+      this.bytes = 0;
+    }
+    this.entries.set(key, { value, bytes });
+    this.bytes += bytes;
+  }
+}

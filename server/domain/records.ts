@@ -11,10 +11,10 @@ import type { Principal } from "../auth/authn.js";
 import type { Authorizer, OrgAuthz } from "../auth/authz.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound, resultConflict, stateConflict } from "../errors.js";
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
-import { freezeWithJson, jsonEqual } from "../json.js";
+import { freezeWithJson, jsonEqual, jsonOf, reusedReply } from "../json.js";
 import { parseCoerced } from "./coerce.js";
 import { fullLinksInDirectives } from "./common.js";
-import { CursorCodec, pageAfter, type Cursor } from "./paging.js";
+import { CursorCodec, PageMemo, pageAfter, type Cursor } from "./paging.js";
 import { storedLimitIssues } from "./limits.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
@@ -154,6 +154,8 @@ function storedRecord(org: string, kind: Kind, scope: string, doc: JsonObject): 
  */
 export class RecordService {
   private readonly knownOrgs = new Set<string>();
+  /** List pages as last answered, with the change counter and authorization decisions they hold for (see `list`). */
+  private readonly pages = new PageMemo<{ counter: number; decisions: object; page: JsonObject }>();
 
   constructor(
     readonly store: Store,
@@ -249,10 +251,20 @@ export class RecordService {
    * gvc (the org-level routes) covers every gvc.
    */
   private async visibleRecords(call: Call, kind: Kind): Promise<StoredRecord[]> {
+    const { authz, scope } = await this.listing(call, kind);
+    return this.visibleIn(call, kind, authz, scope);
+  }
+
+  /** What a list or query reads: the org's authorization view and the storage scope (undefined: every gvc). */
+  private async listing(call: Call, kind: Kind): Promise<{ authz: OrgAuthz; scope: string | undefined }> {
     const authz = await this.orgAuthz(call);
     const scoped = kinds[kind].scope === "gvc";
     const scope = scoped && call.gvc === undefined ? undefined : await this.scopeOf(call, kind);
-    const records = await this.store.list(call.org, kind, scoped ? scope : undefined);
+    return { authz, scope: scoped ? scope : undefined };
+  }
+
+  private async visibleIn(call: Call, kind: Kind, authz: OrgAuthz, scope: string | undefined): Promise<StoredRecord[]> {
+    const records = await this.store.list(call.org, kind, scope);
     const visible = new Set(
       authz.visible(
         call.principal,
@@ -277,12 +289,26 @@ export class RecordService {
    */
   async list(call: Call, kind: Kind, cursorText?: string): Promise<JsonObject> {
     const cursor = cursorText === undefined ? undefined : this.cursors.readList(cursorText);
-    const records = await this.visibleRecords(call, kind);
+    const { authz, scope } = await this.listing(call, kind);
+    // Read before the records: a write landing in between leaves a newer page under an older counter, never asked for
+    // again, and never the reverse. Only committed reads are kept (no commit group open at either read): a group whose
+    // COMMIT fails gives its counters back, and a page holding its writes must not answer for them later.
+    const counter = await this.store.changeCounter(call.org, kind);
+    const counterCommitted = this.store.settled?.() === undefined;
+    const key = `${call.org}\n${kind}\n${scope ?? "\u0000every gvc"}\n${call.principal.link}\n${cursorText ?? ""}`;
+    const remembered = this.pages.get(key);
+    if (remembered?.counter === counter && remembered.decisions === authz.decisions) return remembered.page;
+    const records = await this.visibleIn(call, kind, authz, scope);
     const self = this.collectionOf(call, kind);
     const page = pageAfter(records, cursor, this.pageSize, (r) => ({ scope: r.scope, name: r.name }));
     const links: JsonObject[] = [{ rel: "self", href: self }];
     if (page.next) links.push({ rel: "next", href: `${self}?cursor=${this.cursors.list(page.next)}` });
-    return { kind: "list", itemKind: kind, items: page.items.map((r) => r.doc), links };
+    const answer = reusedReply({ kind: "list", itemKind: kind, items: page.items.map((r) => r.doc), links });
+    if (counterCommitted && this.store.settled?.() === undefined) {
+      const bytes = page.items.reduce((sum, r) => sum + jsonOf(r.doc).length, 0);
+      this.pages.remember(key, { counter, decisions: authz.decisions, page: answer }, bytes);
+    }
+    return answer;
   }
 
   /** Every org the principal may view (`GET /org`). */

@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { freezeWithJson, isPlainJson, jsonOf, plainJsonOf, rememberJson, serializeReply } from "../../server/json.js";
+import { PageMemo } from "../../server/domain/paging.js";
+import {
+  freezeWithJson,
+  isPlainJson,
+  jsonOf,
+  plainJsonOf,
+  rememberJson,
+  replyPayload,
+  reusedReply,
+  serializeReply,
+} from "../../server/json.js";
 
 describe("serializeReply", () => {
   it("answers a stored record with its remembered text, and any other object with JSON.stringify", () => {
@@ -39,6 +49,52 @@ describe("serializeReply", () => {
   it("answers a list of items none of which is stored with JSON.stringify", () => {
     const payload = { kind: "list", items: [{ name: "a" }, 1, null] };
     expect(serializeReply(payload)).toBe(JSON.stringify(payload));
+  });
+});
+
+describe("replyPayload", () => {
+  it("sends a reused reply as the same UTF-8 bytes every time: its JSON with the items' remembered texts", () => {
+    const item = Object.freeze({ name: "é", description: "🚀" });
+    rememberJson(item, '{"name": "é", "description": "🚀"}');
+    const links = [{ rel: "self", href: "/org/acme/policy" }];
+    const page = reusedReply({ kind: "list", items: [item], links });
+    expect(Object.isFrozen(page)).toBe(true);
+    expect(Object.isFrozen(links)).toBe(true);
+    expect(Object.isFrozen(links[0])).toBe(true);
+    const bytes = replyPayload(page);
+    expect(Buffer.isBuffer(bytes)).toBe(true);
+    const text =
+      '{"kind":"list","links":[{"rel":"self","href":"/org/acme/policy"}],"items":[{"name": "é", "description": "🚀"}]}';
+    expect((bytes as Buffer).toString("utf8")).toBe(text);
+    expect(replyPayload(page)).toBe(bytes);
+    expect(serializeReply(page)).toBe(text);
+  });
+
+  it("sends any other answer as serializeReply's text", () => {
+    const answer = { kind: "list", items: [{ name: "a" }] };
+    expect(replyPayload(answer)).toBe(JSON.stringify(answer));
+    expect(Object.isFrozen(answer)).toBe(false);
+  });
+});
+
+describe("PageMemo", () => {
+  it("keeps pages within its bound on bytes: a page over an eighth of it is not kept; past the bound it starts over", () => {
+    const memo = new PageMemo<string>(800);
+    memo.remember("a", "page a", 100);
+    memo.remember("big", "page big", 101);
+    expect(memo.get("a")).toBe("page a");
+    expect(memo.get("big")).toBeUndefined();
+    for (const key of ["b", "c", "d", "e", "f", "g", "h"]) memo.remember(key, `page ${key}`, 100);
+    expect(["a", "b", "h"].map((key) => memo.get(key))).toEqual(["page a", "page b", "page h"]);
+    // A key kept again gives back the bytes of what it held: still 800 held, nothing dropped.
+    memo.remember("a", "page a2", 100);
+    expect(["a", "b", "h"].map((key) => memo.get(key))).toEqual(["page a2", "page b", "page h"]);
+    // The ninth page of 100 bytes goes past 800: the memo starts over with it alone.
+    memo.remember("i", "page i", 100);
+    expect(["a", "b", "h", "i"].map((key) => memo.get(key))).toEqual([undefined, undefined, undefined, "page i"]);
+    // A page no longer kept (too large now) leaves no older one behind under its key.
+    memo.remember("i", "page i2", 500);
+    expect(memo.get("i")).toBeUndefined();
   });
 });
 
