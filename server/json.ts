@@ -4,9 +4,9 @@
  * serializer splices those texts into list and query answers. Entries live as long as their document (WeakMap).
  */
 const texts = new WeakMap<object, string>();
-/** Replies sent again unchanged (`reusedReply`): their JSON text is remembered once first serialized. */
+/** Replies sent again unchanged (`reusedReply`). */
 const reused = new WeakSet<object>();
-/** The UTF-8 bytes of reused replies, encoded once (`replyPayload`). */
+/** Their JSON as UTF-8 bytes, encoded the first time one is sent (`replyPayload`). */
 const encoded = new WeakMap<object, Buffer>();
 /** Documents `freezeWithJson` found plain JSON: their text parses back to an equal document. */
 const plain = new WeakSet<object>();
@@ -108,12 +108,20 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  */
 export function serializeReply(payload: unknown): string {
   if (!isPlainObject(payload)) return JSON.stringify(payload);
-  // One stored record (GET, and the answer of a create or PATCH), or a reused reply: its remembered text is its JSON.
+  // One stored record (GET, and the answer of a create or PATCH): its remembered text is its JSON.
   const own = texts.get(payload);
   if (own !== undefined) return own;
-  const text = spliceItems(payload);
-  if (reused.has(payload)) texts.set(payload, text);
-  return text;
+  if (!Array.isArray(payload["items"])) return JSON.stringify(payload);
+  const { items, ...envelope } = payload as { items: unknown[] } & Record<string, unknown>;
+  let known = 0;
+  const parts = items.map((item) => {
+    const text = typeof item === "object" && item !== null ? texts.get(item) : undefined;
+    if (text !== undefined) known++;
+    return text ?? JSON.stringify(item) ?? "null";
+  });
+  if (known === 0) return JSON.stringify(payload);
+  const head = JSON.stringify(envelope);
+  return `${head.slice(0, -1)}${head === "{}" ? "" : ","}"items":[${parts.join(",")}]}`;
 }
 
 /**
@@ -131,28 +139,13 @@ export function replyPayload(payload: unknown): string | Buffer {
 }
 
 /**
- * Marks `reply` (a list page) as one that will be sent again unchanged: frozen all the way down, so its JSON text,
- * remembered the first time it is serialized, can never disagree with it.
+ * Marks `reply` (a list page) as one that will be sent again unchanged: frozen all the way down, so its bytes, encoded
+ * the first time it is sent, can never disagree with it.
  */
 export function reusedReply<T extends object>(reply: T): T {
   deepFreeze(reply);
   reused.add(reply);
   return reply;
-}
-
-/** The JSON of an answer, with the remembered texts of its `items` spliced in rather than serialized again. */
-function spliceItems(payload: Record<string, unknown>): string {
-  if (!Array.isArray(payload["items"])) return JSON.stringify(payload);
-  const { items, ...envelope } = payload as { items: unknown[] } & Record<string, unknown>;
-  let known = 0;
-  const parts = items.map((item) => {
-    const text = typeof item === "object" && item !== null ? texts.get(item) : undefined;
-    if (text !== undefined) known++;
-    return text ?? JSON.stringify(item) ?? "null";
-  });
-  if (known === 0) return JSON.stringify(payload);
-  const head = JSON.stringify(envelope);
-  return `${head.slice(0, -1)}${head === "{}" ? "" : ","}"items":[${parts.join(",")}]}`;
 }
 
 /**
