@@ -176,8 +176,8 @@ export function pageAfter<T>(
   return { items: page, next: more && page.length > 0 ? cursorOf(page[page.length - 1] as T) : undefined };
 }
 
-/** What `PageMemo` holds at most: the bytes of its pages' items, as JSON (the texts their answers keep). */
-export const PAGE_MEMO_BYTES = 32 * 1024 * 1024;
+/** What `PageMemo` holds at most: the bytes of its pages' items as JSON, about what their encoded answers hold. */
+const PAGE_MEMO_BYTES = 32 * 1024 * 1024;
 
 /**
  * Answered pages by key, for answering an unchanged list asked again with the same frozen page: the caller stores
