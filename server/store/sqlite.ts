@@ -12,6 +12,12 @@ interface RecordRow {
   doc: string;
 }
 
+/** Where a record is within its (org, kind): what the id index maps an id to. */
+interface RecordPlace {
+  scope: string;
+  name: string;
+}
+
 /** What a list needs to know of a row to reuse a cached record. */
 interface RowVersion {
   org: string;
@@ -41,7 +47,7 @@ CREATE TABLE IF NOT EXISTS records (
   doc TEXT NOT NULL,
   PRIMARY KEY (org, kind, scope, name)
 ) WITHOUT ROWID;
-CREATE UNIQUE INDEX IF NOT EXISTS records_by_id ON records (org, kind, id);
+DROP INDEX IF EXISTS records_by_id;
 CREATE TABLE IF NOT EXISTS credentials (
   id TEXT PRIMARY KEY,
   org TEXT NOT NULL,
@@ -181,6 +187,13 @@ const DEFAULT_WAL_POLICY: WalPolicy = { checkpointBytes: 64 * 1024 * 1024, idleM
 const DOC_CACHE_MAX = 250_000;
 
 /**
+ * Ids held in memory by the id index (≈ 200 bytes each, measured with 200,000 ids of 20-character names); loading a
+ * kind past this many drops the other kinds' ids (loaded again when next needed). A kind with more records than this
+ * is still held whole: its creates need it.
+ */
+const ID_INDEX_MAX = 1_000_000;
+
+/**
  * SQLite adapter: one table of JSON documents keyed by (org, kind, scope, name). The primary key doubles as the
  * index for lists by (org, kind, scope). Writes run one at a time, each in a savepoint of a group committed together
  * (see `transaction`).
@@ -213,6 +226,20 @@ export class SqliteStore implements Store {
   private readonly counterBefore = new Map<string, number>();
   /** Records held by `lists`, kept under `DOC_CACHE_MAX`. */
   private listed = 0;
+  /**
+   * The id index: where each record id of an (org, kind) is, loaded from the records when the kind is first needed
+   * and kept through this process's writes (it is the file's only writer). It replaces an SQL index on
+   * (org, kind, id): ids are random UUIDs, so each insert landed on a random page of that index, a page more for
+   * its commit to write to the WAL (groups of five creates wrote 15.3 pages with it, 8.5 without; bench/README.md).
+   * Ids stay unique per (org, kind): a create or a replace taking an id the kind holds is refused (`false`).
+   */
+  private readonly ids = new Map<string, Map<string, RecordPlace>>();
+  /** Ids held by `ids`, kept near `ID_INDEX_MAX`. */
+  private indexedIds = 0;
+  /** How to take back the running transaction's changes to `ids` (replayed backwards if it rolls back). */
+  private readonly idUndo: (() => void)[] = [];
+  /** Kinds whose ids were loaded during the running transaction: they may hold its writes, dropped if it rolls back. */
+  private readonly idsLoadedInTransaction = new Set<string>();
   /** The commit group transactions join until its `COMMIT` (see `transaction`). */
   private group: CommitGroup | undefined;
   /** The group's commit came while a transaction was running: it commits when that one ends. */
@@ -252,9 +279,14 @@ export class SqliteStore implements Store {
       get: db.prepare<[string, string, string, string], RecordRow>(
         "SELECT * FROM records WHERE org = ? AND kind = ? AND scope = ? AND name = ?",
       ),
-      getById: db.prepare<[string, string, string], RecordRow>(
-        "SELECT * FROM records WHERE org = ? AND kind = ? AND id = ?",
+      idsOfKind: db.prepare<[string, string], Pick<RecordRow, "id" | "scope" | "name">>(
+        "SELECT id, scope, name FROM records WHERE org = ? AND kind = ?",
       ),
+      idOf: db
+        .prepare<[string, string, string, string], string>(
+          "SELECT id FROM records WHERE org = ? AND kind = ? AND scope = ? AND name = ?",
+        )
+        .pluck(),
       listAll: db.prepare<[string, string], RecordRow>(
         "SELECT * FROM records WHERE org = ? AND kind = ? ORDER BY scope, name",
       ),
@@ -284,7 +316,11 @@ export class SqliteStore implements Store {
       replace: db.prepare(
         "UPDATE records SET id = ?, version = ?, doc = ? WHERE org = ? AND kind = ? AND scope = ? AND name = ? AND version = ?",
       ),
-      delete: db.prepare("DELETE FROM records WHERE org = ? AND kind = ? AND scope = ? AND name = ?"),
+      delete: db
+        .prepare<[string, string, string, string], string>(
+          "DELETE FROM records WHERE org = ? AND kind = ? AND scope = ? AND name = ? RETURNING id",
+        )
+        .pluck(),
       putCredential: db.prepare(
         "INSERT INTO credentials (id, org, owner_kind, owner, hash) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE " +
           "SET org = excluded.org, owner_kind = excluded.owner_kind, owner = excluded.owner, hash = excluded.hash",
@@ -367,6 +403,56 @@ export class SqliteStore implements Store {
     this.unwrittenCounters.clear();
   }
 
+  /** The ids of (org, kind) and where each is (see `ids`), read from the database when first needed. */
+  private idsOf(org: string, kind: string): Map<string, RecordPlace> {
+    const key = `${org}\n${kind}`;
+    let ids = this.ids.get(key);
+    if (ids === undefined) {
+      ids = new Map();
+      for (const row of this.stmts.idsOfKind.iterate(org, kind)) ids.set(row.id, { scope: row.scope, name: row.name });
+      if (this.indexedIds + ids.size > ID_INDEX_MAX) this.forgetIds();
+      this.ids.set(key, ids);
+      this.indexedIds += ids.size;
+      if (this.lock) this.idsLoadedInTransaction.add(key);
+    }
+    return ids;
+  }
+
+  /** Records that `id` of (org, kind) is now at `place` (or nowhere), and how to take that back. */
+  private placeId(org: string, kind: string, id: string, place: RecordPlace | undefined): void {
+    const key = `${org}\n${kind}`;
+    const ids = this.ids.get(key);
+    // Not loaded: it will be read from the database, this write included, when first needed.
+    if (ids === undefined) return;
+    const before = ids.get(id);
+    const set = (to: RecordPlace | undefined) => {
+      const held = this.ids.get(key) === ids;
+      if (held && ids.has(id)) this.indexedIds--;
+      if (to === undefined) ids.delete(id);
+      else {
+        ids.set(id, to);
+        if (held) this.indexedIds++;
+      }
+    };
+    set(place);
+    this.idUndo.push(() => set(before));
+  }
+
+  private forgetIds(): void {
+    this.ids.clear();
+    this.indexedIds = 0;
+  }
+
+  /** Takes back the rolled-back transaction's changes to `ids`, and drops the kinds it loaded (they may hold its writes). */
+  private undoIds(): void {
+    for (const undo of this.idUndo.splice(0).reverse()) undo();
+    for (const key of this.idsLoadedInTransaction) {
+      this.indexedIds -= this.ids.get(key)?.size ?? 0;
+      this.ids.delete(key);
+    }
+    this.idsLoadedInTransaction.clear();
+  }
+
   /** The change counter of (org, kind), read from the database once and then kept (see `counters`). */
   private counterOf(org: string, kind: string): number {
     const key = `${org}\n${kind}`;
@@ -389,8 +475,8 @@ export class SqliteStore implements Store {
         return row ? this.remember(frozenRecord(row, row.doc)) : undefined;
       },
       getById: async (org, kind, id) => {
-        const row = s.getById.get(org, kind, id);
-        return row ? this.fromRow(row) : undefined;
+        const place = this.idsOf(org, kind).get(id);
+        return place === undefined ? undefined : this.ops.get(org, kind, place.scope, place.name);
       },
       list: async (org, kind, scope) => {
         const counter = await this.ops.changeCounter(org, kind);
@@ -411,8 +497,10 @@ export class SqliteStore implements Store {
       create: async (r) => {
         // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
         const json = jsonOf(r.doc);
+        if (this.idsOf(r.org, r.kind).has(r.id)) return false;
         const info = s.insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, json);
         if (info.changes === 0) return false;
+        this.placeId(r.org, r.kind, r.id, { scope: r.scope, name: r.name });
         this.bump(r.org, r.kind);
         this.remember(writtenRecord(r, json));
         return true;
@@ -421,17 +509,25 @@ export class SqliteStore implements Store {
         // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
         const json = jsonOf(r.doc);
         let info = s.replaceSameId.run(r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion, r.id);
-        if (info.changes === 0)
+        if (info.changes === 0) {
+          // The id changes (or the version moved): the new id must not be another record's.
+          const holder = this.idsOf(r.org, r.kind).get(r.id);
+          if (holder !== undefined && (holder.scope !== r.scope || holder.name !== r.name)) return false;
+          const previousId = s.idOf.get(r.org, r.kind, r.scope, r.name);
           info = s.replace.run(r.id, r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion);
-        if (info.changes === 0) return false;
+          if (info.changes === 0) return false;
+          if (previousId !== undefined) this.placeId(r.org, r.kind, previousId, undefined);
+          this.placeId(r.org, r.kind, r.id, { scope: r.scope, name: r.name });
+        }
         this.bump(r.org, r.kind);
         this.remember(writtenRecord(r, json));
         return true;
       },
       delete: async (org, kind, scope, name) => {
-        const info = s.delete.run(org, kind, scope, name);
+        const id = s.delete.get(org, kind, scope, name);
         this.docs.delete(cacheKey(org, kind, scope, name));
-        if (info.changes === 0) return false;
+        if (id === undefined) return false;
+        this.placeId(org, kind, id, undefined);
         this.bump(org, kind);
         return true;
       },
@@ -517,6 +613,7 @@ export class SqliteStore implements Store {
     } catch (error) {
       if (this.db.inTransaction) this.stmts.rollback.run();
       this.forgetCaches();
+      this.forgetIds();
       group.reject(error);
       return;
     }
@@ -566,6 +663,8 @@ export class SqliteStore implements Store {
     try {
       group = this.joinGroup();
       this.counterBefore.clear();
+      this.idUndo.length = 0;
+      this.idsLoadedInTransaction.clear();
       this.stmts.savepoint.run();
       try {
         result = await fn(this.ops);
@@ -597,6 +696,7 @@ export class SqliteStore implements Store {
     if (this.group === group && this.db.inTransaction) {
       try {
         this.stmts.rollbackToSavepoint.run();
+        this.undoIds();
         for (const key of unwritten) this.unwrittenCounters.add(key);
         this.writeCounters(kept);
         this.stmts.releaseSavepoint.run();
@@ -606,6 +706,7 @@ export class SqliteStore implements Store {
         this.unwrittenCounters.clear();
       }
     }
+    this.forgetIds();
     if (this.group === group) this.group = undefined;
     group.reject(new Error("the write transaction was rolled back by SQLite (I/O error?); retry the request"));
   }

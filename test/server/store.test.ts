@@ -215,6 +215,116 @@ describe("SqliteStore", () => {
     expect(await store.replace({ ...moved, version: 4 }, 2)).toBe(false);
   });
 
+  it("ids are unique per org and kind: a create or a replace taking another record's id is refused and changes nothing", async () => {
+    const store = open();
+    await store.create(record("aa"));
+    const counter = await store.changeCounter("o", "group");
+    const taken = { ...record("bb"), id: record("aa").id };
+    expect(await store.create(taken)).toBe(false);
+    expect(await store.get("o", "group", "", "bb")).toBeUndefined();
+    await store.create(record("bb"));
+    expect(await store.replace({ ...record("bb", 2), id: record("aa").id }, 1)).toBe(false);
+    expect((await store.get("o", "group", "", "bb"))?.version).toBe(1);
+    expect((await store.getById("o", "group", record("aa").id))?.name).toBe("aa");
+    expect(await store.changeCounter("o", "group")).toBe(counter + 1);
+    // The same id in another kind or another org is that kind's own.
+    expect(await store.create({ ...record("aa"), kind: "policy", doc: { kind: "policy", name: "aa" } })).toBe(true);
+    expect(await store.create({ ...record("aa"), org: "p" })).toBe(true);
+    expect((await store.getById("o", "policy", record("aa").id))?.kind).toBe("policy");
+    expect((await store.getById("p", "group", record("aa").id))?.org).toBe("p");
+    // A deleted record's id is free again.
+    expect(await store.delete("o", "group", "", "aa")).toBe(true);
+    expect(await store.getById("o", "group", record("aa").id)).toBeUndefined();
+    expect(await store.create({ ...record("cc"), id: record("aa").id })).toBe(true);
+    expect((await store.getById("o", "group", record("aa").id))?.name).toBe("cc");
+  });
+
+  it("a transaction that rolls back takes back its id changes: a created id is gone, a deleted or moved one is back", async () => {
+    const store = open();
+    await store.create(record("aa"));
+    await store.create(record("bb"));
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.create(record("cc"));
+        await tx.delete("o", "group", "", "aa");
+        await tx.replace({ ...record("bb", 2), id: "00000000-0000-4000-8000-0000000000ff" }, 1);
+        expect((await tx.getById("o", "group", record("cc").id))?.name).toBe("cc");
+        expect(await tx.getById("o", "group", record("aa").id)).toBeUndefined();
+        throw new Error("boom");
+      }),
+    ).rejects.toThrow("boom");
+    expect(await store.getById("o", "group", record("cc").id)).toBeUndefined();
+    expect((await store.getById("o", "group", record("aa").id))?.name).toBe("aa");
+    expect((await store.getById("o", "group", record("bb").id))?.name).toBe("bb");
+    expect(await store.getById("o", "group", "00000000-0000-4000-8000-0000000000ff")).toBeUndefined();
+    expect(await store.create({ ...record("dd"), id: record("aa").id })).toBe(false);
+    expect(await store.create({ ...record("dd"), id: record("cc").id })).toBe(true);
+  });
+
+  it("ids first read inside a transaction that rolls back are read again afterwards, without its writes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
+    try {
+      const file = join(dir, "ids.db");
+      const first = open(file);
+      await first.create(record("aa"));
+      await first.close();
+      // Reopened: no id of the kind is in memory until the transaction reads them, after its own delete.
+      const store = open(file);
+      await expect(
+        store.transaction(async (tx) => {
+          await tx.delete("o", "group", "", "aa");
+          expect(await tx.getById("o", "group", record("aa").id)).toBeUndefined();
+          throw new Error("boom");
+        }),
+      ).rejects.toThrow("boom");
+      expect((await store.getById("o", "group", record("aa").id))?.name).toBe("aa");
+      expect(await store.create({ ...record("bb"), id: record("aa").id })).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("after a COMMIT that fails, ids are read again from what the file holds", async () => {
+    const store = open();
+    await store.create(record("aa"));
+    const commit = (store as unknown as { stmts: { commit: { run: () => unknown } } }).stmts.commit;
+    const run = commit.run;
+    commit.run = () => {
+      commit.run = run;
+      throw new Error("disk I/O error (injected)");
+    };
+    await expect(store.create(record("bb"))).rejects.toThrow("disk I/O error (injected)");
+    expect(commit.run).toBe(run);
+    expect(await store.getById("o", "group", record("bb").id)).toBeUndefined();
+    expect((await store.getById("o", "group", record("aa").id))?.name).toBe("aa");
+    expect(await store.create({ ...record("cc"), id: record("bb").id })).toBe(true);
+  });
+
+  it("a data file with the former SQL index on ids has it dropped on open; its records are found by id", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
+    try {
+      const file = join(dir, "indexed.db");
+      const first = open(file);
+      await first.create(record("aa"));
+      await first.create(record("bb", 1, {}, "g1"));
+      await first.close();
+      const db = new Database(file);
+      db.exec("CREATE UNIQUE INDEX records_by_id ON records (org, kind, id)");
+      db.close();
+      const store = open(file);
+      expect((await store.getById("o", "group", record("bb").id))?.scope).toBe("g1");
+      expect(await store.create({ ...record("cc"), id: record("aa").id })).toBe(false);
+      await store.close();
+      const check = new Database(file, { readonly: true });
+      expect(
+        check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records'").all(),
+      ).toEqual([]);
+      check.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("credentials: put, find, delete (which counts as a change of the owner's kind), delete all of an owner", async () => {
     const store = open();
     const k1 = { id: "k1", org: "o", ownerKind: "serviceaccount", owner: "sa", hash: "ab" };
