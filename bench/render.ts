@@ -155,6 +155,23 @@ export function render(run: Run): string {
     );
   }
 
+  const storing = (["patch", "post"] as const).flatMap((key) => {
+    const route = get(`service.storing-${key}.rps`);
+    const toStoring = get(`service.${key}.ratio-to-storing`);
+    const floor = get(`service.storing-${key}.ratio-to-bare`);
+    if (!route || !toStoring || !floor) return [];
+    return [
+      `${key.toUpperCase()} ${fmt(route.value, 0)} req/s (${fmt(route["cpuUsPerRequest"] as number | undefined, 0)} ` +
+        `µs CPU per request; ${fmt(floor.value, 2)} of the bare route), cpln-local ${fmt(toStoring.value, 2)} of it`,
+    ];
+  });
+  if (storing.length > 0) {
+    out.push(
+      `\nWrites beside the storing route (the same bodies kept through cpln-local's SQLite store, answered once ` +
+        `durable, nothing else; no target): ${storing.join("; ")}.\n`,
+    );
+  }
+
   const motoKeys = ["create", "get", "update", "list10"].filter((key) => get(`moto.${key}.ratio`));
   if (motoKeys.length > 0) {
     out.push("\n**7. cpln-local beside moto** (volume set vs SSM parameter; 10 connections, undici; p99 in ms)\n");

@@ -4,10 +4,12 @@
  * each request shape: GET one record, PATCH one record, POST create, GET a list of 100. The ratio to the bare route
  * is the share of the framework's limit the service reaches. The list's answer (≈ 58 KB) is also compared with a
  * bare route answering as many bytes (`sameBytes`): the floor for sending that answer, which the 54-byte route is not.
+ * Writes are also compared with the storing route (`storing`): the same bodies kept through cpln-local's own SQLite
+ * store and nothing else, the floor for a write that is durable when it is answered.
  */
 import autocannon from "autocannon";
 import { Http, runConcurrent } from "./lib/http.js";
-import { cpuMs, startBareServer, startCplnLocal, type ChildServer } from "./lib/procs.js";
+import { cpuMs, startBareServer, startCplnLocal, startStoringServer, type ChildServer } from "./lib/procs.js";
 import type { Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
 import { createGvc } from "./lib/setup.js";
@@ -22,6 +24,8 @@ interface Shape {
   expectStatus: number;
   /** Also compared with a bare route whose answer has as many bytes as cpln-local's (no target: a second reference). */
   sameBytes?: boolean;
+  /** Also compared with the storing route (no target: the storage floor of a write). */
+  storing?: boolean;
 }
 
 /** Ratio to the bare route each shape should reach (median of the rounds). */
@@ -124,6 +128,7 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         path: `/org/${org}/gvc/list100/volumeset/vs-043`,
         body: (n) => ({ description: `patched ${n}` }),
         expectStatus: 200,
+        storing: true,
       },
       {
         key: "post",
@@ -132,6 +137,7 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         path: `/org/${org}/gvc/posts/volumeset`,
         body: (n) => volumeSetBody(`${run}-${n}`),
         expectStatus: 201,
+        storing: true,
       },
       {
         key: "list100",
@@ -148,10 +154,12 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
       const sameBytes = shape.sameBytes
         ? await startBareServer((await http.expect(shape.expectStatus, shape.method, shape.path)).bytes)
         : undefined;
+      const storing = shape.storing ? await startStoringServer(ctx.tempFile(`storing-${shape.key}.db`)) : undefined;
       try {
-        await measureShape(shape, bareShape, sameBytes);
+        await measureShape(shape, bareShape, { sameBytes, storing });
       } finally {
         await sameBytes?.stop();
+        await storing?.stop();
       }
     }
   } finally {
@@ -160,19 +168,28 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
     await server.stop();
   }
 
-  async function measureShape(shape: Shape, bareShape: Shape, sameBytes: ChildServer | undefined): Promise<void> {
+  /** The second references a shape is compared with, besides the bare route (see `Shape`). */
+  interface References {
+    sameBytes: ChildServer | undefined;
+    storing: ChildServer | undefined;
+  }
+
+  async function measureShape(shape: Shape, bareShape: Shape, { sameBytes, storing }: References): Promise<void> {
     await load(bare, ctx.adminKey, bareShape, warmupSeconds, connections);
     await load(server, ctx.adminKey, shape, warmupSeconds, connections);
     if (sameBytes) await load(sameBytes, ctx.adminKey, bareShape, warmupSeconds, connections);
+    if (storing) await load(storing, ctx.adminKey, shape, warmupSeconds, connections);
     // Short alternating rounds: load from other processes on a shared machine drifts, so each round's ratio
     // compares two measurements a few seconds apart, and the median round is reported.
     const bareRounds: Load[] = [];
     const serverRounds: Load[] = [];
     const sameBytesRounds: Load[] = [];
+    const storingRounds: Load[] = [];
     for (let round = 0; round < rounds; round++) {
       bareRounds.push(await load(bare, ctx.adminKey, bareShape, seconds, connections));
       serverRounds.push(await load(server, ctx.adminKey, shape, seconds, connections));
       if (sameBytes) sameBytesRounds.push(await load(sameBytes, ctx.adminKey, bareShape, seconds, connections));
+      if (storing) storingRounds.push(await load(storing, ctx.adminKey, shape, seconds, connections));
     }
     const failed = serverRounds.reduce((sum, l) => sum + l.non2xx + l.errors, 0);
     if (failed > 0) report.note(`service: ${shape.key}: ${failed} requests got a non-2xx answer or a connection error`);
@@ -207,15 +224,31 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
       target: `>= ${TARGETS[shape.key]}`,
       met: ratio >= (TARGETS[shape.key] ?? Number.NaN),
     });
-    if (sameBytes) {
-      figure(`service.bare-same-bytes-${shape.key}.rps`, `bare fastify route answering as many bytes`, sameBytesRounds);
-      const sameBytesRatios = serverRounds.map((r, i) => r.rps / (sameBytesRounds[i]?.rps ?? Number.NaN));
+    const reference = (name: string, title: string, loads: Load[]) => {
+      figure(`service.${name}-${shape.key}.rps`, title, loads);
+      const ratiosTo = serverRounds.map((r, i) => r.rps / (loads[i]?.rps ?? Number.NaN));
       report.add({
-        name: `service.${shape.key}.ratio-to-bare-same-bytes`,
-        value: median(sameBytesRatios),
+        name: `service.${shape.key}.ratio-to-${name}`,
+        value: median(ratiosTo),
         unit: "ratio",
         n: rounds,
-        ratiosPerRound: sameBytesRatios.map((r) => Math.round(r * 1000) / 1000),
+        ratiosPerRound: ratiosTo.map((r) => Math.round(r * 1000) / 1000),
+      });
+    };
+    if (sameBytes) reference("bare-same-bytes", "bare fastify route answering as many bytes", sameBytesRounds);
+    if (storing) {
+      reference(
+        "storing",
+        `storing route (the body kept through cpln-local's store), same ${shape.method}`,
+        storingRounds,
+      );
+      const floor = storingRounds.map((r, i) => r.rps / (bareRounds[i]?.rps ?? Number.NaN));
+      report.add({
+        name: `service.storing-${shape.key}.ratio-to-bare`,
+        value: median(floor),
+        unit: "ratio",
+        n: rounds,
+        ratiosPerRound: floor.map((r) => Math.round(r * 1000) / 1000),
       });
     }
   }

@@ -113,14 +113,30 @@ export async function startCplnLocal(options: CplnLocalOptions): Promise<ChildSe
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
+  return answering(child, port, started);
+}
+
+/** The child server once it answers 200 on `/about`; its output in the error when it exits first. */
+async function answering(child: ChildProcess, port: number, started: number): Promise<ChildServer> {
   const output = tail(child);
   const url = `http://127.0.0.1:${port}`;
   const exitedEarly = new Promise<never>((_, reject) =>
-    child.once("exit", (code) => reject(new Error(`cpln-local exited (${code}) before answering:\n${output()}`))),
+    child.once("exit", (code) => reject(new Error(`${url} exited (${code}) before answering:\n${output()}`))),
   );
   const startupMs = await Promise.race([waitForOk(`${url}/about`, started), exitedEarly]);
   child.removeAllListeners("exit");
   return { url, pid: child.pid ?? -1, child, startupMs, output, stop: () => stopChild(child) };
+}
+
+/** Starts one of `bench/servers/` as a child process on a port of its own and waits for its first 200 on `/about`. */
+async function startBenchServer(script: string, args: string[]): Promise<ChildServer> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [path.join(distDir, "bench", "servers", script), String(port), ...args], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  return answering(child, port, started);
 }
 
 /**
@@ -128,18 +144,15 @@ export async function startCplnLocal(options: CplnLocalOptions): Promise<ChildSe
  * text of that many bytes.
  */
 export async function startBareServer(bytes?: number): Promise<ChildServer> {
-  const port = await freePort();
-  const started = performance.now();
-  const args = [path.join(distDir, "bench", "servers", "bare.js"), String(port)];
-  if (bytes !== undefined) args.push(String(bytes));
-  const child = spawn(process.execPath, args, {
-    cwd: repoRoot,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output = tail(child);
-  const url = `http://127.0.0.1:${port}`;
-  const startupMs = await waitForOk(`${url}/about`, started);
-  return { url, pid: child.pid ?? -1, child, startupMs, output, stop: () => stopChild(child) };
+  return startBenchServer("bare.js", bytes === undefined ? [] : [String(bytes)]);
+}
+
+/**
+ * Starts the storing route (`bench/servers/storing.ts`: each POST and PATCH stored through cpln-local's SQLite store
+ * in `data`, nothing else) as a child process.
+ */
+export async function startStoringServer(data: string): Promise<ChildServer> {
+  return startBenchServer("storing.js", [data]);
 }
 
 /** Messages between the bench and the forked store server (`bench/servers/store-server.ts`). */
