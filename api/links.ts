@@ -38,6 +38,8 @@ export function selfLink(org: string, kind: Kind, name: string, gvc?: string): s
 }
 
 function decode(segment: string): string {
+  // Most segments hold no escape: no call (and no try) for them. Every PATCH parses its own link (request inspection).
+  if (!segment.includes("%")) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
