@@ -7,6 +7,8 @@ export default defineConfig({
     // Code that Pulumi serializes (closures) must be loaded from tsc's dist/, never through vite's transform.
     server: { deps: { external: [/\/dist\//] } },
     testTimeout: 60_000,
+    // expect.poll's default of 1 s is too short for a browser page on a loaded CI machine to settle.
+    expect: { poll: { timeout: 15_000 } },
     hookTimeout: 60_000,
     pool: "forks",
     // Vitest's default (cores − 1) is one worker on a 2-core machine. Most files spend their time waiting on child

@@ -72,7 +72,7 @@ const status = (method, request) =>
   const child = spawn(process.execPath, [script], { detached, stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
-  const code = await new Promise<number | null>((done) => child.on("exit", (exit) => done(exit)));
+  const code = await new Promise<number | null>((done) => child.on("close", (exit) => done(exit)));
   fs.rmSync(dir, { recursive: true, force: true });
   expect(code).toBe(0);
   return JSON.parse(out) as Record<string, number>;

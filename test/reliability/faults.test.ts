@@ -619,7 +619,8 @@ describe("a server that accepts connections and never answers", () => {
     expect((error as CplnApiError).message).toMatch(/GET \/org\/faulty\/policy\/anything .*time limit of 1000 ms/);
     expect((error as CplnApiError).message).not.toContain(ADMIN_KEY);
     expect(ms).toBeGreaterThanOrEqual(1_000);
-    expect(ms).toBeLessThan(3_000);
+    // The limit, not the silent server, ended it; room for a CI machine that stalls this process for seconds.
+    expect(ms).toBeLessThan(10_000);
     report(`faults: client timeout against a silent server after ${ms.toFixed(0)} ms (limit 1000 ms)`);
   });
 
@@ -641,7 +642,7 @@ describe("a server that accepts connections and never answers", () => {
       const ms = performance.now() - started;
       expect((error as CplnApiError).code).toBe("Timeout");
       expect(ms).toBeGreaterThanOrEqual(1_000);
-      expect(ms).toBeLessThan(3_000);
+      expect(ms).toBeLessThan(10_000);
       expect(early).toHaveBeenCalled();
     } finally {
       early.mockRestore();

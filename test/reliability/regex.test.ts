@@ -3,9 +3,12 @@
  * for minutes (`=~` with nested quantifiers, `~` globs with many `*`) against values the caller controls (names up
  * to 63 characters, descriptions up to 250). The server runs JavaScript on one thread, so one such query would stop it
  * answering everyone. `=~` runs on RE2 (linear time), so the nested and adjacent quantifiers a backtracking engine
- * stalls on are accepted: each query must answer 200 with exactly the groups the pattern selects within 2 s, and
- * `GET /about` sent while it runs within 2 s. The same patterns in a policy's `targetQuery` (evaluated on every
- * authorization check) are accepted and grant on exactly the matching groups, without stalling the server.
+ * stalls on are accepted: each query must answer 200 with exactly the groups the pattern selects within 10 s, and
+ * `GET /about` sent while it runs within 10 s. The same patterns in a policy's `targetQuery` (evaluated on every
+ * authorization check) are accepted and grant on exactly the matching groups, without stalling the server. Answers
+ * take 2–36 ms here, and a backtracking engine on these inputs runs for minutes. The limit was 2 s, which a CI machine
+ * that stalls this process for two seconds misses (seen: a policy create given up after 2 s under such induced stalls,
+ * 1 run in 5); 10 s still tells linear time from a stall.
  *
  * cpln-local runs as a child process (dist/server/cli.js): if it stalls, this test process stays responsive, reports,
  * and kills it. Same in CI and with CPLN_LONG_TESTS=1. Needs `npm run build`.
@@ -20,7 +23,7 @@ import { answerProblem, parseJsonOrUndefined, report } from "./support.js";
 
 const ORG = "regex";
 const ADMIN_KEY = "regexadmin.regex-admin-key-0123456789abcd";
-const LIMIT_MS = 2_000;
+const LIMIT_MS = 10_000;
 const cli = path.resolve(__dirname, "..", "..", "dist", "server", "cli.js");
 
 let child: ChildProcess;

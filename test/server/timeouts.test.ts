@@ -59,7 +59,9 @@ describe("timeouts and the connection cap", () => {
     });
     expect(outcome.status).toBe(408);
     expect(JSON.parse(outcome.text ?? "{}")).toMatchObject({ status: 408, code: "RequestTimeout" });
-    expect(outcome.ms).toBeLessThan(3_000);
+    // Answered before the body was all sent (4 s): the request timeout, not the end of the body, ended it. The time
+    // bound is that send time, not less: a CI machine that stalls this process for seconds stretches every answer.
+    expect(outcome.ms).toBeLessThan(4_000);
     expect(outcome.written).toBeLessThan(body.length);
   });
 
@@ -69,7 +71,8 @@ describe("timeouts and the connection cap", () => {
     socket.write(`GET /about HTTP/1.1\r\nHost: x\r\nX-Slow: `);
     const ms = await closed;
     expect(received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(ms).toBeLessThan(3_000);
+    // The 408 is the headers timeout's (the idle close sends none); the bound only rules out a hang.
+    expect(ms).toBeLessThan(10_000);
   });
 
   it("refuses an unauthenticated write before its body: 401 at once, the connection closed, the body never read", async () => {
@@ -87,7 +90,8 @@ describe("timeouts and the connection cap", () => {
     });
     expect(outcome.status).toBe(401);
     expect(outcome.headers?.["connection"]).toBe("close");
-    expect(outcome.ms).toBeLessThan(2_000);
+    // Well before the body's 10 s (room for a CI machine that stalls this process; 2,322 ms seen under 3 s stalls).
+    expect(outcome.ms).toBeLessThan(8_000);
     expect(outcome.written).toBeLessThan(body.length);
   });
 
@@ -104,7 +108,7 @@ describe("timeouts and the connection cap", () => {
       timeoutMs: 15_000,
     });
     expect(outcome.status).toBe(401);
-    expect(outcome.ms).toBeLessThan(2_000);
+    expect(outcome.ms).toBeLessThan(8_000);
     expect(outcome.written).toBeLessThan(body.length);
   });
 
@@ -131,7 +135,8 @@ describe("timeouts and the connection cap", () => {
     extra.socket.write("GET /about HTTP/1.1\r\nHost: x\r\n\r\n");
     const extraClosedIn = await extra.closed;
     expect(extra.received()).toBe("");
-    expect(extraClosedIn).toBeLessThan(2_000);
+    // At once, not at a timeout (each is 20 s here).
+    expect(extraClosedIn).toBeLessThan(5_000);
     held[0]!.socket.destroy();
     await held[0]!.closed;
     await new Promise((resolve) => setTimeout(resolve, 100));

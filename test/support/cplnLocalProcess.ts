@@ -40,7 +40,8 @@ export function startCplnLocalProcess(
   let stderr = "";
   child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // "close", not "exit": the child's output may still be arriving when it has exited (Node's child_process docs).
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   const waitFor = async (pattern: RegExp): Promise<RegExpExecArray> => {
     for (let i = 0; i < 300; i++) {
       const match = pattern.exec(stdout);

@@ -141,7 +141,8 @@ describe("request: retries", () => {
     expect(response.body).toEqual({ ok: true });
     expect(seen).toHaveLength(2);
     expect(elapsed).toBeGreaterThanOrEqual(1_000);
-    expect(elapsed).toBeLessThan(3000);
+    // Not seconds more (a Retry-After misread): the bound leaves room for a CI machine that stalls this process.
+    expect(elapsed).toBeLessThan(10_000);
   });
 
   it("does not retry a 429 QuotaExceeded: one request, the error names the quota", async () => {
@@ -242,17 +243,19 @@ describe("request: responses", () => {
       "GET /org/acme/quota failed (Timeout): no complete response within the time limit of 400 ms",
     );
     expect(elapsed).toBeGreaterThanOrEqual(400);
-    expect(elapsed).toBeLessThan(1500);
+    // The server never answers: the limit ended the call. The bound leaves room for a CI machine that stalls this
+    // process (1,564 ms seen under induced 2 s stalls).
+    expect(elapsed).toBeLessThan(10_000);
     expect(seen).toHaveLength(1);
   });
 
-  it("keeps the deadline across retries: 503s with Retry-After 5 s end at the deadline, not after", async () => {
-    script = () => ({ status: 503, headers: { "retry-after": "5" } });
-    const started = Date.now();
+  it("keeps the deadline across retries: 503s with Retry-After 30 s end at the deadline, not after", async () => {
+    script = () => ({ status: 503, headers: { "retry-after": "30" } });
+    const started = performance.now();
     const error = await expectError(
-      request(connection, { method: "GET", path: "/x", timeoutMs: 500, retry: fastRetry }),
+      request(connection, { method: "GET", path: "/x", timeoutMs: 3_000, retry: fastRetry }),
     );
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(3_000);
     expect(error.status).toBe(503);
     expect(seen).toHaveLength(1);
   });

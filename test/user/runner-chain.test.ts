@@ -149,25 +149,39 @@ afterAll(async () => {
 });
 
 /**
- * 10 s on an idle machine; on a loaded one (this machine is shared), scaled by the 1-minute load per core, up to 60 s —
- * far below the 300 s a run waited before a failure in a dependency chain ended it.
+ * Far below the 300 s a run waited before a failure in a dependency chain ended it. Failed runs take 2.5–5.5 s here
+ * (each prints its time); the bound was 10 s scaled by the 1-minute load, which lags: a run on a machine that stalled
+ * its processes for seconds took 12.6 s against 11.1 s allowed. A fixed bound does not depend on that lag.
  */
-function budgetMs(): number {
-  return Math.min(60_000, 10_000 * Math.max(1, (os.loadavg()[0] ?? 0) / os.cpus().length));
+const BUDGET_MS = 60_000;
+
+/**
+ * What a run left running: its processes still alive once the runner has ended. The runner kills its provider processes
+ * as it exits without waiting for them, so a killed one may still be listed for a moment: this looks again for up to
+ * 5 s before it answers.
+ */
+async function leftRunning(marker: string): Promise<string[]> {
+  const until = performance.now() + 5_000;
+  let found = survivors(marker);
+  while (found.length > 0 && performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    found = survivors(marker);
+  }
+  return found;
 }
 
-/** Runs `up` of a program and checks what every failed run must: exit 1, under 10 s, the label first, no survivor. */
+/** Runs `up` of a program and checks what every failed run must: exit 1, within `BUDGET_MS`, the label first, no survivor. */
 async function failingUp(dir: string, args: string[]): Promise<Run> {
   const run = await runner(["up", dir, "--state", path.join(dir, "state.json"), ...args]);
   expect(run.stdout.split("\n")[0]).toBe(firstLine);
   expect(run.errors.length, run.stderr).toBeGreaterThan(0);
   expect(run.code, run.stderr).toBe(1);
-  expect(run.ms).toBeLessThan(budgetMs());
+  expect(run.ms).toBeLessThan(BUDGET_MS);
   expect(run.stdout + run.stderr).not.toMatch(/^\s+at /m);
-  expect(survivors(run.marker)).toEqual([]);
+  expect(await leftRunning(run.marker)).toEqual([]);
   console.info(
     `${run.errors[0]?.slice(0, 70)}…: exit ${run.code} after ${Math.round(run.ms)} ms ` +
-      `(budget ${Math.round(budgetMs())} ms, load ${(os.loadavg()[0] ?? 0).toFixed(1)} on ${os.cpus().length} cores)`,
+      `(load ${(os.loadavg()[0] ?? 0).toFixed(1)} on ${os.cpus().length} cores)`,
   );
   return run;
 }
@@ -179,7 +193,7 @@ async function failingUp(dir: string, args: string[]): Promise<Run> {
 async function cleanup(dir: string, prefix: string): Promise<void> {
   const run = await runner(["destroy", dir, "--state", path.join(dir, "state.json"), ...config({ prefix })]);
   expect(run.code, run.stderr).toBe(0);
-  expect(survivors(run.marker)).toEqual([]);
+  expect(await leftRunning(run.marker)).toEqual([]);
 }
 
 describe("the realistic program", () => {
@@ -211,7 +225,7 @@ describe("the realistic program", () => {
         { permissions: ["edit"], principalLinks: ["/org/demo/serviceaccount/happy-ci"] },
       ]),
     );
-    expect(survivors(up.marker)).toEqual([]);
+    expect(await leftRunning(up.marker)).toEqual([]);
     await cleanup(dir, "happy");
     expect(await server.store.get("demo", "group", "", "happy-viewers")).toBeUndefined();
   });
@@ -232,7 +246,7 @@ describe("switching to the native classes", () => {
       (r) => r.type,
     );
     expect(types.every((t) => t.startsWith("cpln-native:index:"))).toBe(true);
-    expect(survivors(native.marker)).toEqual([]);
+    expect(await leftRunning(native.marker)).toEqual([]);
     await cleanup(dir, "alias");
   });
 });
@@ -355,7 +369,7 @@ describe("no process outlives the run", () => {
     expect(run.errors).toEqual([
       'error: offline runner: the program did not finish within 15000 ms; it was waiting for the inputs of cpln:Group "stuck"; (and, behind them, cpln:Policy "on-stuck")',
     ]);
-    expect(survivors(run.marker)).toEqual([]);
+    expect(await leftRunning(run.marker)).toEqual([]);
     await cleanup(dir, "stuck");
   });
 
@@ -380,7 +394,7 @@ describe("no process outlives the run", () => {
       expect(run.errors).toEqual([
         "error: offline runner: interrupted; the program and the provider processes were stopped",
       ]);
-      expect(survivors(run.marker)).toEqual([]);
+      expect(await leftRunning(run.marker)).toEqual([]);
       await cleanup(dir, "sig");
     });
   }
