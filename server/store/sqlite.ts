@@ -279,9 +279,11 @@ export class SqliteStore implements Store {
       get: db.prepare<[string, string, string, string], RecordRow>(
         "SELECT * FROM records WHERE org = ? AND kind = ? AND scope = ? AND name = ?",
       ),
-      idsOfKind: db.prepare<[string, string], Pick<RecordRow, "id" | "scope" | "name">>(
-        "SELECT id, scope, name FROM records WHERE org = ? AND kind = ?",
-      ),
+      idsOfKind: db
+        .prepare<[string, string], [string, string, string]>(
+          "SELECT id, scope, name FROM records WHERE org = ? AND kind = ?",
+        )
+        .raw(),
       idOf: db
         .prepare<[string, string, string, string], string>(
           "SELECT id FROM records WHERE org = ? AND kind = ? AND scope = ? AND name = ?",
@@ -409,7 +411,7 @@ export class SqliteStore implements Store {
     let ids = this.ids.get(key);
     if (ids === undefined) {
       ids = new Map();
-      for (const row of this.stmts.idsOfKind.iterate(org, kind)) ids.set(row.id, { scope: row.scope, name: row.name });
+      for (const [id, scope, name] of this.stmts.idsOfKind.iterate(org, kind)) ids.set(id, { scope, name });
       if (this.indexedIds + ids.size > ID_INDEX_MAX) this.forgetIds();
       this.ids.set(key, ids);
       this.indexedIds += ids.size;
