@@ -18,7 +18,7 @@ function bodyObject(body: unknown): JsonObject {
   return typeof body === "object" && body !== null && !Array.isArray(body) ? (body as JsonObject) : {};
 }
 
-/** Serves the storing route; each write is answered once its commit group is durable (a transaction settles only then). */
+/** Serves the storing route: each write is answered once its commit group is durable (a transaction settles then). */
 async function main(): Promise<void> {
   const port = Number(process.argv[2] ?? "0");
   const data = process.argv[3];
