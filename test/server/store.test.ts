@@ -19,6 +19,16 @@ afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
+/** Runs `fn` with a directory of its own for data files, removed afterwards whatever `fn` did. */
+async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
+  try {
+    await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function record(name: string, version = 1, extra: Record<string, string> = {}, scope = ""): StoredRecord {
   return {
     org: "o",
@@ -140,8 +150,7 @@ describe("SqliteStore", () => {
   });
 
   it("transactions started in one turn share one COMMIT; each stays atomic and settles only once committed", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const file = join(dir, "group.db");
       const store = open(file);
       const inner = store as unknown as { db: Database.Database; stmts: { commit: { run(): unknown } } };
@@ -174,14 +183,11 @@ describe("SqliteStore", () => {
       const reopened = open(file);
       expect((await reopened.list("o", "group")).map((r) => r.name)).toEqual(["aa", "cc"]);
       expect(await reopened.changeCounter("o", "group")).toBe(2);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("a change counter moved by a group's earlier transaction survives a later one's rollback in the same group", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const file = join(dir, "counters.db");
       const store = open(file);
       const outcomes = await Promise.allSettled([
@@ -198,9 +204,7 @@ describe("SqliteStore", () => {
       expect(await store.changeCounter("o", "group")).toBe(2);
       await store.close();
       expect(await open(file).changeCounter("o", "group")).toBe(2);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("a replace that changes a record's id moves it in the by-id index; one that keeps the id finds it there", async () => {
@@ -262,8 +266,7 @@ describe("SqliteStore", () => {
   });
 
   it("ids first read inside a transaction that rolls back are read again afterwards, without its writes", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const file = join(dir, "ids.db");
       const first = open(file);
       await first.create(record("aa"));
@@ -279,9 +282,7 @@ describe("SqliteStore", () => {
       ).rejects.toThrow("boom");
       expect((await store.getById("o", "group", record("aa").id))?.name).toBe("aa");
       expect(await store.create({ ...record("bb"), id: record("aa").id })).toBe(false);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("after a COMMIT that fails, ids are read again from what the file holds", async () => {
@@ -301,8 +302,7 @@ describe("SqliteStore", () => {
   });
 
   it("a data file with the former SQL index on ids has it dropped on open; its records are found by id", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const file = join(dir, "indexed.db");
       const first = open(file);
       await first.create(record("aa"));
@@ -320,9 +320,7 @@ describe("SqliteStore", () => {
         check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records'").all(),
       ).toEqual([]);
       check.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("credentials: put, find, delete (which counts as a change of the owner's kind), delete all of an owner", async () => {
@@ -343,8 +341,7 @@ describe("SqliteStore", () => {
   });
 
   it("a data file with the former sa_keys table has its keys moved to credentials on open", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const file = join(dir, "legacy.db");
       const db = new Database(file);
       db.exec(
@@ -364,14 +361,11 @@ describe("SqliteStore", () => {
       const check = new Database(file, { readonly: true });
       expect(check.prepare("SELECT name FROM sqlite_master WHERE name = 'sa_keys'").get()).toBeUndefined();
       check.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("a file store keeps everything across reopen", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const file = join(dir, "s.db");
       const first = new SqliteStore(file);
       await first.create(record("aa"));
@@ -384,27 +378,21 @@ describe("SqliteStore", () => {
       expect(await second.changeCounter("o", "group")).toBe(counter);
       expect(await second.orgs()).toEqual(["o"]);
       await second.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("a file store's WAL is checkpointed at 64 MiB by default (not SQLite's 1,000 pages), with the file truncated back to it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const store = open(join(dir, "d.db"));
       const db = (store as unknown as { db: Database.Database }).db;
       const pageSize = db.pragma("page_size", { simple: true }) as number;
       expect(db.pragma("wal_autocheckpoint", { simple: true })).toBe(Math.floor((64 * 1024 * 1024) / (pageSize + 24)));
       expect(db.pragma("journal_size_limit", { simple: true })).toBe(64 * 1024 * 1024);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it("under sustained writes the WAL stays within the bound; once writes stop it is emptied, and the files then hold every write", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cpln-store-"));
-    try {
+    await inTempDir(async (dir) => {
       const file = join(dir, "w.db");
       const policy = { checkpointBytes: 64 * 1024, idleMs: 100 };
       const store = open(file, policy);
@@ -430,8 +418,6 @@ describe("SqliteStore", () => {
       const reopened = open(copy);
       expect((await reopened.list("o", "group")).length).toBe(300);
       expect(await reopened.changeCounter("o", "group")).toBe(await store.changeCounter("o", "group"));
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
