@@ -193,7 +193,6 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
     }
     const failed = serverRounds.reduce((sum, l) => sum + l.non2xx + l.errors, 0);
     if (failed > 0) report.note(`service: ${shape.key}: ${failed} requests got a non-2xx answer or a connection error`);
-    const ratios = serverRounds.map((r, i) => r.rps / (bareRounds[i]?.rps ?? Number.NaN));
     const settings = { connections, pipelining: 1, secondsPerRound: seconds, rounds };
     const figure = (name: string, title: string, loads: Load[]) =>
       report.add({
@@ -212,28 +211,25 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         errors: loads.reduce((sum, l) => sum + l.errors, 0),
         ...settings,
       });
-    figure(`service.${shape.key}.rps`, shape.title, serverRounds);
-    figure(`service.bare-${shape.key}.rps`, `bare fastify route, same ${shape.method} shape`, bareRounds);
-    const ratio = median(ratios);
-    report.add({
-      name: `service.${shape.key}.ratio-to-bare`,
-      value: ratio,
-      unit: "ratio",
-      n: rounds,
-      ratiosPerRound: ratios.map((r) => Math.round(r * 1000) / 1000),
-      target: `>= ${TARGETS[shape.key]}`,
-      met: ratio >= (TARGETS[shape.key] ?? Number.NaN),
-    });
-    const reference = (name: string, title: string, loads: Load[]) => {
-      figure(`service.${name}-${shape.key}.rps`, title, loads);
-      const ratiosTo = serverRounds.map((r, i) => r.rps / (loads[i]?.rps ?? Number.NaN));
+    /** The median of per-round ratios of `over`'s rate to `under`'s (rounds a few seconds apart), and its target if any. */
+    const ratioFigure = (name: string, over: Load[], under: Load[], target?: number) => {
+      const ratios = over.map((r, i) => r.rps / (under[i]?.rps ?? Number.NaN));
+      const value = median(ratios);
       report.add({
-        name: `service.${shape.key}.ratio-to-${name}`,
-        value: median(ratiosTo),
+        name,
+        value,
         unit: "ratio",
         n: rounds,
-        ratiosPerRound: ratiosTo.map((r) => Math.round(r * 1000) / 1000),
+        ratiosPerRound: ratios.map((r) => Math.round(r * 1000) / 1000),
+        ...(target === undefined ? {} : { target: `>= ${target}`, met: value >= target }),
       });
+    };
+    figure(`service.${shape.key}.rps`, shape.title, serverRounds);
+    figure(`service.bare-${shape.key}.rps`, `bare fastify route, same ${shape.method} shape`, bareRounds);
+    ratioFigure(`service.${shape.key}.ratio-to-bare`, serverRounds, bareRounds, TARGETS[shape.key] ?? Number.NaN);
+    const reference = (name: string, title: string, loads: Load[]) => {
+      figure(`service.${name}-${shape.key}.rps`, title, loads);
+      ratioFigure(`service.${shape.key}.ratio-to-${name}`, serverRounds, loads);
     };
     if (sameBytes) reference("bare-same-bytes", "bare fastify route answering as many bytes", sameBytesRounds);
     if (storing) {
@@ -242,14 +238,7 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         `storing route (the body kept through cpln-local's store), same ${shape.method}`,
         storingRounds,
       );
-      const floor = storingRounds.map((r, i) => r.rps / (bareRounds[i]?.rps ?? Number.NaN));
-      report.add({
-        name: `service.storing-${shape.key}.ratio-to-bare`,
-        value: median(floor),
-        unit: "ratio",
-        n: rounds,
-        ratiosPerRound: floor.map((r) => Math.round(r * 1000) / 1000),
-      });
+      ratioFigure(`service.storing-${shape.key}.ratio-to-bare`, storingRounds, bareRounds);
     }
   }
 }
