@@ -31,7 +31,7 @@ import { engineEnv, withoutCheckoutBin } from "../tools/realengine/env.js";
 import type { BenchContext } from "./context.js";
 import { Http } from "./lib/http.js";
 import { distDir, repoRoot } from "./lib/procs.js";
-import type { Report } from "./lib/report.js";
+import { median, type Report } from "./lib/report.js";
 import { createGvc } from "./lib/setup.js";
 
 const VOLUME_SETS = 100;
@@ -43,12 +43,6 @@ const VERSION = "0.1.0";
 const ROUNDS = Number(process.env.CPLN_BENCH_ENGINE_ROUNDS ?? 3);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
   throw new Error(`CPLN_BENCH_ENGINE_ROUNDS must be a positive integer (got ${process.env.CPLN_BENCH_ENGINE_ROUNDS})`);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 const adapters = ["thin", "native", "dynamic"] as const;

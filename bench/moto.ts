@@ -19,9 +19,9 @@ import { Pool, request } from "undici";
 import type { BenchContext } from "./context.js";
 import { Http, runConcurrent } from "./lib/http.js";
 import { freePort, repoRoot, startCplnLocal } from "./lib/procs.js";
-import type { Report } from "./lib/report.js";
+import { median, type Report } from "./lib/report.js";
 import { createGvc } from "./lib/setup.js";
-import { median, volumeSetBody } from "./service.js";
+import { volumeSetBody } from "./service.js";
 
 interface Op {
   method: "GET" | "POST" | "PATCH";

@@ -10,7 +10,7 @@
 import autocannon from "autocannon";
 import { Http, runConcurrent } from "./lib/http.js";
 import { cpuMs, startBareServer, startCplnLocal, startStoringServer, type ChildServer } from "./lib/procs.js";
-import type { Report } from "./lib/report.js";
+import { median, type Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
 import { createGvc } from "./lib/setup.js";
 
@@ -241,12 +241,6 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
       ratioFigure(`service.storing-${shape.key}.ratio-to-bare`, storingRounds, bareRounds);
     }
   }
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
 export function volumeSetBody(name: string): Record<string, unknown> {

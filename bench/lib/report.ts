@@ -46,6 +46,13 @@ export function distribution(samples: readonly number[]): Distribution {
   };
 }
 
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+}
+
 /** Rounds for display and JSON: 3 significant decimals are more than a shared machine can tell apart. */
 export function round(value: number, digits = 3): number {
   if (!Number.isFinite(value)) return value;
