@@ -3,7 +3,6 @@ import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { ErrorCode, type ApiErrorBody } from "../api/errors.js";
-import { parseLink } from "../api/links.js";
 import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
 import { ApiFailure, badRequest } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
@@ -31,7 +30,7 @@ declare module "fastify" {
     bodyText: string | undefined;
     /** Bytes of the body actually received (chunked bodies have no Content-Length). */
     bodyBytes: number;
-    /** The record a PATCH targets, as it was before (request inspection only). */
+    /** The stored record a successful PATCH changed, as the PATCH found it (for request inspection). */
     recordBefore: unknown;
     /** The JSON text of the record a PATCH returned (request inspection only). */
     recordAfter: string | undefined;
@@ -319,28 +318,12 @@ export function buildApp(context: AppContext): FastifyInstance {
     done();
   });
 
-  // Request inspection keeps each successful PATCH of an object as a before/after pair (the console's diff). A PATCH
-  // is addressed by the object's self link, so the path names the record to read first.
+  // One hook before every answer is sent: request inspection keeps a PATCH's answer (the record after the change;
+  // the route has kept the record before it, `patchCallOf`), the request log its entry, fault injection delays or
+  // cuts; and no answer leaves before the writes it may have seen are durable (the store commits writes in groups, see
+  // `Store.settled`).
   const { recent, store } = context;
-  if (recent && store) {
-    app.addHook("preHandler", (request, _reply, done) => {
-      const target =
-        request.method === "PATCH" && !request.routeOptions.config.emulator ? parseLink(request.url) : undefined;
-      if (target?.name === undefined) {
-        done();
-        return;
-      }
-      store.get(target.org, target.kind, target.gvc ?? "", target.name).then((before) => {
-        request.recordBefore = before?.doc;
-        done();
-      }, done);
-    });
-  }
-
-  // One hook before every answer is sent: request inspection keeps a PATCH's answer (the record after the change),
-  // the request log its entry, fault injection delays or cuts; and no answer leaves before the writes it may have
-  // seen are durable (the store commits writes in groups, see `Store.settled`).
-  const inspecting = recent !== undefined && store !== undefined;
+  const inspecting = recent !== undefined;
   app.addHook("onSend", (request: FastifyRequest, reply: FastifyReply, payload, done) => {
     // Kept as the JSON text sent (the answer is the record after the change): parsed only when listed.
     if (inspecting && request.recordBefore !== undefined && reply.statusCode === 200 && typeof payload === "string") {

@@ -24,6 +24,8 @@ export interface Call {
   org: string;
   gvc?: string;
   principal: Principal;
+  /** Told the stored object a successful patch started from (request inspection keeps it beside the answer). */
+  onPatched?: (previous: JsonObject) => void;
 }
 
 /** Fields every record carries that only the server sets. */
@@ -569,13 +571,17 @@ export class RecordService {
           }
         }
         if (conflicts.length > 0) throw stateConflict(conflicts);
-        if (equalUnder(previous, next, this.patchRulesOf(kind))) return { done: true as const, doc: previous };
+        if (equalUnder(previous, next, this.patchRulesOf(kind))) {
+          call.onPatched?.(previous);
+          return { done: true as const, doc: previous };
+        }
         next["version"] = current.version + 1;
         next["lastModified"] = now;
         await this.check(kind, next, ctx, previous);
         const replaced = await tx.replace({ ...current, version: current.version + 1, doc: next }, current.version);
         if (!replaced) return { done: false as const };
         if (rules.patched) await rules.patched(previous, next, ctx);
+        call.onPatched?.(previous);
         return { done: true as const, doc: next };
       });
       if (outcome.done) return outcome.doc;

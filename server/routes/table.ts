@@ -127,6 +127,11 @@ function callOf(request: FastifyRequest): Call {
   return { org: params["org"] ?? "", gvc: params["gvc"], principal: request.principal };
 }
 
+/** A PATCH's call: request inspection keeps the object as the patch found it, read inside its transaction. */
+function patchCallOf(request: FastifyRequest): Call {
+  return { ...callOf(request), onPatched: (previous) => (request.recordBefore = previous) };
+}
+
 function cursorOf(request: FastifyRequest): string | undefined {
   const cursor = (request.query as { cursor?: unknown } | undefined)?.cursor;
   return typeof cursor === "string" ? cursor : undefined;
@@ -588,7 +593,7 @@ export function recordRoutes(records: RecordService): Route[] {
         responses: [{ status: 200, description: `The ${kind}`, body: record }],
         errors: [400, 401, 403, 404, 409, 413, 415],
         auth: "required",
-        handler: async (request) => records.patch(callOf(request), kind, key(request), request.body),
+        handler: async (request) => records.patch(patchCallOf(request), kind, key(request), request.body),
       });
       routes.push({
         method: "PUT",
@@ -752,7 +757,7 @@ export function recordRoutes(records: RecordService): Route[] {
       responses: [{ status: 200, description: "The object", body: record }],
       errors: [400, 401, 403, 404, 409, 413, 415],
       auth: "required",
-      handler: async (request) => records.patch(callOf(request), kind, key(request), request.body),
+      handler: async (request) => records.patch(patchCallOf(request), kind, key(request), request.body),
     });
     routes.push({
       method: "PUT",

@@ -7,10 +7,12 @@ import { ADMIN_KEY, ORG, start } from "./helpers.js";
 import { jsonOfSize, rawRequest, type RawOutcome } from "./rawhttp.js";
 
 interface Inspected {
-  items: { method: string; path: string; status: number; body?: unknown }[];
+  items: { method: string; path: string; status: number; body?: unknown; change?: { before: Doc; after: Doc } }[];
   bytes: number;
   budget: number;
 }
+
+type Doc = Record<string, unknown>;
 
 let server: RunningServer | undefined;
 afterEach(async () => {
@@ -107,5 +109,56 @@ describe("request inspection memory", () => {
     // Each kept 60 KiB body accounts 120 KiB (two bytes a character): three fit, the newest three.
     expect(posts.map((p) => p.path)).toEqual([17, 18, 19].map((n) => `/org/${ORG}/policy?n=${n}`));
     expect(posts[2]?.body).toEqual(JSON.parse(body.toString("utf8")));
+  });
+});
+
+describe("request inspection of a PATCH: the object before and after", () => {
+  async function send(running: RunningServer, method: string, path: string, body?: unknown) {
+    const response = await fetch(`${running.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Doc };
+  }
+
+  it("keeps the stored object the PATCH applied to and its answer; none for a refused PATCH or a PUT", async () => {
+    server = await start();
+    const path = `/org/${ORG}/group/inspected`;
+    expect((await send(server, "POST", `/org/${ORG}/group`, { name: "inspected" })).status).toBe(201);
+    const stored = (await send(server, "GET", path)).body;
+    const patched = await send(server, "PATCH", path, { description: "changed" });
+    expect(patched.status).toBe(200);
+    const unchanged = await send(server, "PATCH", path, { description: "changed" });
+    expect(unchanged.status).toBe(200);
+    expect((await send(server, "PATCH", path, { description: 7 })).status).toBe(400);
+    expect((await send(server, "PUT", path, { name: "inspected", description: "put" })).status).toBe(200);
+
+    const writes = (await inspected(server)).items.filter((item) => item.path === path && item.method !== "GET");
+    expect(writes.map((item) => [item.method, item.status, item.change])).toEqual([
+      ["PATCH", 200, { before: stored, after: patched.body }],
+      ["PATCH", 200, { before: patched.body, after: unchanged.body }],
+      ["PATCH", 400, undefined],
+      ["PUT", 200, undefined],
+    ]);
+  });
+
+  it("ten concurrent PATCHes of one object: each pair's before is the version that PATCH changed", async () => {
+    server = await start();
+    const path = `/org/${ORG}/group/raced`;
+    expect((await send(server, "POST", `/org/${ORG}/group`, { name: "raced" })).status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => send(server!, "PATCH", path, { description: `writer ${i}` })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 10 }, () => 200));
+
+    const pairs = (await inspected(server)).items.filter((item) => item.method === "PATCH").map((item) => item.change);
+    expect(pairs).toHaveLength(10);
+    // The versions 1 → 2, 2 → 3, …, 10 → 11, each once, and each pair's before is the previous pair's after.
+    const byVersion = new Map(pairs.map((pair) => [pair?.before["version"], pair]));
+    expect([...byVersion.keys()].sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    for (let version = 2; version <= 10; version++) {
+      expect(byVersion.get(version)?.before).toEqual(byVersion.get(version - 1)?.after);
+    }
   });
 });
