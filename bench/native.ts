@@ -21,7 +21,7 @@ import { create as dynamicCreate, startHost, update as dynamicUpdate, urnOf, typ
 import { Http, runConcurrent } from "./lib/http.js";
 import { distDir, repoRoot, startCplnLocal } from "./lib/procs.js";
 import { providerText, typeToken } from "./lib/providers.js";
-import { distribution, median, type Report } from "./lib/report.js";
+import { distribution, ratioOfRounds, type Report } from "./lib/report.js";
 import { createGvc } from "./lib/setup.js";
 
 const CONCURRENCY = 16;
@@ -192,14 +192,13 @@ export async function nativeThroughput(ctx: BenchContext, report: Report): Promi
     figure("native.update.ops", "native plugin: Check + Diff + Update (one PATCH)", "nat");
     figure("native.dynamic-update.ops", "dynamic-provider host: Check + Diff + Update (one PATCH)", "dyn");
     const ratioFigure = (name: string, key: "nat" | "dyn") => {
-      const ratios = runs[key].map((run, i) => rate(run) / rate(runs.thin[i] ?? { latencies: [], wallMs: 0 }));
-      const value = median(ratios);
+      const { value, ratiosPerRound } = ratioOfRounds(runs[key].map(rate), runs.thin.map(rate));
       report.add({
         name,
         value,
         unit: "ratio",
         n: count * rounds,
-        ratiosPerRound: ratios.map((ratio) => Math.round(ratio * 1000) / 1000),
+        ratiosPerRound,
         ratioOfTotals: rate(total(key)) / rate(total("thin")),
         target: ">= 0.8",
         met: value >= 0.8,

@@ -10,7 +10,7 @@
 import autocannon from "autocannon";
 import { Http, runConcurrent } from "./lib/http.js";
 import { cpuMs, startBareServer, startCplnLocal, startStoringServer, type ChildServer } from "./lib/procs.js";
-import { median, type Report } from "./lib/report.js";
+import { median, ratioOfRounds, type Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
 import { createGvc } from "./lib/setup.js";
 
@@ -213,14 +213,16 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
       });
     /** The median of per-round ratios of `over`'s rate to `under`'s (rounds a few seconds apart), and its target if any. */
     const ratioFigure = (name: string, over: Load[], under: Load[], target?: number) => {
-      const ratios = over.map((r, i) => r.rps / (under[i]?.rps ?? Number.NaN));
-      const value = median(ratios);
+      const { value, ratiosPerRound } = ratioOfRounds(
+        over.map((load) => load.rps),
+        under.map((load) => load.rps),
+      );
       report.add({
         name,
         value,
         unit: "ratio",
         n: rounds,
-        ratiosPerRound: ratios.map((r) => Math.round(r * 1000) / 1000),
+        ratiosPerRound,
         ...(target === undefined ? {} : { target: `>= ${target}`, met: value >= target }),
       });
     };

@@ -53,6 +53,18 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
 }
 
+/**
+ * The ratios of two rates measured in alternating rounds, round by round (`over[i] / under[i]`, to 3 decimals), and
+ * their median: a stall of the machine during one round moves one ratio, not the figure.
+ */
+export function ratioOfRounds(
+  over: readonly number[],
+  under: readonly number[],
+): { value: number; ratiosPerRound: number[] } {
+  const ratios = over.map((rate, i) => rate / (under[i] ?? Number.NaN));
+  return { value: median(ratios), ratiosPerRound: ratios.map((ratio) => Math.round(ratio * 1000) / 1000) };
+}
+
 /** Rounds for display and JSON: 3 significant decimals are more than a shared machine can tell apart. */
 export function round(value: number, digits = 3): number {
   if (!Number.isFinite(value)) return value;

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/index.js";
 import { MAX_BODY_BYTES } from "../../server/inspect.js";
-import { ADMIN_KEY, ORG, start } from "./helpers.js";
+import { ADMIN_KEY, admin, bearer, call, ORG, start } from "./helpers.js";
 import { jsonOfSize, rawRequest, type RawOutcome } from "./rawhttp.js";
 
 interface Inspected {
@@ -113,26 +113,22 @@ describe("request inspection memory", () => {
 });
 
 describe("request inspection of a PATCH: the object before and after", () => {
-  async function send(running: RunningServer, method: string, path: string, body?: unknown) {
-    const response = await fetch(`${running.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as Doc };
-  }
-
   it("keeps the stored object the PATCH applied to and its answer; none for a refused PATCH or a PUT", async () => {
     server = await start();
+    const client = admin(server);
     const path = `/org/${ORG}/group/inspected`;
-    expect((await send(server, "POST", `/org/${ORG}/group`, { name: "inspected" })).status).toBe(201);
-    const stored = (await send(server, "GET", path)).body;
-    const patched = await send(server, "PATCH", path, { description: "changed" });
+    expect((await client.post(`/org/${ORG}/group`, { name: "inspected" })).status).toBe(201);
+    const stored = (await client.get(path)).body;
+    const patched = await client.patch(path, { description: "changed" });
     expect(patched.status).toBe(200);
-    const unchanged = await send(server, "PATCH", path, { description: "changed" });
+    const unchanged = await client.patch(path, { description: "changed" });
     expect(unchanged.status).toBe(200);
-    expect((await send(server, "PATCH", path, { description: 7 })).status).toBe(400);
-    expect((await send(server, "PUT", path, { name: "inspected", description: "put" })).status).toBe(200);
+    expect((await client.patch(path, { description: 7 })).status).toBe(400);
+    const put = await call(server, "PUT", path, {
+      auth: bearer(ADMIN_KEY),
+      body: { name: "inspected", description: "put" },
+    });
+    expect(put.status).toBe(200);
 
     const writes = (await inspected(server)).items.filter((item) => item.path === path && item.method !== "GET");
     expect(writes.map((item) => [item.method, item.status, item.change])).toEqual([
@@ -145,10 +141,11 @@ describe("request inspection of a PATCH: the object before and after", () => {
 
   it("ten concurrent PATCHes of one object: each pair's before is the version that PATCH changed", async () => {
     server = await start();
+    const client = admin(server);
     const path = `/org/${ORG}/group/raced`;
-    expect((await send(server, "POST", `/org/${ORG}/group`, { name: "raced" })).status).toBe(201);
+    expect((await client.post(`/org/${ORG}/group`, { name: "raced" })).status).toBe(201);
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => send(server!, "PATCH", path, { description: `writer ${i}` })),
+      Array.from({ length: 10 }, (_, i) => client.patch(path, { description: `writer ${i}` })),
     );
     expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 10 }, () => 200));
 
