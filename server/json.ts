@@ -27,7 +27,7 @@ export function rememberJson(doc: object, text: string): void {
  * null): then it equals `JSON.parse(JSON.stringify(value))`. With `freeze`, the same walk freezes every object and
  * array it has checked (frozen parts are checked too, not taken on trust).
  */
-function plainWalk(value: unknown, freeze: boolean, depth: number): boolean {
+function plainWalk(value: unknown, freeze: boolean, depth: number, shared?: object): boolean {
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;
   if (typeof value === "number") return Number.isFinite(value);
   if (typeof value !== "object" || depth > 200) return false;
@@ -37,8 +37,10 @@ function plainWalk(value: unknown, freeze: boolean, depth: number): boolean {
     const proto = Object.getPrototypeOf(value) as unknown;
     if (proto !== Object.prototype && proto !== null) return false;
     for (const key in value) {
-      if (!Object.hasOwn(value, key)) return false;
-      if (key === "__proto__" || !plainWalk((value as Record<string, unknown>)[key], freeze, depth + 1)) return false;
+      if (!Object.hasOwn(value, key) || key === "__proto__") return false;
+      const child = (value as Record<string, unknown>)[key];
+      if (shared !== undefined && isSharedPart(child, shared, key)) continue;
+      if (!plainWalk(child, freeze, depth + 1)) return false;
     }
   }
   // Frozen after its parts, so a frozen object is frozen all the way down even when the walk stops early.
@@ -52,12 +54,24 @@ export function isPlainJson(value: unknown): boolean {
 }
 
 /**
+ * Whether `child`, the field `key` of a document, is the very object or array that field holds in `shared`, a
+ * document `freezeWithJson` found plain: then it is frozen plain JSON all the way down already (a patched record
+ * shares the fields the patch leaves alone) and needs no second walk.
+ */
+function isSharedPart(child: unknown, shared: object, key: string): boolean {
+  return (
+    typeof child === "object" && child !== null && Object.hasOwn(shared, key) && child === shared[key as keyof object]
+  );
+}
+
+/**
  * Freezes `doc` (all the way down) and registers `text`, its `JSON.stringify`, as its JSON. When the document is plain
  * JSON (see `plainWalk`), the text also parses back to an equal document: the store then writes the text and keeps
- * the document itself, with no second walk or parse (`plainJsonOf`).
+ * the document itself, with no second walk or parse (`plainJsonOf`). `base`, a document this found plain (the
+ * stored record a patch started from), lends its verdict to the top-level fields `doc` shares with it.
  */
-export function freezeWithJson(doc: object, text: string): void {
-  if (plainWalk(doc, true, 0)) plain.add(doc);
+export function freezeWithJson(doc: object, text: string, base?: object): void {
+  if (plainWalk(doc, true, 0, base !== undefined && plain.has(base) ? base : undefined)) plain.add(doc);
   else deepFreeze(doc);
   texts.set(doc, text);
 }
@@ -152,8 +166,8 @@ export function reusedReply<T extends object>(reply: T): T {
  * How deeply request bodies may nest objects and arrays (the top-level value is level 1). Well above any real
  * configuration (Kubernetes add-on values, cloud account data, query context run 5–20 levels; serde_json's default
  * recursion limit is 128) and far below where the server's own operations break on Node 20 with its default stack:
- * `structuredClone` (every PATCH and PUT) throws from ≈1,950 levels (1,959 measured from a shallow stack, ≈1,900
- * inside a request) and `JSON.stringify` (every write and reply) from ≈4,100 (4,184 from a shallow stack). A stored
+ * `structuredClone` throws from ≈1,950 levels (1,959 measured from a shallow stack, ≈1,900 inside a request; a
+ * PATCH's copies are recursive walks of the same kind) and `JSON.stringify` (every write and reply) from ≈4,100 (4,184 from a shallow stack). A stored
  * record is at most a few levels deeper than the body that wrote it, so records stay about 30× below the first break.
  */
 export const MAX_JSON_DEPTH = 64;

@@ -53,8 +53,8 @@ export function applyPatch(
   // Work on copies so the steps can edit in place and nothing in the result aliases either input (but the fields
   // the patch leaves alone, with `shareUntouched`: the steps only edit what the patch names, and `$drop` only
   // removes top-level keys of the copy).
-  const result = options.shareUntouched ? copyNamedFields(record, patch) : structuredClone(record);
-  mergeObject(result, structuredClone(patch), { rules, fieldPath: "", at: "" });
+  const result = options.shareUntouched ? copyNamedFields(record, patch) : (copyJson(record) as JsonObject);
+  mergeObject(result, copyJson(patch) as JsonObject, { rules, fieldPath: "", at: "" });
   return result;
 }
 
@@ -63,9 +63,18 @@ function copyNamedFields(record: JsonObject, patch: JsonObject): JsonObject {
   const result: JsonObject = { ...record };
   for (const key of Object.keys(patch)) {
     const field = key.startsWith("$") ? key.slice(key.indexOf("/") + 1) : key;
-    if (field !== "" && Object.hasOwn(result, field)) result[field] = structuredClone(result[field] as Json);
+    if (field !== "" && Object.hasOwn(result, field)) result[field] = copyJson(result[field] as Json);
   }
   return result;
+}
+
+/** A deep copy of a JSON value (a plain walk: several times cheaper than `structuredClone` for record-sized values). */
+function copyJson(value: Json): Json {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const copy: JsonObject = {};
+  for (const key of Object.keys(value)) put(copy, key, copyJson(value[key] as Json));
+  return copy;
 }
 
 function mergeObject(target: JsonObject, patch: JsonObject, level: Level): void {

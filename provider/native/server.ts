@@ -285,9 +285,9 @@ export class NativeProvider {
     return new PropsResponse(response, field, rewrap(outs, withSecretOutputs(def, secretKeys)));
   }
 
-  private async delete(request: provproto.DeleteRequest): Promise<Empty> {
-    const { typeName } = this.definition(request.getUrn(), request.getType());
-    await runtime.delete(typeName, request.getId(), unwrapProps(request.getProperties()).props);
+  private async delete(request: PropsRequest): Promise<Empty> {
+    const { typeName } = this.definition(request.urn, request.type);
+    await runtime.delete(typeName, request.id, readable(request).properties.props);
     return new Empty();
   }
 
@@ -362,14 +362,14 @@ export class NativeProvider {
         return response;
       }),
       configure: unary((request: provproto.ConfigureRequest) => this.configure(request)),
-      // Check, Diff, Create and Update get their requests decoded by wire.ts, and Check, Create and Update answer
+      // Check, Diff, Create, Update and Delete get their requests decoded by wire.ts, and Check, Create and Update answer
       // a PropsResponse that it writes (see `withDecodedRequests`).
       check: unary((request: PropsRequest) => this.check(request)),
       diff: unary((request: PropsRequest) => this.diff(request)),
       create: unary((request: PropsRequest) => this.create(request)),
       read: unary((request: provproto.ReadRequest) => this.read(request)),
       update: unary((request: PropsRequest) => this.update(request)),
-      delete: unary((request: provproto.DeleteRequest) => this.delete(request)),
+      delete: unary((request: PropsRequest) => this.delete(request)),
       invoke: unary((request: provproto.InvokeRequest) => this.invoke(request)),
       cancel: (_call: Call<Empty>, callback: Callback<Empty>) => {
         this.cancelled = true;

@@ -1,5 +1,5 @@
 /**
- * The requests of the update step (Check, Diff, Update, Create) read straight from their bytes: each
+ * The requests that carry resource properties (Check, Diff, Update, Create, Delete) read straight from their bytes: each
  * `google.protobuf.Struct` becomes plain values with the secrets unwrapped in the same pass, without google-protobuf's
  * message objects (a Struct, a jspb.Map and a Value per value) that `unwrapProps` then walks again. The wire is read by
  * google-protobuf's own `BinaryReader`, so strings, numbers and field skipping are decoded by the same code as the
@@ -12,7 +12,7 @@
 import { BinaryReader, BinaryWriter } from "google-protobuf";
 import { SECRET_SIG, SECRET_SIG_KEY, type Props, type Unwrapped } from "./values.js";
 
-/** What Check, Diff, Update and Create read of their request; a field the request does not carry is left empty. */
+/** What Check, Diff, Update, Create and Delete read of their request; a field the request does not carry is left empty. */
 export interface PropsRequest {
   id: string;
   urn: string;
@@ -34,6 +34,7 @@ export const REQUEST_LAYOUTS = {
   diff: { 1: "id", 2: "urn", 3: "olds", 4: "news", 7: "name", 8: "type" },
   update: { 1: "id", 2: "urn", 3: "olds", 4: "news", 7: "preview", 9: "name", 10: "type" },
   create: { 1: "urn", 2: "properties", 4: "preview", 5: "name", 6: "type" },
+  delete: { 1: "id", 2: "urn", 3: "properties", 6: "name", 7: "type" },
 } as const satisfies Record<string, Record<number, Slot>>;
 
 export type RequestLayout = Readonly<Record<number, Slot>>;

@@ -13,7 +13,7 @@ import { ApiFailure, badRequest, conflict, forbidden, notFound, resultConflict, 
 import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../store/store.js";
 import { freezeWithJson, jsonEqual, jsonOf, reusedReply } from "../json.js";
 import { parseCoerced } from "./coerce.js";
-import { fullLinksInDirectives } from "./common.js";
+import { fullLinksInDirectives, nowIso } from "./common.js";
 import { CursorCodec, PageMemo, pageAfter, type Cursor } from "./paging.js";
 import { storedLimitIssues } from "./limits.js";
 import { runQueryDocument } from "./querying.js";
@@ -39,6 +39,9 @@ const ECHOED_FIELDS = ["version", "id", "kind", "name", "created", "lastModified
  * also accept `gvc` (the path names the gvc).
  */
 const READ_ONLY_INPUT = ["kind", "id", "version", "created", "lastModified", "links", "status"] as const;
+
+const isEchoedField = (field: string): boolean => (ECHOED_FIELDS as readonly string[]).includes(field);
+const isReadOnlyInput = (field: string): boolean => (READ_ONLY_INPUT as readonly string[]).includes(field);
 
 const PATCH_ATTEMPTS = 5;
 
@@ -77,11 +80,11 @@ function checkVersionField(body: JsonObject): void {
 
 /** The body without the fields a write ignores: every read-only field, and `gvc` on gvc-scoped kinds. */
 function withoutReadOnly(kind: Kind, body: JsonObject, keep: readonly string[] = []): JsonObject {
-  const ignored = new Set<string>(READ_ONLY_INPUT);
-  if (kinds[kind].scope === "gvc") ignored.add("gvc");
-  for (const field of keep) ignored.delete(field);
+  const gvcScoped = kinds[kind].scope === "gvc";
+  const ignored = (field: string) =>
+    (isReadOnlyInput(field) || (gvcScoped && field === "gvc")) && !keep.includes(field);
   const result: JsonObject = {};
-  for (const [field, value] of Object.entries(body)) if (!ignored.has(field)) result[field] = value;
+  for (const [field, value] of Object.entries(body)) if (!ignored(field)) result[field] = value;
   return result;
 }
 
@@ -362,7 +365,7 @@ export class RecordService {
     // One parse: the one that decided the coercion (a valid body is parsed once).
     const { value: input, parsed } = parseCoerced(createBody(), body);
     if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
-    const now = new Date().toISOString();
+    const now = nowIso();
     const created = await this.store.transaction((tx) => this.insert(tx, call.org, kind, scope, gvc, input, now));
     return { record: created, location: selfLink(call.org, kind, name, gvc) };
   }
@@ -430,7 +433,7 @@ export class RecordService {
       const conflicts = rules.conflicts(doc);
       if (conflicts.length > 0) throw stateConflict(conflicts);
     }
-    const ruleIssues = issues.length === 0 && rules.validate ? await rules.validate(doc, ctx) : [];
+    const ruleIssues = issues.length === 0 && rules.validate ? await rules.validate(doc, ctx, previous) : [];
     issues.push(...ruleIssues);
     // The body limits hold for the record as stored, whatever sequence of PATCHes and PUTs built it.
     const text = JSON.stringify(doc);
@@ -442,7 +445,7 @@ export class RecordService {
     if (issues.length > 0 && previous !== undefined && ruleIssues.length === 0) throw resultConflict(kind, issues);
     if (issues.length > 0) throw badRequest(issues);
     // The record as it will be stored: frozen with its JSON text, which the store writes and the answer sends.
-    freezeWithJson(doc, text);
+    freezeWithJson(doc, text, previous);
   }
 
   /** Adds `delta` to a quota's `current`; a create that would pass `max` is a 429 naming the quota. */
@@ -514,20 +517,24 @@ export class RecordService {
       throw badRequest(issuesFromZod(parsed.error).map((i) => ({ path: bodyPath(i.path), message: i.message })));
     }
     const drops = Array.isArray(body["$drop"]) ? body["$drop"] : [];
-    const removals: Issue[] = this.alwaysPresent(kind).flatMap((field) => [
-      ...[field, `${REPLACE}${field}`]
-        .filter((key) => body[key] === null)
-        .map((key) => ({ path: bodyPath(key), message: "is required: it cannot be removed (null is refused)" })),
-      ...(drops.includes(field) ? [{ path: "$drop", message: `names ${field}, which cannot be removed` }] : []),
-    ]);
+    const removals: Issue[] = [];
+    for (const field of this.alwaysPresent(kind)) {
+      for (const key of [field, `${REPLACE}${field}`]) {
+        if (body[key] === null)
+          removals.push({ path: bodyPath(key), message: "is required: it cannot be removed (null is refused)" });
+      }
+      if (drops.includes(field)) removals.push({ path: "$drop", message: `names ${field}, which cannot be removed` });
+    }
     if (removals.length > 0) throw badRequest(removals);
     const expectedVersion = body["version"];
-    let patch: JsonObject = { ...body };
-    for (const field of [...ECHOED_FIELDS, ...(rules.ignoredInPatch ?? [])]) delete patch[field];
+    const ignored = rules.ignoredInPatch ?? [];
+    let patch: JsonObject = Object.fromEntries(
+      Object.entries(body).filter(([field]) => !isEchoedField(field) && !ignored.includes(field)),
+    );
     if (rules.linkArrays) patch = fullLinksInDirectives(call.org, patch, rules.linkArrays) as JsonObject;
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     for (let attempt = 1; ; attempt++) {
-      const now = new Date().toISOString();
+      const now = nowIso();
       const outcome = await this.store.transaction(async (tx) => {
         const current = await this.find(tx, call, kind, visible.scope, key);
         if (!current) throw notFound(`${kind} ${key}`);
@@ -626,7 +633,7 @@ export class RecordService {
       if (isProtected(doc["tags"])) throw forbidden(protectedMessage(kind, key));
     };
     refuseProtected(record.doc);
-    const now = new Date().toISOString();
+    const now = nowIso();
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     await this.store.transaction(async (tx) => {
       const current = await this.find(tx, call, kind, record.scope, key);
@@ -790,7 +797,7 @@ export class RecordService {
     return {
       kind: "accessreport",
       permissions: authz.accessReport(kind, record.doc) as unknown as JsonValue,
-      created: new Date().toISOString(),
+      created: nowIso(),
       links: [
         { rel: "self", href: `${self}/-accessreport` },
         { rel: "target", href: self },
@@ -812,7 +819,7 @@ export class RecordService {
       throw forbidden(`Not allowed to ${name} ${kind} ${key} (needs ${action.permission})`);
     }
     const body = rawBody === undefined ? {} : requireObject(rawBody, "The request body");
-    const now = new Date().toISOString();
+    const now = nowIso();
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     return this.store.transaction(async (tx) => {
       const current = await this.find(tx, call, kind, record.scope, key);
@@ -876,7 +883,7 @@ export class RecordService {
       const what = key === undefined ? `${kind} in org ${call.org}` : `${kind} ${key}`;
       throw forbidden(`Not allowed to use -${name} of ${what} (needs ${permission})`);
     }
-    const now = new Date().toISOString();
+    const now = nowIso();
     const at = key === undefined ? this.collectionOf(call, kind) : selfLink(call.org, kind, key, gvc);
     const self = `${at}/-${name}${param ? `/${request.param ?? ""}` : ""}`;
     return this.store.transaction(async (tx) =>

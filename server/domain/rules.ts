@@ -94,8 +94,12 @@ export interface KindRules {
   omittedDefaults?: Readonly<JsonObject>;
   /** The kind-specific fields of a new record from a validated create body (defaults filled, server fields set). */
   initialize(body: JsonObject, ctx: RuleContext): JsonObject | Promise<JsonObject>;
-  /** Rules beyond the schema (cross-field checks); run on create and on every patch result. */
-  validate?(record: JsonObject, ctx: RuleContext): Issue[] | Promise<Issue[]>;
+  /**
+   * Rules beyond the schema (cross-field checks); run on create and on every patch result. On an update `previous` is
+   * the stored record it started from, which passed them: a rule that reads only fields the update left as they were
+   * (the very same values) holds still.
+   */
+  validate?(record: JsonObject, ctx: RuleContext, previous?: JsonObject): Issue[] | Promise<Issue[]>;
   /**
    * The issues of `validate` an update can only cause together with the stored object's immutable fields: a value
    * valid in itself (the document admits it) that those fields rule out. Checked on every patch result before

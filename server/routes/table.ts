@@ -129,7 +129,9 @@ function callOf(request: FastifyRequest): Call {
 
 /** A PATCH's call: request inspection keeps the object as the patch found it, read inside its transaction. */
 function patchCallOf(request: FastifyRequest): Call {
-  return { ...callOf(request), onPatched: (previous) => (request.recordBefore = previous) };
+  const call = callOf(request);
+  call.onPatched = (previous) => (request.recordBefore = previous);
+  return call;
 }
 
 function cursorOf(request: FastifyRequest): string | undefined {

@@ -215,7 +215,7 @@ describe("decodeRequest", () => {
     return { props, secretKeys };
   };
 
-  it("reads Check, Diff, Update and Create requests as their generated getters and unwrapProps read them", () => {
+  it("reads Check, Diff, Update, Create and Delete requests as their generated getters and unwrapProps read them", () => {
     const check = new provproto.CheckRequest();
     check.setUrn("urn:pulumi:s::p::cpln-native:index:VolumeSet::v");
     check.setOlds(olds);
@@ -291,6 +291,24 @@ describe("decodeRequest", () => {
       type: create.getType(),
       preview: false,
       properties: unwrapped(news),
+      failure: undefined,
+    });
+
+    const remove = new provproto.DeleteRequest();
+    remove.setId(diff.getId());
+    remove.setUrn(check.getUrn());
+    remove.setProperties(olds);
+    remove.setTimeout(4);
+    remove.setOldInputs(news);
+    remove.setName("v");
+    remove.setType(check.getType());
+    expect(decodeRequest(remove.serializeBinary(), REQUEST_LAYOUTS.delete)).toMatchObject({
+      id: remove.getId(),
+      urn: remove.getUrn(),
+      name: "v",
+      type: remove.getType(),
+      properties: unwrapped(olds),
+      olds: { props: {}, secretKeys: new Set() },
       failure: undefined,
     });
   });

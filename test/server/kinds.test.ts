@@ -255,6 +255,33 @@ describe("kind rules", () => {
     expect(await perGvc()).toEqual([]);
   });
 
+  it("a volume set's spec: kept as stored by a patch that leaves it alone, checked and given defaults by one that changes it", async () => {
+    const item = `/org/${ORG}/gvc/default/volumeset/spec-rules`;
+    const spec = { initialCapacity: 10, performanceClass: "general-purpose-ssd", fileSystemType: "ext4" };
+    const body = { name: "spec-rules", spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd" } };
+    expect((await admin(server).post(`/org/${ORG}/gvc/default/volumeset`, body)).status).toBe(201);
+    const described = await admin(server).patch(item, { description: "kept spec" });
+    expect(described.status).toBe(200);
+    expect(described.body).toMatchObject({ description: "kept spec", version: 2, spec });
+    // The spec's own rules still judge a patch of it: a 400 naming the field, nothing stored.
+    const refused = await admin(server).patch(item, {
+      spec: { initialCapacity: 20, autoscaling: { maxCapacity: 10 } },
+    });
+    expect(refused.body).toEqual(
+      apiError(400, "BadRequest", expect.any(String), [
+        { path: "spec.initialCapacity", message: "must not exceed autoscaling.maxCapacity (10 GB)" },
+      ]),
+    );
+    expect((await admin(server).get(item)).body).toEqual(described.body);
+    // A replaced spec gets the create defaults (fileSystemType ext4, which is also immutable).
+    const replaced = await admin(server).patch(item, {
+      "$replace/spec": { initialCapacity: 20, performanceClass: "general-purpose-ssd" },
+    });
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ version: 3, spec: { ...spec, initialCapacity: 20 } });
+    expect((await admin(server).delete(item)).status).toBe(204);
+  });
+
   it("the gvcs quota counts creates and deletes", async () => {
     const gvcs = async () =>
       field<{ name: string; current: number }[]>((await admin(server).get(`/org/${ORG}/quota`)).body, "items").find(

@@ -123,6 +123,26 @@ describe("freezeWithJson", () => {
     }
   });
 
+  it("with a base it found plain, takes the fields shared with it as walked and still walks every other one", () => {
+    const base = { name: "vs", spec: { sizes: [1, { gb: 2 }] }, status: { parentId: "p" } };
+    freezeWithJson(base, JSON.stringify(base));
+    // A patched record: spec and status shared with the stored one, description new and unfrozen.
+    const next = { ...base, description: { text: "new" }, version: 2 };
+    freezeWithJson(next, JSON.stringify(next), base);
+    expect(plainJsonOf(next)).toBe(JSON.stringify(next));
+    expect(Object.isFrozen(next)).toBe(true);
+    expect(Object.isFrozen(next.description)).toBe(true);
+    // A field that is not base's own value is walked: an odd value in it still makes the document not plain.
+    const odd = { ...base, spec: { sizes: [Number.NaN] } };
+    freezeWithJson(odd, JSON.stringify(odd), base);
+    expect(plainJsonOf(odd)).toBeUndefined();
+    // A base never found plain lends nothing: the shared field's odd value is found.
+    const unchecked = Object.freeze({ name: "u", spec: Object.freeze({ at: new Date(0) }) });
+    const derived = { ...unchecked, version: 3 };
+    freezeWithJson(derived, JSON.stringify(derived), unchecked);
+    expect(plainJsonOf(derived)).toBeUndefined();
+  });
+
   it("isPlainJson tells values equal to their JSON round trip from others, and changes nothing", () => {
     const plain = { a: [1, "x", null, { b: false }] };
     expect(isPlainJson(plain)).toBe(true);
