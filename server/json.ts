@@ -166,9 +166,9 @@ export function reusedReply<T extends object>(reply: T): T {
  * How deeply request bodies may nest objects and arrays (the top-level value is level 1). Well above any real
  * configuration (Kubernetes add-on values, cloud account data, query context run 5–20 levels; serde_json's default
  * recursion limit is 128) and far below where the server's own operations break on Node 20 with its default stack:
- * `structuredClone` throws from ≈1,950 levels (1,959 measured from a shallow stack, ≈1,900 inside a request; a
- * PATCH's copies are recursive walks of the same kind) and `JSON.stringify` (every write and reply) from ≈4,100 (4,184 from a shallow stack). A stored
- * record is at most a few levels deeper than the body that wrote it, so records stay about 30× below the first break.
+ * `JSON.stringify` (every write and reply) throws from ≈4,100 levels (4,184 measured from a shallow stack) and the
+ * patch engine's copy (`copyJson`, every PATCH and PUT) from ≈5,400 (5,368). A stored record is at most a few levels
+ * deeper than the body that wrote it, so records stay about 60× below the first break.
  */
 export const MAX_JSON_DEPTH = 64;
 

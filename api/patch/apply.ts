@@ -1,5 +1,5 @@
 import { PatchError } from "./errors.js";
-import { isObject, join, own, pick, put, type Json, type JsonObject } from "./json.js";
+import { copyJson, isObject, join, own, pick, put, type Json, type JsonObject } from "./json.js";
 import { arrayRule, type ArrayRule, type PatchRules } from "./rules.js";
 
 /** The steps of one object level, in the order they apply (DESIGN §3). */
@@ -66,15 +66,6 @@ function copyNamedFields(record: JsonObject, patch: JsonObject): JsonObject {
     if (field !== "" && Object.hasOwn(result, field)) result[field] = copyJson(result[field] as Json);
   }
   return result;
-}
-
-/** A deep copy of a JSON value (a plain walk: several times cheaper than `structuredClone` for record-sized values). */
-function copyJson(value: Json): Json {
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyJson);
-  const copy: JsonObject = {};
-  for (const key of Object.keys(value)) put(copy, key, copyJson(value[key] as Json));
-  return copy;
 }
 
 function mergeObject(target: JsonObject, patch: JsonObject, level: Level): void {

@@ -1,4 +1,15 @@
-import { equalUnder, isObject, join, own, pick, presentFields, put, type Json, type JsonObject } from "./json.js";
+import {
+  copyJson,
+  equalUnder,
+  isObject,
+  join,
+  own,
+  pick,
+  presentFields,
+  put,
+  type Json,
+  type JsonObject,
+} from "./json.js";
 import { arrayRule, type PatchRules } from "./rules.js";
 
 /**
@@ -14,7 +25,7 @@ import { arrayRule, type PatchRules } from "./rules.js";
  * Field names starting with "$" are reserved for directives and cannot be built.
  */
 export function buildPatch(old: JsonObject, desired: JsonObject, rules: PatchRules): JsonObject {
-  return structuredClone(diffObject(old, desired, rules, ""));
+  return copyJson(diffObject(old, desired, rules, "")) as JsonObject;
 }
 
 function diffObject(old: JsonObject, desired: JsonObject, rules: PatchRules, path: string): JsonObject {

@@ -21,6 +21,15 @@ export function put(object: JsonObject, field: string, value: Json): void {
   else object[field] = value;
 }
 
+/** A deep copy of a JSON value (a plain walk: several times cheaper than `structuredClone` for record-sized values). */
+export function copyJson(value: Json): Json {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyJson);
+  const copy: JsonObject = {};
+  for (const key of Object.keys(value)) put(copy, key, copyJson(value[key] as Json));
+  return copy;
+}
+
 /** The listed fields that the object holds. */
 export function pick(object: JsonObject, fields: readonly string[]): JsonObject {
   const picked: JsonObject = {};
