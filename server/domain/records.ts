@@ -465,6 +465,8 @@ export class RecordService {
     }
     // `current` is live usage, not configuration: it changes neither version nor lastModified.
     const doc = { ...quota.doc, current: next };
+    // Frozen with its text, sharing the stored fields: the store writes that text and keeps this very document.
+    freezeWithJson(doc, JSON.stringify(doc), quota.doc);
     await tx.replace({ ...quota, doc }, quota.version);
   }
 
