@@ -244,7 +244,8 @@ export function buildApp(context: AppContext): FastifyInstance {
       done(badRequest([{ path: "", message }], message), undefined);
       return;
     }
-    const reserved = reservedKeyPath(parsed);
+    // Only a text holding "proto" (as in __proto__ and prototype) or a \u escape (which could spell it) can hold such a key.
+    const reserved = text.includes("proto") || text.includes("\\u") ? reservedKeyPath(parsed) : undefined;
     if (reserved !== undefined) {
       const key = reserved.endsWith("constructor.prototype") ? "constructor.prototype" : "__proto__";
       done(

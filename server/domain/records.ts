@@ -112,6 +112,13 @@ function sameJson(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   return equalUnder(a, b, { arrays: {} });
 }
 
+/** Whether `a` and `b` hold the same value at `path`: at once when they share the top-level field it lies in. */
+function sameAt(a: JsonObject, b: JsonObject, path: FieldPath): boolean {
+  const top = path.segments[0] ?? "";
+  if (Object.hasOwn(a, top) === Object.hasOwn(b, top) && a[top] === b[top]) return true;
+  return sameJson(getPath(a, path), getPath(b, path));
+}
+
 /**
  * The record schema's issues with `doc`, checking only the top-level fields that differ from `previous` (a record
  * that satisfied the same schema): an unchanged field (the same value, as a patch keeps what it does not touch) was
@@ -530,9 +537,10 @@ export class RecordService {
     if (removals.length > 0) throw badRequest(removals);
     const expectedVersion = body["version"];
     const ignored = rules.ignoredInPatch ?? [];
-    let patch: JsonObject = Object.fromEntries(
-      Object.entries(body).filter(([field]) => !isEchoedField(field) && !ignored.includes(field)),
-    );
+    let patch: JsonObject = {};
+    for (const field of Object.keys(body)) {
+      if (!isEchoedField(field) && !ignored.includes(field)) patch[field] = body[field] as JsonValue;
+    }
     if (rules.linkArrays) patch = fullLinksInDirectives(call.org, patch, rules.linkArrays) as JsonObject;
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     for (let attempt = 1; ; attempt++) {
@@ -555,8 +563,9 @@ export class RecordService {
           throw error;
         }
         for (const field of rules.preserved) {
-          if (previous[field] === undefined) delete next[field];
-          else next[field] = previous[field];
+          if (previous[field] === undefined) {
+            if (Object.hasOwn(next, field)) delete next[field];
+          } else next[field] = previous[field];
         }
         if (rules.afterPatch) next = rules.afterPatch(previous, next, ctx);
         if (editForbidden !== undefined && !equalUnder(previous, next, this.patchRulesOf(kind))) {
@@ -567,7 +576,7 @@ export class RecordService {
         const conflicts: Issue[] = [];
         const guarded = this.guardedFields(kind);
         for (const field of guarded.readOnly) {
-          if (!sameJson(getPath(previous, field), getPath(next, field))) {
+          if (!sameAt(previous, next, field)) {
             conflicts.push({
               path: field.path,
               message: "is read-only: it is set by the server and cannot be changed",
@@ -575,7 +584,7 @@ export class RecordService {
           }
         }
         for (const field of guarded.immutable) {
-          if (!sameJson(getPath(previous, field), getPath(next, field))) {
+          if (!sameAt(previous, next, field)) {
             conflicts.push({ path: field.path, message: "is immutable: it cannot change after the object is created" });
           }
         }

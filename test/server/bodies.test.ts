@@ -144,6 +144,8 @@ describe("reserved keys", () => {
       ['{"name":"evil","provider":"aws","__proto__":{"admin":true}}', "__proto__"],
       ['{"name":"evil","provider":"aws","data":{"x":{"__proto__":{"admin":true}}}}', "data.x.__proto__"],
       ['{"name":"evil","provider":"aws","data":{"list":[1,{"__proto__":null}]}}', "data.list.1.__proto__"],
+      // Spelled with escapes: the text never holds "proto", its key does.
+      ['{"name":"evil","provider":"aws","\\u005f_\\u0070roto__":{"admin":true}}', "__proto__"],
     ];
     for (const [text, path] of cases) {
       const answer = await call(server, "POST", `/org/${ORG}/cloudaccount`, {
@@ -161,6 +163,11 @@ describe("reserved keys", () => {
       raw: '{"data":{"constructor":{"prototype":{"admin":true}}}}',
     });
     expect(refused.body).toEqual(reserved("data.constructor.prototype", "constructor.prototype"));
+    const escaped = await call(server, "PATCH", `/org/${ORG}/cloudaccount/gcp-dev`, {
+      auth: `Bearer ${server.adminKey}`,
+      raw: '{"data":{"constructor":{"\\u0070rototype":{"admin":true}}}}',
+    });
+    expect(escaped.body).toEqual(reserved("data.constructor.prototype", "constructor.prototype"));
 
     const accepted = await admin(server).patch(`/org/${ORG}/cloudaccount/gcp-dev`, { data: { constructor: "x" } });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
