@@ -244,7 +244,7 @@ export function buildApp(context: AppContext): FastifyInstance {
       done(badRequest([{ path: "", message }], message), undefined);
       return;
     }
-    // Only a text holding "proto" (as in __proto__ and prototype) or a \u escape (which could spell it) can hold such a key.
+    // Only a text holding "proto" (as __proto__ and prototype do) or a \u escape (which could spell it) has such keys.
     const reserved = text.includes("proto") || text.includes("\\u") ? reservedKeyPath(parsed) : undefined;
     if (reserved !== undefined) {
       const key = reserved.endsWith("constructor.prototype") ? "constructor.prototype" : "__proto__";

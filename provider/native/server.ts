@@ -362,8 +362,8 @@ export class NativeProvider {
         return response;
       }),
       configure: unary((request: provproto.ConfigureRequest) => this.configure(request)),
-      // Check, Diff, Create, Update and Delete get their requests decoded by wire.ts, and Check, Create and Update answer
-      // a PropsResponse that it writes (see `withDecodedRequests`).
+      // Check, Diff, Create, Update and Delete get their requests decoded by wire.ts, and Check, Create and Update
+      // answer a PropsResponse that it writes (see `withDecodedRequests`).
       check: unary((request: PropsRequest) => this.check(request)),
       diff: unary((request: PropsRequest) => this.diff(request)),
       create: unary((request: PropsRequest) => this.create(request)),

@@ -1,18 +1,19 @@
 /**
- * The requests that carry resource properties (Check, Diff, Update, Create, Delete) read straight from their bytes: each
- * `google.protobuf.Struct` becomes plain values with the secrets unwrapped in the same pass, without google-protobuf's
- * message objects (a Struct, a jspb.Map and a Value per value) that `unwrapProps` then walks again. The wire is read by
- * google-protobuf's own `BinaryReader`, so strings, numbers and field skipping are decoded by the same code as the
- * generated `deserializeBinary`; what is built is what `unwrapProps(Struct.deserializeBinary(bytes))` gives, down to
- * the wire's corner cases (map keys in jspb.Map's sorted order, the last of duplicate keys, the last `kind` of a Value,
- * a Value entry sent twice merged into one, a Value without a kind refused with the same message when the handler
- * reads it). Fields a handler does not read are skipped. Field numbers: `@pulumi/pulumi/proto/provider_pb.js` (the
- * generated `deserializeBinaryFromReader` of each request) and `google-protobuf/google/protobuf/struct_pb.js`.
+ * The requests that carry resource properties (Check, Diff, Update, Create, Delete) read straight from their bytes:
+ * each `google.protobuf.Struct` becomes plain values with the secrets unwrapped in the same pass, without
+ * google-protobuf's message objects (a Struct, a jspb.Map and a Value per value) that `unwrapProps` then walks again.
+ * The wire is read by google-protobuf's own `BinaryReader`, so strings, numbers and field skipping are decoded by the
+ * same code as the generated `deserializeBinary`; what is built is what `unwrapProps(Struct.deserializeBinary(bytes))`
+ * gives, down to the wire's corner cases (map keys in jspb.Map's sorted order, the last of duplicate keys, the last
+ * `kind` of a Value, a Value entry sent twice merged into one, a Value without a kind refused with the same message
+ * when the handler reads it). Fields a handler does not read are skipped. Field numbers:
+ * `@pulumi/pulumi/proto/provider_pb.js` (the generated `deserializeBinaryFromReader` of each request) and
+ * `google-protobuf/google/protobuf/struct_pb.js`.
  */
 import { BinaryReader, BinaryWriter } from "google-protobuf";
 import { SECRET_SIG, SECRET_SIG_KEY, type Props, type Unwrapped } from "./values.js";
 
-/** What Check, Diff, Update, Create and Delete read of their request; a field the request does not carry is left empty. */
+/** What Check, Diff, Update, Create and Delete read of their request; a field the request leaves out stays empty. */
 export interface PropsRequest {
   id: string;
   urn: string;

@@ -61,7 +61,7 @@ export const volumeSetRules: KindServerRules = {
   },
   afterPatch(previous, next) {
     const spec = next["spec"];
-    // A spec the patch left alone is the stored one, its defaults in place: kept as the same value (nothing re-checks it).
+    // A spec the patch left alone is the stored one, defaults in place: kept as the same value (nothing re-checks it).
     return isObject(spec) && spec !== previous["spec"] ? { ...next, spec: withDefaults(spec) } : next;
   },
   validate(record, _ctx, previous) {
