@@ -7,7 +7,7 @@ import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
 import { ApiFailure, badRequest } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
 import { logLine, type PushedRequest, type RequestRing } from "./inspect.js";
-import { jsonOf, MAX_JSON_DEPTH, nestsDeeperThan, replyPayload, reservedKeyPath } from "./json.js";
+import { jsonOf, MAX_JSON_DEPTH, nestsDeeperThan, replyPayload, reservedKeyPathInText } from "./json.js";
 import type { Store } from "./store/store.js";
 
 /** One request as the request log keeps it (never headers). */
@@ -244,8 +244,7 @@ export function buildApp(context: AppContext): FastifyInstance {
       done(badRequest([{ path: "", message }], message), undefined);
       return;
     }
-    // Only a text holding "proto" (as __proto__ and prototype do) or a \u escape (which could spell it) has such keys.
-    const reserved = text.includes("proto") || text.includes("\\u") ? reservedKeyPath(parsed) : undefined;
+    const reserved = reservedKeyPathInText(text, parsed);
     if (reserved !== undefined) {
       const key = reserved.endsWith("constructor.prototype") ? "constructor.prototype" : "__proto__";
       done(

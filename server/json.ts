@@ -198,6 +198,14 @@ export function nestsDeeperThan(text: string, limit: number): boolean {
 }
 
 /**
+ * `reservedKeyPath` of `parsed`, the `JSON.parse` of `text`, walked only when the text could hold such a key: only a
+ * text holding "proto" (as __proto__ and prototype do) or a \u escape (which could spell it) has one.
+ */
+export function reservedKeyPathInText(text: string, parsed: unknown): string | undefined {
+  return text.includes("proto") || text.includes("\\u") ? reservedKeyPath(parsed) : undefined;
+}
+
+/**
  * The dotted path of the first key that could poison prototypes if the value were ever merged into an object:
  * `__proto__` anywhere, or `prototype` inside a `constructor` object. Undefined when there is none. Iterative.
  */

@@ -1,6 +1,6 @@
 import { compareForSort } from "../../api/query.js";
 import { badRequest } from "../errors.js";
-import { MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPath } from "../json.js";
+import { MAX_JSON_DEPTH, nestsDeeperThan, reservedKeyPathInText } from "../json.js";
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { isObject } from "./common.js";
 
@@ -72,7 +72,7 @@ export class CursorCodec {
       invalid("is not JSON");
     }
     if (!isObject(doc as JsonObject)) invalid("must be a JSON object {query, after}");
-    const reserved = reservedKeyPath(doc);
+    const reserved = reservedKeyPathInText(text, doc);
     if (reserved !== undefined) invalid(`holds a reserved key at ${reserved} (__proto__, constructor.prototype)`);
     const record = doc as Record<string, unknown>;
     for (const field of Object.keys(record)) {
