@@ -40,6 +40,11 @@ describe("query cursors", () => {
     const answer = await continueWith('{"query":{"__proto__":{"polluted":true}},"after":{"scope":"","name":""}}');
     expect(answer.status).toBe(400);
     expect(cursorIssue(answer.body)).toMatchObject({ path: "cursor", message: expect.stringContaining("reserved") });
+    // Spelled with escapes, the text never holds "proto"; its key does.
+    const escaped = await continueWith(
+      '{"query":{"\\u005f_\\u0070roto__":{"polluted":true}},"after":{"scope":"","name":""}}',
+    );
+    expect(cursorIssue(escaped.body)).toMatchObject({ path: "cursor", message: expect.stringContaining("reserved") });
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
   });
 
