@@ -316,9 +316,46 @@ describe("SqliteStore", () => {
       expect(await store.create({ ...record("cc"), id: record("aa").id })).toBe(false);
       await store.close();
       const check = new Database(file, { readonly: true });
+      // Only the key's own index (of its UNIQUE constraint) is left.
       expect(
         check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'records'").all(),
-      ).toEqual([]);
+      ).toEqual([{ name: "sqlite_autoindex_records_1" }]);
+      check.close();
+    });
+  });
+
+  it("a data file with the former WITHOUT ROWID records table has its records moved to a rowid table on open", async () => {
+    await inTempDir(async (dir) => {
+      const file = join(dir, "clustered.db");
+      const db = new Database(file);
+      db.exec(
+        "CREATE TABLE records (org TEXT NOT NULL, kind TEXT NOT NULL, scope TEXT NOT NULL, name TEXT NOT NULL, " +
+          "id TEXT NOT NULL, version INTEGER NOT NULL, doc TEXT NOT NULL, PRIMARY KEY (org, kind, scope, name)) " +
+          "WITHOUT ROWID",
+      );
+      const insert = db.prepare("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?, ?)");
+      for (const r of [record("bb", 3), record("aa"), record("cc", 1, {}, "g1")]) {
+        insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, JSON.stringify(r.doc));
+      }
+      db.close();
+      const store = open(file);
+      expect((await store.list("o", "group")).map((r) => [r.scope, r.name, r.version])).toEqual([
+        ["", "aa", 1],
+        ["", "bb", 3],
+        ["g1", "cc", 1],
+      ]);
+      expect(await store.get("o", "group", "", "bb")).toEqual(record("bb", 3));
+      expect((await store.getById("o", "group", record("cc").id))?.scope).toBe("g1");
+      // The key stays unique, and writes go on as before.
+      expect(await store.create(record("aa"))).toBe(false);
+      expect(await store.replace(record("bb", 4), 3)).toBe(true);
+      await store.close();
+      const check = new Database(file, { readonly: true });
+      const tables = check.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'records%'");
+      const rows = tables.all() as { name: string; sql: string }[];
+      expect(rows.map((r) => r.name)).toEqual(["records"]);
+      expect(rows[0]?.sql).not.toMatch(/without rowid/i);
+      expect(check.prepare("SELECT count(*) AS n FROM records").get()).toEqual({ n: 3 });
       check.close();
     });
   });
