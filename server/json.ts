@@ -76,6 +76,17 @@ export function freezeWithJson(doc: object, text: string, base?: object): void {
   texts.set(doc, text);
 }
 
+/**
+ * Freezes `doc` (all the way down) and says whether it is plain JSON, without serializing it; `base` as for
+ * `freezeWithJson`. For a document whose text is only needed later (see `SqliteStore`'s `touch`).
+ */
+export function freezePlain(doc: object, base?: object): boolean {
+  const isPlain = plainWalk(doc, true, 0, base !== undefined && plain.has(base) ? base : undefined);
+  if (isPlain) plain.add(doc);
+  else deepFreeze(doc);
+  return isPlain;
+}
+
 /** The registered text of a document `freezeWithJson` found plain JSON (it parses back to an equal one), else undefined. */
 export function plainJsonOf(doc: object): string | undefined {
   return plain.has(doc) ? texts.get(doc) : undefined;

@@ -470,11 +470,11 @@ export class RecordService {
         { quota: name, quotaId: quota.id, current, max },
       );
     }
-    // `current` is live usage, not configuration: it changes neither version nor lastModified.
-    const doc = { ...quota.doc, current: next };
-    // Frozen with its text, sharing the stored fields: the store writes that text and keeps this very document.
-    freezeWithJson(doc, JSON.stringify(doc), quota.doc);
-    await tx.replace({ ...quota, doc }, quota.version);
+    // `current` is live usage, not configuration: it changes neither version nor lastModified, and the store may
+    // write it once for several creates (`touch`).
+    if (!(await tx.touch({ ...quota, doc: { ...quota.doc, current: next } }))) {
+      throw new Error(`quota ${name} changed while its usage moved`);
+    }
   }
 
   /**

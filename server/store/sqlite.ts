@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { deepFreeze, isPlainJson, jsonOf, plainJsonOf, rememberJson } from "../json.js";
+import { deepFreeze, freezePlain, isPlainJson, jsonOf, plainJsonOf, rememberJson } from "../json.js";
 import type { Credential, JsonObject, Store, StoreOps, StoredRecord } from "./store.js";
 
 interface RecordRow {
@@ -252,6 +252,14 @@ export class SqliteStore implements Store {
   private readonly unwrittenCounters = new Set<string>();
   /** The counters the running transaction moved, as they stood before it (restored if it rolls back). */
   private readonly counterBefore = new Map<string, number>();
+  /**
+   * Records whose new document (`touch`) is not in the database yet, by key: each is written once per commit group,
+   * just before its `COMMIT` (like the counters), however many transactions of the group moved it. Readers take them
+   * from here first; they outlive `forgetCaches` (they are writes, not cached reads).
+   */
+  private readonly touched = new Map<string, StoredRecord>();
+  /** The `touched` entries the running transaction changed, as they stood before it (restored if it rolls back). */
+  private readonly touchedBefore = new Map<string, StoredRecord | undefined>();
   /** Records held by `lists`, kept under `DOC_CACHE_MAX`. */
   private listed = 0;
   /**
@@ -379,9 +387,35 @@ export class SqliteStore implements Store {
     return record;
   }
 
+  /** The record under `key` as this process last wrote or read it: a touched one first (its row is older). */
+  private cached(key: string): StoredRecord | undefined {
+    return (this.touched.size > 0 ? this.touched.get(key) : undefined) ?? this.docs.get(key);
+  }
+
+  /** Sets (or with `undefined`, drops) the touched record under `key`, keeping how to take that back. */
+  private setTouched(key: string, record: StoredRecord | undefined): void {
+    if (!this.touchedBefore.has(key)) this.touchedBefore.set(key, this.touched.get(key));
+    if (record === undefined) this.touched.delete(key);
+    else this.touched.set(key, record);
+  }
+
+  /**
+   * Writes the touched records (inside the group's SQLite transaction, before `COMMIT`). Their rows are at their
+   * version still (a replace or delete drops the touch), so a row that is not fails the group.
+   */
+  private writeTouched(): void {
+    for (const r of this.touched.values()) {
+      const json = jsonOf(r.doc);
+      const info = this.stmts.replaceSameId.run(r.version, json, r.org, r.kind, r.scope, r.name, r.version, r.id);
+      if (info.changes === 0) throw new Error(`${r.kind} ${r.name} changed under a pending usage write`);
+      rememberJson(r.doc, json);
+    }
+    this.touched.clear();
+  }
+
   /** A row as a record, reusing the cached parse when the row's version is the cached one. */
   private fromRow(row: RecordRow): StoredRecord {
-    const cached = this.docs.get(cacheKey(row.org, row.kind, row.scope, row.name));
+    const cached = this.cached(cacheKey(row.org, row.kind, row.scope, row.name));
     if (cached && cached.version === row.version && cached.id === row.id) return cached;
     return this.remember(frozenRecord(row, row.doc));
   }
@@ -396,7 +430,7 @@ export class SqliteStore implements Store {
     const records: StoredRecord[] = [];
     let misses = 0;
     for (const row of rows) {
-      const hit = this.docs.get(cacheKey(row.org, row.kind, row.scope, row.name));
+      const hit = this.cached(cacheKey(row.org, row.kind, row.scope, row.name));
       if (hit && hit.id === row.id && hit.version === row.version) records.push(hit);
       else if (++misses > 64 && misses * 10 > rows.length) {
         return (scope === undefined ? s.listAll.all(org, kind) : s.listScope.all(org, kind, scope)).map((r) =>
@@ -499,7 +533,7 @@ export class SqliteStore implements Store {
     const s = this.stmts;
     return {
       get: async (org, kind, scope, name) => {
-        const cached = this.docs.get(cacheKey(org, kind, scope, name));
+        const cached = this.cached(cacheKey(org, kind, scope, name));
         if (cached) return cached;
         const row = s.get.get(org, kind, scope, name);
         return row ? this.remember(frozenRecord(row, row.doc)) : undefined;
@@ -550,12 +584,27 @@ export class SqliteStore implements Store {
           this.placeId(r.org, r.kind, r.id, { scope: r.scope, name: r.name });
         }
         this.bump(r.org, r.kind);
+        const key = cacheKey(r.org, r.kind, r.scope, r.name);
+        if (this.touched.has(key)) this.setTouched(key, undefined);
         this.remember(writtenRecord(r, json));
+        return true;
+      },
+      touch: async (r) => {
+        const current = await this.ops.get(r.org, r.kind, r.scope, r.name);
+        if (current === undefined || current.version !== r.version || current.id !== r.id) return false;
+        // Frozen now, serialized once when the group commits (`writeTouched`).
+        if (!freezePlain(r.doc, current.doc)) throw new Error(`${r.kind} ${r.name}: a touch takes plain JSON`);
+        const record = Object.freeze({ ...r });
+        this.setTouched(cacheKey(r.org, r.kind, r.scope, r.name), record);
+        this.bump(r.org, r.kind);
+        this.remember(record);
         return true;
       },
       delete: async (org, kind, scope, name) => {
         const id = s.delete.get(org, kind, scope, name);
-        this.docs.delete(cacheKey(org, kind, scope, name));
+        const key = cacheKey(org, kind, scope, name);
+        if (this.touched.has(key)) this.setTouched(key, undefined);
+        this.docs.delete(key);
         if (id === undefined) return false;
         this.placeId(org, kind, id, undefined);
         this.bump(org, kind);
@@ -638,10 +687,12 @@ export class SqliteStore implements Store {
     this.commitDue = false;
     this.group = undefined;
     try {
+      this.writeTouched();
       this.writeCounters();
       this.stmts.commit.run();
     } catch (error) {
       if (this.db.inTransaction) this.stmts.rollback.run();
+      this.touched.clear();
       this.forgetCaches();
       this.forgetIds();
       group.reject(error);
@@ -693,6 +744,7 @@ export class SqliteStore implements Store {
     try {
       group = this.joinGroup();
       this.counterBefore.clear();
+      this.touchedBefore.clear();
       this.idUndo.length = 0;
       this.idsLoadedInTransaction.clear();
       this.stmts.savepoint.run();
@@ -723,6 +775,12 @@ export class SqliteStore implements Store {
     for (const [key, before] of this.counterBefore) kept.set(key, before);
     const unwritten = [...this.unwrittenCounters];
     this.forgetCaches();
+    // The touches as the group's earlier transactions left them.
+    for (const [key, before] of this.touchedBefore) {
+      if (before === undefined) this.touched.delete(key);
+      else this.touched.set(key, before);
+    }
+    this.touchedBefore.clear();
     if (this.group === group && this.db.inTransaction) {
       try {
         this.stmts.rollbackToSavepoint.run();
@@ -736,6 +794,7 @@ export class SqliteStore implements Store {
         this.unwrittenCounters.clear();
       }
     }
+    this.touched.clear();
     this.forgetIds();
     if (this.group === group) this.group = undefined;
     group.reject(new Error("the write transaction was rolled back by SQLite (I/O error?); retry the request"));
@@ -787,6 +846,9 @@ export class SqliteStore implements Store {
   }
   replace(record: StoredRecord, expectedVersion: number) {
     return this.write((ops) => ops.replace(record, expectedVersion));
+  }
+  touch(record: StoredRecord) {
+    return this.write((ops) => ops.touch(record));
   }
   delete(org: string, kind: string, scope: string, name: string) {
     return this.write((ops) => ops.delete(org, kind, scope, name));

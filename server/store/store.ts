@@ -48,6 +48,13 @@ export interface StoreOps {
   create(record: StoredRecord): Promise<boolean>;
   /** Replaces a record if its stored version is still `expectedVersion`; false if the version moved or it is gone. */
   replace(record: StoredRecord, expectedVersion: number): Promise<boolean>;
+  /**
+   * Replaces a record's document keeping its version, for what the server maintains as other writes happen (a
+   * quota's `current`: neither configuration nor a change of the object); false if the record is gone or is no longer
+   * at this version and id. Readers see it at once; an adapter may write it to storage once per batch of
+   * transactions that moved it (still atomically with the transaction's other writes).
+   */
+  touch(record: StoredRecord): Promise<boolean>;
   /** Deletes a record; false when it did not exist. */
   delete(org: string, kind: string, scope: string, name: string): Promise<boolean>;
   putCredential(credential: Credential): Promise<void>;

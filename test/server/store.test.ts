@@ -360,6 +360,113 @@ describe("SqliteStore", () => {
     });
   });
 
+  describe("touch (a document moved at its version, written once per commit group)", () => {
+    const usage = (n: number) => ({ ...record("q", 2), doc: { kind: "group", name: "q", version: 2, current: n } });
+    /** Counts the UPDATEs that keep the id (what a replace at the same id and a touch's write run). */
+    function countUpdates(store: SqliteStore): () => number {
+      const stmts = (store as unknown as { stmts: { replaceSameId: { run(...args: unknown[]): { changes: number } } } })
+        .stmts;
+      const statement = stmts.replaceSameId;
+      let runs = 0;
+      stmts.replaceSameId = {
+        run: (...args: unknown[]) => {
+          runs += 1;
+          return statement.run(...args);
+        },
+      };
+      return () => runs;
+    }
+
+    it("readers see it at once; the group writes the last one once, at its version, durable across reopen", async () => {
+      await inTempDir(async (dir) => {
+        const file = join(dir, "touch.db");
+        const store = open(file);
+        await store.create(usage(0));
+        const updates = countUpdates(store);
+        const seen: unknown[] = [];
+        await Promise.all(
+          [1, 2, 3].map((n) =>
+            store.transaction(async (tx) => {
+              expect(await tx.touch(usage(n))).toBe(true);
+              seen.push((await tx.get("o", "group", "", "q"))?.doc["current"]);
+            }),
+          ),
+        );
+        expect(seen).toEqual([1, 2, 3]);
+        expect(updates()).toBe(1);
+        expect(await store.get("o", "group", "", "q")).toEqual(usage(3));
+        expect((await store.list("o", "group")).map((r) => r.doc["current"])).toEqual([3]);
+        await store.close();
+        const reopened = open(file);
+        expect(await reopened.get("o", "group", "", "q")).toEqual(usage(3));
+        await reopened.close();
+      });
+    });
+
+    it("a transaction that rolls back takes its touch back; the group's earlier touch stays", async () => {
+      await inTempDir(async (dir) => {
+        const file = join(dir, "touch-undo.db");
+        const store = open(file);
+        await store.create(usage(0));
+        const outcomes = await Promise.allSettled([
+          store.transaction(async (tx) => tx.touch(usage(1))),
+          store.transaction(async (tx) => {
+            await tx.touch(usage(2));
+            throw new Error("boom");
+          }),
+        ]);
+        expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
+        expect((await store.get("o", "group", "", "q"))?.doc["current"]).toBe(1);
+        expect((await store.list("o", "group")).map((r) => r.doc["current"])).toEqual([1]);
+        await store.close();
+        const reopened = open(file);
+        expect((await reopened.get("o", "group", "", "q"))?.doc["current"]).toBe(1);
+        await reopened.close();
+      });
+    });
+
+    it("is refused at another version or id; a replace or a delete after it in the same group wins", async () => {
+      await inTempDir(async (dir) => {
+        const file = join(dir, "touch-then.db");
+        const store = open(file);
+        await store.create(usage(0));
+        await store.create(record("gone"));
+        expect(await store.touch({ ...usage(1), version: 3 })).toBe(false);
+        expect(await store.touch({ ...usage(1), id: record("other").id })).toBe(false);
+        expect(await store.touch({ ...record("missing"), doc: { current: 1 } })).toBe(false);
+        const replaced = { ...record("q", 3), doc: { kind: "group", name: "q", version: 3, current: 9 } };
+        await Promise.all([
+          store.transaction(async (tx) => tx.touch(usage(1))),
+          store.transaction(async (tx) => tx.replace(replaced, 2)),
+          store.transaction(async (tx) => tx.touch({ ...record("gone"), doc: { kind: "group", current: 1 } })),
+          store.transaction(async (tx) => tx.delete("o", "group", "", "gone")),
+        ]);
+        expect(await store.get("o", "group", "", "q")).toEqual(replaced);
+        expect(await store.get("o", "group", "", "gone")).toBeUndefined();
+        await store.close();
+        const reopened = open(file);
+        expect(await reopened.get("o", "group", "", "q")).toEqual(replaced);
+        expect(await reopened.get("o", "group", "", "gone")).toBeUndefined();
+        await reopened.close();
+      });
+    });
+
+    it("a COMMIT that fails drops the group's touches: readers see the stored document again", async () => {
+      const store = open();
+      await store.create(usage(0));
+      const commit = (store as unknown as { stmts: { commit: { run: () => unknown } } }).stmts.commit;
+      const run = commit.run;
+      commit.run = () => {
+        commit.run = run;
+        throw new Error("disk I/O error (injected)");
+      };
+      await expect(store.touch(usage(5))).rejects.toThrow("disk I/O error (injected)");
+      expect(await store.get("o", "group", "", "q")).toEqual(usage(0));
+      expect(await store.touch(usage(6))).toBe(true);
+      expect(await store.get("o", "group", "", "q")).toEqual(usage(6));
+    });
+  });
+
   it("credentials: put, find, delete (which counts as a change of the owner's kind), delete all of an owner", async () => {
     const store = open();
     const k1 = { id: "k1", org: "o", ownerKind: "serviceaccount", owner: "sa", hash: "ab" };
