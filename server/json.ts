@@ -71,8 +71,7 @@ function isSharedPart(child: unknown, shared: object, key: string): boolean {
  * stored record a patch started from), lends its verdict to the top-level fields `doc` shares with it.
  */
 export function freezeWithJson(doc: object, text: string, base?: object): void {
-  if (plainWalk(doc, true, 0, base !== undefined && plain.has(base) ? base : undefined)) plain.add(doc);
-  else deepFreeze(doc);
+  freezePlain(doc, base);
   texts.set(doc, text);
 }
 

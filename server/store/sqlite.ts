@@ -395,6 +395,10 @@ export class SqliteStore implements Store {
   /** Sets (or with `undefined`, drops) the touched record under `key`, keeping how to take that back. */
   private setTouched(key: string, record: StoredRecord | undefined): void {
     if (!this.touchedBefore.has(key)) this.touchedBefore.set(key, this.touched.get(key));
+    this.putTouched(key, record);
+  }
+
+  private putTouched(key: string, record: StoredRecord | undefined): void {
     if (record === undefined) this.touched.delete(key);
     else this.touched.set(key, record);
   }
@@ -780,10 +784,7 @@ export class SqliteStore implements Store {
     const unwritten = [...this.unwrittenCounters];
     this.forgetCaches();
     // The touches as the group's earlier transactions left them.
-    for (const [key, before] of this.touchedBefore) {
-      if (before === undefined) this.touched.delete(key);
-      else this.touched.set(key, before);
-    }
+    for (const [key, before] of this.touchedBefore) this.putTouched(key, before);
     this.touchedBefore.clear();
     if (this.group === group && this.db.inTransaction) {
       try {

@@ -376,6 +376,14 @@ describe("SqliteStore", () => {
       };
       return () => runs;
     }
+    /** Closes `store`, opens `file` again and reads the usage record there. */
+    async function reopenedUsage(store: SqliteStore, file: string) {
+      await store.close();
+      const reopened = open(file);
+      const stored = await reopened.get("o", "group", "", "q");
+      await reopened.close();
+      return stored;
+    }
 
     it("readers see it at once; the group writes the last one once, at its version, durable across reopen", async () => {
       await inTempDir(async (dir) => {
@@ -396,10 +404,7 @@ describe("SqliteStore", () => {
         expect(updates()).toBe(1);
         expect(await store.get("o", "group", "", "q")).toEqual(usage(3));
         expect((await store.list("o", "group")).map((r) => r.doc["current"])).toEqual([3]);
-        await store.close();
-        const reopened = open(file);
-        expect(await reopened.get("o", "group", "", "q")).toEqual(usage(3));
-        await reopened.close();
+        expect(await reopenedUsage(store, file)).toEqual(usage(3));
       });
     });
 
@@ -418,10 +423,7 @@ describe("SqliteStore", () => {
         expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
         expect((await store.get("o", "group", "", "q"))?.doc["current"]).toBe(1);
         expect((await store.list("o", "group")).map((r) => r.doc["current"])).toEqual([1]);
-        await store.close();
-        const reopened = open(file);
-        expect((await reopened.get("o", "group", "", "q"))?.doc["current"]).toBe(1);
-        await reopened.close();
+        expect((await reopenedUsage(store, file))?.doc["current"]).toBe(1);
       });
     });
 
