@@ -664,7 +664,7 @@ export class SqliteStore implements Store {
     this.docs.clear();
   }
 
-  /** The open commit group, or a new one (`BEGIN IMMEDIATE`, its `COMMIT` scheduled after this turn's I/O). */
+  /** The open commit group, or a new one (`BEGIN IMMEDIATE`, its `COMMIT` scheduled after the next turn's I/O). */
   private joinGroup(): CommitGroup {
     if (this.group) return this.group;
     this.stmts.begin.run();
@@ -678,7 +678,10 @@ export class SqliteStore implements Store {
     done.catch(() => undefined);
     const group: CommitGroup = { done, resolve, reject };
     this.group = group;
-    setImmediate(() => this.commitGroup(group));
+    // Open for two turns' I/O, not one: under load the requests read in the next turn join it, so one COMMIT serves
+    // more writes (10 connections: 5.2–5.5 → 7.5–8.2 transactions per COMMIT). When idle, the second turn is an empty
+    // one (microseconds).
+    setImmediate(() => setImmediate(() => this.commitGroup(group)));
     return group;
   }
 
@@ -736,9 +739,9 @@ export class SqliteStore implements Store {
 
   /**
    * Runs `fn` as one transaction. Transactions run one at a time, each inside a savepoint of a **commit group**: the
-   * transactions that start in the same turn of the event loop share one SQLite transaction (one `BEGIN IMMEDIATE`
-   * and one `COMMIT`, hence one write of the pages they share to the WAL), committed once that turn's I/O callbacks
-   * have run. Each stays atomic on its own: a failing `fn` rolls back to its savepoint, undoing its writes and none
+   * transactions that start in the same two turns of the event loop share one SQLite transaction (one `BEGIN
+   * IMMEDIATE` and one `COMMIT`, hence one write of the pages they share to the WAL), committed once the second
+   * turn's I/O callbacks have run. Each stays atomic on its own: a failing `fn` rolls back to its savepoint, undoing its writes and none
    * of the others'. Each is durable when it resolves: the promise settles only after the group's `COMMIT`, and
    * rejects when that `COMMIT` fails (then no transaction of the group happened). See `settled()` for readers.
    */
@@ -751,10 +754,11 @@ export class SqliteStore implements Store {
     let result: T;
     try {
       group = this.joinGroup();
-      this.counterBefore.clear();
-      this.touchedBefore.clear();
+      // Guarded: clearing a Map allocates a new table even when it is empty, and most transactions leave these so.
+      if (this.counterBefore.size > 0) this.counterBefore.clear();
+      if (this.touchedBefore.size > 0) this.touchedBefore.clear();
       this.idUndo.length = 0;
-      this.idsLoadedInTransaction.clear();
+      if (this.idsLoadedInTransaction.size > 0) this.idsLoadedInTransaction.clear();
       this.stmts.savepoint.run();
       try {
         result = await fn(this.ops);

@@ -186,6 +186,28 @@ describe("SqliteStore", () => {
     });
   });
 
+  it("a commit group stays open through the next turn: a transaction started then shares its COMMIT, a later one not", async () => {
+    const store = open();
+    const inner = store as unknown as { stmts: { commit: { run(): unknown } } };
+    const commit = inner.stmts.commit;
+    let commits = 0;
+    inner.stmts.commit = {
+      run: () => {
+        commits += 1;
+        return commit.run();
+      },
+    };
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    const first = store.transaction(async (tx) => tx.create(record("aa")));
+    // Scheduled after the group's own first check: the group is still open when this one starts.
+    const second = nextTurn().then(() => store.transaction(async (tx) => tx.create(record("bb"))));
+    await Promise.all([first, second]);
+    expect(commits).toBe(1);
+    await store.transaction(async (tx) => tx.create(record("cc")));
+    expect(commits).toBe(2);
+    expect((await store.list("o", "group")).map((r) => r.name)).toEqual(["aa", "bb", "cc"]);
+  });
+
   it("a change counter moved by a group's earlier transaction survives a later one's rollback in the same group", async () => {
     await inTempDir(async (dir) => {
       const file = join(dir, "counters.db");
