@@ -47,10 +47,18 @@ export interface QueryParam extends RouteParam {
   readonly json?: NamedSchema;
 }
 
+/**
+ * What a DELETE answers once the object is gone: 202 Accepted, no body. The real API's DELETE is asynchronous (its
+ * clients poll GET until 404), and terraform-provider-cpln, under `@pulumiverse/cpln`, counts only 200, 201 and 202 as
+ * success (`internal/provider/client/client.go` `doRequest`, v1.2.31 @851308c, unchanged since its first commit): a
+ * 204 failed every destroy it ran here. cpln-local deletes at once, so a GET right after is already 404.
+ */
+const DELETED = 202;
+
 export interface RouteResponse {
   readonly status: number;
   readonly description: string;
-  /** Absent: no body (204). */
+  /** Absent: no body (a DELETE's 202). */
   readonly body?: NamedSchema;
   readonly headers?: Readonly<Record<string, { description: string; schema: JsonSchema }>>;
   /** The object this answer creates: the operations on it and under it are its OpenAPI links (server/openapi.ts). */
@@ -785,12 +793,12 @@ export function recordRoutes(records: RecordService): Route[] {
         : {}),
       tags,
       params: itemParams,
-      responses: info.deletable === false ? [] : [{ status: 204, description: "Deleted" }],
+      responses: info.deletable === false ? [] : [{ status: DELETED, description: "Deleted (no body)" }],
       errors: info.deletable === false ? [400, 401, 403, 404] : [400, 401, 403, 404, 409],
       auth: "required",
       handler: async (request, reply) => {
         await records.delete(callOf(request), kind, key(request));
-        return reply.code(204).send();
+        return reply.code(DELETED).send();
       },
     });
     routes.push({

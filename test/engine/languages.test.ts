@@ -208,9 +208,9 @@ function scenario(language: string, start: (server: RunningServer, work: string)
         at(`DELETE /org/${org}/serviceaccount/robot`),
       );
       expect(writes(server)).toEqual([
-        { line: `DELETE /org/${org}/gvc/default/volumeset/data 204`, body: undefined },
-        { line: `DELETE /org/${org}/policy/access 204`, body: undefined },
-        { line: `DELETE /org/${org}/serviceaccount/robot 204`, body: undefined },
+        { line: `DELETE /org/${org}/gvc/default/volumeset/data 202`, body: undefined },
+        { line: `DELETE /org/${org}/policy/access 202`, body: undefined },
+        { line: `DELETE /org/${org}/serviceaccount/robot 202`, body: undefined },
         { line: `PATCH /org/${org}/policy/access 200`, body: { "$drop/bindings": ["view"] } },
         {
           line: `PATCH /org/${org}/policy/access 200`,

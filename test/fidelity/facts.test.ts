@@ -213,7 +213,26 @@ describe("deletion", () => {
         expect((await admin(server).patch(`${path}/${name}`, { tags: { "cpln/protected": "false" } })).status).toBe(
           200,
         );
-        expect((await admin(server).delete(`${path}/${name}`)).status).toBe(204);
+        expect((await admin(server).delete(`${path}/${name}`)).status).toBe(202);
+      }
+    },
+    "delete-succeeds-with": async (fact) => {
+      // A deletable object's DELETE answers a status the client counts as success, with no body; the object is gone.
+      const statuses = fact["statuses"] as number[];
+      const link = `/org/${ORG}/group/${unique("deleted")}`;
+      expect((await admin(server).post(`/org/${ORG}/group`, { name: link.split("/").pop() })).status).toBe(201);
+      const deleted = await call(server, "DELETE", link, { auth: bearer(ADMIN_KEY) });
+      expect(statuses).toContain(deleted.status);
+      expect(deleted.body).toBeUndefined();
+      expect(deleted.headers["content-length"]).toBe("0");
+      expect((await admin(server).get(link)).status).toBe(404);
+      // The document says so for every kind that can be deleted (cpln-local's own `/_cpln-local` routes aside).
+      const document = (await call(server, "GET", "/openapi.json", { auth: bearer(ADMIN_KEY) })).body as {
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      };
+      for (const [path, operations] of Object.entries(document.paths).filter(([path]) => path.startsWith("/org"))) {
+        const success = Object.keys(operations["delete"]?.responses ?? {}).filter((status) => status.startsWith("2"));
+        for (const status of success) expect(statuses.map(String), `DELETE ${path}`).toContain(status);
       }
     },
     "builtin-location-not-deletable": async () => {

@@ -248,13 +248,13 @@ describe("VolumeSet", () => {
     expect(link).not.toBe(oldLink);
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `POST /org/${org}/gvc/default/volumeset 201`,
-      `DELETE ${oldLink} 204`,
+      `DELETE ${oldLink} 202`,
     ]);
   });
 
   it("delete: one DELETE; a Read afterwards reports it gone (empty id)", async () => {
     const urn = vs.urn;
-    expect(await vs.destroy()).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
+    expect(await vs.destroy()).toEqual([{ method: "DELETE", path: link, status: 202, body: undefined }]);
     expect(await plugin.read(link, urn, { org })).toEqual({ id: "", props: {}, inputs: {} });
   });
 
@@ -318,10 +318,10 @@ describe("Policy", () => {
       detailedDiff: { targetKind: "UPDATE_REPLACE", targetLinks: "DELETE" },
     });
     expect(replaced.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-      `DELETE ${link()} 204`,
+      `DELETE ${link()} 202`,
       `POST /org/${org}/policy 201`,
     ]);
-    expect(await policy.destroy()).toEqual([{ method: "DELETE", path: link(), status: 204, body: undefined }]);
+    expect(await policy.destroy()).toEqual([{ method: "DELETE", path: link(), status: 202, body: undefined }]);
   });
 });
 

@@ -125,7 +125,7 @@ describe("cpln-pulumi-run --provider native", () => {
       "Resources: 1 deleted",
     ]);
     expect(takeRequests(server).filter((r) => r.method === "DELETE")).toEqual([
-      expect.objectContaining({ method: "DELETE", path: selfLink, status: 204 }),
+      expect.objectContaining({ method: "DELETE", path: selfLink, status: 202 }),
     ]);
     const missing = await fetch(`${server.url}${selfLink}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
     expect(missing.status).toBe(404);

@@ -208,7 +208,7 @@ describe("Policy + PolicyBinding in one stack: up, refresh, up", () => {
     ]);
     expect((await serverRecord(env, link()))?.tags).toEqual({});
     expect(await refreshChanges(policy)).toMatchObject({ outputs: [], inputs: false });
-    expect(await policy.destroy()).toEqual([{ method: "DELETE", path: link(), status: 204, body: undefined }]);
+    expect(await policy.destroy()).toEqual([{ method: "DELETE", path: link(), status: 202, body: undefined }]);
   });
 });
 

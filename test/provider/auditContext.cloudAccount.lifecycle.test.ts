@@ -128,14 +128,14 @@ describe("CloudAccount lifecycle", () => {
     const step = await cloud.up(await cloudInputs({ ...base, provider: "gcp", data: { projectId: "analytics" } }));
     expect(step.diff).toEqual({ changes: true, replaces: ["provider"], deleteBeforeReplace: true });
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-      `DELETE ${link} 204`,
+      `DELETE ${link} 202`,
       `POST /org/${org}/cloudaccount 201`,
     ]);
     expect(cloud.outputs).toMatchObject({ provider: "gcp", data: { projectId: "analytics" } });
   });
 
   it("delete: one DELETE", async () => {
-    expect(await cloud.destroy()).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
+    expect(await cloud.destroy()).toEqual([{ method: "DELETE", path: link, status: 202, body: undefined }]);
     expect(await exists(link)).toBe(false);
   });
 });

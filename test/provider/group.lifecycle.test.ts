@@ -113,7 +113,7 @@ describe("Group lifecycle", () => {
   });
 
   it("delete: one DELETE; the group is gone", async () => {
-    expect(await group.destroy()).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
+    expect(await group.destroy()).toEqual([{ method: "DELETE", path: link, status: 202, body: undefined }]);
     expect(await serverRecord(env, link)).toBeUndefined();
   });
 });

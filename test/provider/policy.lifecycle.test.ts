@@ -251,7 +251,7 @@ describe("Policy lifecycle", () => {
     expect(link).not.toBe(oldLink);
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `POST /org/${org}/policy 201`,
-      `DELETE ${oldLink} 204`,
+      `DELETE ${oldLink} 202`,
     ]);
     expect(await serverRecord(env, oldLink)).toBeUndefined();
     expect(await serverRecord(env, link)).toMatchObject({ targetKind: "location", target: "all" });
@@ -259,7 +259,7 @@ describe("Policy lifecycle", () => {
 
   it("delete: one DELETE; the policy is gone", async () => {
     const requests = await policy.destroy();
-    expect(requests).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
+    expect(requests).toEqual([{ method: "DELETE", path: link, status: 202, body: undefined }]);
     expect(await serverRecord(env, link)).toBeUndefined();
   });
 });
@@ -298,7 +298,7 @@ describe("Policy with a user-chosen name", () => {
     // The replacement is checked like a new resource, so with adopt: true check reads the object (still the old one).
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `GET ${link} 200`,
-      `DELETE ${link} 204`,
+      `DELETE ${link} 202`,
       `POST /org/${org}/policy 201`,
     ]);
     expect(await serverRecord(env, link)).toMatchObject({ targetKind: "location" });

@@ -317,7 +317,7 @@ describe("PolicyBinding: two stacks, a Policy resource and a client on one polic
   });
 
   it("the Policy resource's delete removes the policy (one DELETE): it owns it", async () => {
-    expect(await policy.destroy()).toEqual([{ method: "DELETE", path: link(), status: 204, body: undefined }]);
+    expect(await policy.destroy()).toEqual([{ method: "DELETE", path: link(), status: 202, body: undefined }]);
     expect(await serverBindings(link())).toBeUndefined();
   });
 });

@@ -206,7 +206,7 @@ describe("ServiceAccount and ServiceAccountKey lifecycle", () => {
   });
 
   it("account delete: one DELETE", async () => {
-    expect(await account.destroy()).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
+    expect(await account.destroy()).toEqual([{ method: "DELETE", path: link, status: 202, body: undefined }]);
     expect(await env.client.getByLink(link)).toBeUndefined();
   });
 });

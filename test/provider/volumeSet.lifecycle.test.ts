@@ -232,7 +232,7 @@ describe("VolumeSet lifecycle (auto-named)", () => {
     link = `/org/${env.server.org}/gvc/default/volumeset/${newName}`;
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
       `POST /org/${env.server.org}/gvc/default/volumeset 201`,
-      `DELETE ${oldLink} 204`,
+      `DELETE ${oldLink} 202`,
     ]);
     expect((step.requests[0]?.body as { spec: unknown }).spec).toMatchObject({
       performanceClass: "high-throughput-ssd",
@@ -245,7 +245,7 @@ describe("VolumeSet lifecycle (auto-named)", () => {
   it("delete: one DELETE, the set is gone, and a later read reports it gone", async () => {
     const outputs = vs.outputs;
     const requests = await vs.destroy();
-    expect(requests).toEqual([{ method: "DELETE", path: link, status: 204, body: undefined }]);
+    expect(requests).toEqual([{ method: "DELETE", path: link, status: 202, body: undefined }]);
     expect(await serverRecord(env, link)).toBeUndefined();
 
     const read = await env.host.read(link, vs.urn, outputs, {});
@@ -269,7 +269,7 @@ describe("VolumeSet lifecycle (user-named)", () => {
     );
     expect(step.diff).toEqual({ changes: true, replaces: ["performanceClass"], deleteBeforeReplace: true });
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-      `DELETE ${link} 204`,
+      `DELETE ${link} 202`,
       `POST /org/${env.server.org}/gvc/default/volumeset 201`,
     ]);
     expect(vs.id).toBe(link);
@@ -285,7 +285,7 @@ describe("VolumeSet lifecycle (user-named)", () => {
     );
     expect(step.diff).toEqual({ changes: true, replaces: ["gvc"], deleteBeforeReplace: true });
     expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
-      `DELETE /org/${env.server.org}/gvc/default/volumeset/fixed 204`,
+      `DELETE /org/${env.server.org}/gvc/default/volumeset/fixed 202`,
       `POST /org/${env.server.org}/gvc/other/volumeset 201`,
     ]);
     expect(vs.id).toBe(`/org/${env.server.org}/gvc/other/volumeset/fixed`);

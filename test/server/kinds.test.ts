@@ -204,7 +204,7 @@ describe.each(lifecycles)("$kind lifecycle", (c) => {
       expect((await admin(server).get(item)).status).toBe(200);
       return;
     }
-    expect(deleted.status).toBe(204);
+    expect(deleted.status).toBe(202);
     expect((await admin(server).get(item)).body).toEqual(apiError(404, "NotFound", `${c.kind} ${c.name} not found`));
     expect((await admin(server).delete(item)).status).toBe(404);
   });
@@ -250,8 +250,8 @@ describe("kind rules", () => {
     expect((await admin(server).delete(`/org/${ORG}/gvc/busy`)).body).toEqual(
       apiError(409, "InUse", "gvc busy still holds 1 volumeset(s); delete them first"),
     );
-    expect((await admin(server).delete(`/org/${ORG}/gvc/busy/volumeset/v1`)).status).toBe(204);
-    expect((await admin(server).delete(`/org/${ORG}/gvc/busy`)).status).toBe(204);
+    expect((await admin(server).delete(`/org/${ORG}/gvc/busy/volumeset/v1`)).status).toBe(202);
+    expect((await admin(server).delete(`/org/${ORG}/gvc/busy`)).status).toBe(202);
     expect(await perGvc()).toEqual([]);
   });
 
@@ -279,7 +279,7 @@ describe("kind rules", () => {
     });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({ version: 3, spec: { ...spec, initialCapacity: 20 } });
-    expect((await admin(server).delete(item)).status).toBe(204);
+    expect((await admin(server).delete(item)).status).toBe(202);
   });
 
   it("the gvcs quota counts creates and deletes", async () => {
@@ -290,7 +290,7 @@ describe("kind rules", () => {
     const before = await gvcs();
     expect((await admin(server).post(`/org/${ORG}/gvc`, { name: "counted" })).status).toBe(201);
     expect(await gvcs()).toBe((before ?? 0) + 1);
-    expect((await admin(server).delete(`/org/${ORG}/gvc/counted`)).status).toBe(204);
+    expect((await admin(server).delete(`/org/${ORG}/gvc/counted`)).status).toBe(202);
     expect(await gvcs()).toBe(before);
   });
 

@@ -651,7 +651,7 @@ describe("CplnClient against cpln-local", () => {
     expect(await client.getByLink("/org/acme/policy/ops-view")).toBeUndefined();
     expect(await client.deleteByLink("//policy/ops-view")).toBe(false);
     expect(lines()).toEqual([
-      "DELETE /org/acme/policy/ops-view 204",
+      "DELETE /org/acme/policy/ops-view 202",
       "GET /org/acme/policy/ops-view 404",
       "DELETE /org/acme/policy/ops-view 404",
     ]);
