@@ -679,7 +679,7 @@ export class SqliteStore implements Store {
     const group: CommitGroup = { done, resolve, reject };
     this.group = group;
     // Open for two turns' I/O, not one: under load the requests read in the next turn join it, so one COMMIT serves
-    // more writes (10 connections: 5.2–5.5 → 7.5–8.2 transactions per COMMIT). When idle, the second turn is an empty
+    // more writes (10 connections: 5.2–5.3 → 6.3–8.2 transactions per COMMIT). When idle, the second turn is an empty
     // one (microseconds).
     setImmediate(() => setImmediate(() => this.commitGroup(group)));
     return group;
