@@ -296,7 +296,7 @@ function volumeSetSpecRules() {
         /^(must be a cron expression with 5 fields \(got \d+\)|the minute field must be .*|the \w+ field has an invalid step in '.*'|the \w+ field '.*' is not a value or range within \d+-\d+)$/,
     },
     {
-      rule: "mountOptions.resources: maxCpu is at least minCpu and within 4000m of it; maxMemory is at least minMemory and at most 4 times it.",
+      rule: "mountOptions.resources: each maximum is at least its minimum, at most 4 times it, and within 4000m (maxCpu) or 4096Mi (maxMemory) of it.",
       issue: /^must (not be less than|be within \S+ of|be at most \d+ times) min(Cpu|Memory) \(.*\)$/,
     },
   ]);
