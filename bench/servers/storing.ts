@@ -29,9 +29,14 @@ async function main(): Promise<void> {
     const body = bodyObject(request.body);
     const now = new Date().toISOString();
     const name = String(body["name"] ?? randomUUID());
-    // Keys assigned to a copy, not added after a spread (V8 on Node 20 adds them to a spread copy slowly: µs each).
-    const doc: JsonObject = Object.assign({}, body);
-    Object.assign(doc, { kind: KIND, id: randomUUID(), version: 1, created: now, lastModified: now });
+    // Assigned, not added after a spread (V8 on Node 20 adds keys to a spread copy slowly: µs each).
+    const doc: JsonObject = Object.assign({}, body, {
+      kind: KIND,
+      id: randomUUID(),
+      version: 1,
+      created: now,
+      lastModified: now,
+    });
     const record: StoredRecord = { org: ORG, kind: KIND, scope: "", name, id: String(doc["id"]), version: 1, doc };
     const created = await store.transaction((tx) => tx.create(record));
     return reply.code(created ? 201 : 409).send(created ? doc : { code: "AlreadyExists" });

@@ -41,6 +41,32 @@ function record(name: string, version = 1, extra: Record<string, string> = {}, s
   };
 }
 
+/** Counts the runs of one of the store's prepared statements (`stmts[name]`), each still run. */
+function countRuns(store: SqliteStore, name: string): () => number {
+  const stmts = (store as unknown as { stmts: Record<string, { run(...args: unknown[]): unknown }> }).stmts;
+  const statement = stmts[name];
+  if (statement === undefined) throw new Error(`no statement ${name}`);
+  let runs = 0;
+  stmts[name] = {
+    run: (...args: unknown[]) => {
+      runs += 1;
+      return statement.run(...args);
+    },
+  };
+  return () => runs;
+}
+
+/** Makes the store's next `COMMIT` fail (as an I/O error would), then restores it; answers whether it is restored. */
+function failNextCommit(store: SqliteStore): () => boolean {
+  const commit = (store as unknown as { stmts: { commit: { run: () => unknown } } }).stmts.commit;
+  const run = commit.run;
+  commit.run = () => {
+    commit.run = run;
+    throw new Error("disk I/O error (injected)");
+  };
+  return () => commit.run === run;
+}
+
 describe("SqliteStore", () => {
   it("creates once, reads, lists by scope in name order, replaces only at the expected version, deletes", async () => {
     const store = open();
@@ -153,15 +179,8 @@ describe("SqliteStore", () => {
     await inTempDir(async (dir) => {
       const file = join(dir, "group.db");
       const store = open(file);
-      const inner = store as unknown as { db: Database.Database; stmts: { commit: { run(): unknown } } };
-      const commit = inner.stmts.commit;
-      let commits = 0;
-      inner.stmts.commit = {
-        run: () => {
-          commits += 1;
-          return commit.run();
-        },
-      };
+      const inner = store as unknown as { db: Database.Database };
+      const commits = countRuns(store, "commit");
       // Whether the group had committed when each successful transaction resolved.
       const committedWhenResolved: boolean[] = [];
       const resolved = <T>(promise: Promise<T>) =>
@@ -175,7 +194,7 @@ describe("SqliteStore", () => {
         resolved(store.transaction(async (tx) => tx.create(record("cc")))),
       ]);
       expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
-      expect(commits).toBe(1);
+      expect(commits()).toBe(1);
       expect(committedWhenResolved).toEqual([true, true]);
       // Two creates counted, the rolled-back one not, in memory and (written once, with the COMMIT) in the file.
       expect(await store.changeCounter("o", "group")).toBe(2);
@@ -188,23 +207,15 @@ describe("SqliteStore", () => {
 
   it("a commit group stays open through the next turn: a transaction started then shares its COMMIT, a later one not", async () => {
     const store = open();
-    const inner = store as unknown as { stmts: { commit: { run(): unknown } } };
-    const commit = inner.stmts.commit;
-    let commits = 0;
-    inner.stmts.commit = {
-      run: () => {
-        commits += 1;
-        return commit.run();
-      },
-    };
+    const commits = countRuns(store, "commit");
     const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
     const first = store.transaction(async (tx) => tx.create(record("aa")));
     // Scheduled after the group's own first check: the group is still open when this one starts.
     const second = nextTurn().then(() => store.transaction(async (tx) => tx.create(record("bb"))));
     await Promise.all([first, second]);
-    expect(commits).toBe(1);
+    expect(commits()).toBe(1);
     await store.transaction(async (tx) => tx.create(record("cc")));
-    expect(commits).toBe(2);
+    expect(commits()).toBe(2);
     expect((await store.list("o", "group")).map((r) => r.name)).toEqual(["aa", "bb", "cc"]);
   });
 
@@ -310,14 +321,9 @@ describe("SqliteStore", () => {
   it("after a COMMIT that fails, ids are read again from what the file holds", async () => {
     const store = open();
     await store.create(record("aa"));
-    const commit = (store as unknown as { stmts: { commit: { run: () => unknown } } }).stmts.commit;
-    const run = commit.run;
-    commit.run = () => {
-      commit.run = run;
-      throw new Error("disk I/O error (injected)");
-    };
+    const restored = failNextCommit(store);
     await expect(store.create(record("bb"))).rejects.toThrow("disk I/O error (injected)");
-    expect(commit.run).toBe(run);
+    expect(restored()).toBe(true);
     expect(await store.getById("o", "group", record("bb").id)).toBeUndefined();
     expect((await store.getById("o", "group", record("aa").id))?.name).toBe("aa");
     expect(await store.create({ ...record("cc"), id: record("bb").id })).toBe(true);
@@ -384,20 +390,6 @@ describe("SqliteStore", () => {
 
   describe("touch (a document moved at its version, written once per commit group)", () => {
     const usage = (n: number) => ({ ...record("q", 2), doc: { kind: "group", name: "q", version: 2, current: n } });
-    /** Counts the UPDATEs that keep the id (what a replace at the same id and a touch's write run). */
-    function countUpdates(store: SqliteStore): () => number {
-      const stmts = (store as unknown as { stmts: { replaceSameId: { run(...args: unknown[]): { changes: number } } } })
-        .stmts;
-      const statement = stmts.replaceSameId;
-      let runs = 0;
-      stmts.replaceSameId = {
-        run: (...args: unknown[]) => {
-          runs += 1;
-          return statement.run(...args);
-        },
-      };
-      return () => runs;
-    }
     /** Closes `store`, opens `file` again and reads the usage record there. */
     async function reopenedUsage(store: SqliteStore, file: string) {
       await store.close();
@@ -412,7 +404,8 @@ describe("SqliteStore", () => {
         const file = join(dir, "touch.db");
         const store = open(file);
         await store.create(usage(0));
-        const updates = countUpdates(store);
+        // The UPDATEs that keep the id: what a replace at the same id and a touch's write run.
+        const updates = countRuns(store, "replaceSameId");
         const seen: unknown[] = [];
         await Promise.all(
           [1, 2, 3].map((n) =>
@@ -478,12 +471,7 @@ describe("SqliteStore", () => {
     it("a COMMIT that fails drops the group's touches: readers see the stored document again", async () => {
       const store = open();
       await store.create(usage(0));
-      const commit = (store as unknown as { stmts: { commit: { run: () => unknown } } }).stmts.commit;
-      const run = commit.run;
-      commit.run = () => {
-        commit.run = run;
-        throw new Error("disk I/O error (injected)");
-      };
+      failNextCommit(store);
       await expect(store.touch(usage(5))).rejects.toThrow("disk I/O error (injected)");
       expect(await store.get("o", "group", "", "q")).toEqual(usage(0));
       expect(await store.touch(usage(6))).toBe(true);
