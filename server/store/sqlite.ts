@@ -18,6 +18,12 @@ interface RecordPlace {
   name: string;
 }
 
+/** A record written in memory and not yet to its row, which is still at `rowVersion` (see `SqliteStore.unwritten`). */
+interface UnwrittenRecord {
+  record: StoredRecord;
+  rowVersion: number;
+}
+
 /** What a list needs to know of a row to reuse a cached record. */
 interface RowVersion {
   org: string;
@@ -223,8 +229,8 @@ const ID_INDEX_MAX = 1_000_000;
 
 /**
  * SQLite adapter: one table of JSON documents keyed by (org, kind, scope, name). The key's unique index doubles as
- * the index for lists by (org, kind, scope). Writes run one at a time, each in a savepoint of a group committed together
- * (see `transaction`).
+ * the index for lists by (org, kind, scope). Writes run one at a time, in a group committed together (see
+ * `transaction`); a replace that keeps the id reaches its row at the group's commit (see `unwritten`).
  */
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -253,13 +259,19 @@ export class SqliteStore implements Store {
   /** The counters the running transaction moved, as they stood before it (restored if it rolls back). */
   private readonly counterBefore = new Map<string, number>();
   /**
-   * Records whose new document (`touch`) is not in the database yet, by key: each is written once per commit group,
-   * just before its `COMMIT` (like the counters), however many transactions of the group moved it. Readers take them
-   * from here first; they outlive `forgetCaches` (they are writes, not cached reads).
+   * Records written (`touch`, a `replace` keeping the id) but not yet in the database, by key: each is written once
+   * per commit group, just before its `COMMIT` (like the counters), however many transactions of the group moved it —
+   * a record PATCHed by several requests of a group costs one UPDATE. Readers take them from here first; they outlive
+   * `forgetCaches` (they are writes, not cached reads).
    */
-  private readonly touched = new Map<string, StoredRecord>();
-  /** The `touched` entries the running transaction changed, as they stood before it (restored if it rolls back). */
-  private readonly touchedBefore = new Map<string, StoredRecord | undefined>();
+  private readonly unwritten = new Map<string, UnwrittenRecord>();
+  /** The `unwritten` entries the running transaction changed, as they stood before it (restored if it rolls back). */
+  private readonly unwrittenBefore = new Map<string, UnwrittenRecord | undefined>();
+  /**
+   * Whether the running transaction has opened its savepoint, which it does at its first SQL write: one that writes
+   * only in memory (`unwritten`, counters) has nothing in SQLite to roll back, and skips the two statements.
+   */
+  private savepointOpen = false;
   /** Records held by `lists`, kept under `DOC_CACHE_MAX`. */
   private listed = 0;
   /**
@@ -387,47 +399,70 @@ export class SqliteStore implements Store {
     return record;
   }
 
-  /** The record under `key` as this process last wrote or read it: a touched one first (its row is older). */
+  /** The record under `key` as this process last wrote or read it: an unwritten one first (its row is older). */
   private cached(key: string): StoredRecord | undefined {
-    return (this.touched.size > 0 ? this.touched.get(key) : undefined) ?? this.docs.get(key);
+    return (this.unwritten.size > 0 ? this.unwritten.get(key)?.record : undefined) ?? this.docs.get(key);
   }
 
-  /** Sets (or with `undefined`, drops) the touched record under `key`, keeping how to take that back. */
-  private setTouched(key: string, record: StoredRecord | undefined): void {
-    if (!this.touchedBefore.has(key)) this.touchedBefore.set(key, this.touched.get(key));
-    this.putTouched(key, record);
+  /** The record standing for `row`: the unwritten one over it, or the cached one at its version. */
+  private cachedFor(row: RowVersion): StoredRecord | undefined {
+    const key = cacheKey(row.org, row.kind, row.scope, row.name);
+    const pending = this.unwritten.size > 0 ? this.unwritten.get(key) : undefined;
+    if (pending && pending.rowVersion === row.version && pending.record.id === row.id) return pending.record;
+    const hit = this.docs.get(key);
+    return hit && hit.version === row.version && hit.id === row.id ? hit : undefined;
   }
 
-  private putTouched(key: string, record: StoredRecord | undefined): void {
-    if (record === undefined) this.touched.delete(key);
-    else this.touched.set(key, record);
+  /** Sets (or with `undefined`, drops) the unwritten record under `key`, keeping how to take that back. */
+  private setUnwritten(key: string, entry: UnwrittenRecord | undefined): void {
+    if (!this.unwrittenBefore.has(key)) this.unwrittenBefore.set(key, this.unwritten.get(key));
+    this.putUnwritten(key, entry);
+  }
+
+  private putUnwritten(key: string, entry: UnwrittenRecord | undefined): void {
+    if (entry === undefined) this.unwritten.delete(key);
+    else this.unwritten.set(key, entry);
   }
 
   /**
-   * Writes the touched records (inside the group's SQLite transaction, before `COMMIT`). Their rows are at their
-   * version still (a replace or delete drops the touch), so a row that is not fails the group.
+   * Writes the unwritten records (inside the group's SQLite transaction, before `COMMIT`), or only the one under
+   * `key`. Each row must still be at the version it was read at (every write of it since went through `unwritten`,
+   * and a delete drops its entry), so a row that is not fails the write.
    */
-  private writeTouched(): void {
-    for (const r of this.touched.values()) {
+  private writeUnwritten(key?: string): void {
+    const entries = key === undefined ? this.unwritten.values() : [this.unwritten.get(key)];
+    for (const entry of entries) {
+      if (entry === undefined) continue;
+      const r = entry.record;
       const json = jsonOf(r.doc);
-      const info = this.stmts.replaceSameId.run(r.version, json, r.org, r.kind, r.scope, r.name, r.version, r.id);
-      if (info.changes === 0) throw new Error(`${r.kind} ${r.name} changed under a pending usage write`);
+      const info = this.stmts.replaceSameId.run(
+        r.version,
+        json,
+        r.org,
+        r.kind,
+        r.scope,
+        r.name,
+        entry.rowVersion,
+        r.id,
+      );
+      if (info.changes === 0) throw new Error(`${r.kind} ${r.name} changed under a pending write`);
       rememberJson(r.doc, json);
       this.remember(r);
     }
-    this.touched.clear();
+    if (key === undefined) this.unwritten.clear();
+    else this.setUnwritten(key, undefined);
   }
 
-  /** Drops the touch of the record under `key` (a replace or delete supersedes it), keeping how to take that back. */
-  private dropTouch(key: string): void {
-    if (this.touched.has(key)) this.setTouched(key, undefined);
+  /** Opens the running transaction's savepoint before its first SQL write (see `savepointOpen`). */
+  private beforeSqlWrite(): void {
+    if (this.savepointOpen) return;
+    this.stmts.savepoint.run();
+    this.savepointOpen = true;
   }
 
   /** A row as a record, reusing the cached parse when the row's version is the cached one. */
   private fromRow(row: RecordRow): StoredRecord {
-    const cached = this.cached(cacheKey(row.org, row.kind, row.scope, row.name));
-    if (cached && cached.version === row.version && cached.id === row.id) return cached;
-    return this.remember(frozenRecord(row, row.doc));
+    return this.cachedFor(row) ?? this.remember(frozenRecord(row, row.doc));
   }
 
   /**
@@ -440,8 +475,8 @@ export class SqliteStore implements Store {
     const records: StoredRecord[] = [];
     let misses = 0;
     for (const row of rows) {
-      const hit = this.cached(cacheKey(row.org, row.kind, row.scope, row.name));
-      if (hit && hit.id === row.id && hit.version === row.version) records.push(hit);
+      const hit = this.cachedFor(row);
+      if (hit) records.push(hit);
       else if (++misses > 64 && misses * 10 > rows.length) {
         return (scope === undefined ? s.listAll.all(org, kind) : s.listScope.all(org, kind, scope)).map((r) =>
           this.fromRow(r),
@@ -572,6 +607,7 @@ export class SqliteStore implements Store {
         // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
         const json = jsonOf(r.doc);
         if (this.idsOf(r.org, r.kind).has(r.id)) return false;
+        this.beforeSqlWrite();
         const info = s.insert.run(r.org, r.kind, r.scope, r.name, r.id, r.version, json);
         if (info.changes === 0) return false;
         this.placeId(r.org, r.kind, r.id, { scope: r.scope, name: r.name });
@@ -582,6 +618,20 @@ export class SqliteStore implements Store {
       replace: async (r, expectedVersion) => {
         // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
         const json = jsonOf(r.doc);
+        const key = cacheKey(r.org, r.kind, r.scope, r.name);
+        const current = this.cached(key);
+        if (current !== undefined && current.id === r.id) {
+          // The record as this process holds it (the file's only writer): the version check needs no query, and the
+          // row is written with the group's other writes of it (`writeUnwritten`).
+          if (current.version !== expectedVersion) return false;
+          const rowVersion = this.unwritten.get(key)?.rowVersion ?? current.version;
+          this.setUnwritten(key, { record: writtenRecord(r, json), rowVersion });
+          this.bump(r.org, r.kind);
+          return true;
+        }
+        this.beforeSqlWrite();
+        // The row first takes what this process wrote of it in memory: the statements below check its version.
+        if (this.unwritten.has(key)) this.writeUnwritten(key);
         let info = s.replaceSameId.run(r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion, r.id);
         if (info.changes === 0) {
           // The id changes (or the version moved): the new id must not be another record's.
@@ -594,24 +644,26 @@ export class SqliteStore implements Store {
           this.placeId(r.org, r.kind, r.id, { scope: r.scope, name: r.name });
         }
         this.bump(r.org, r.kind);
-        if (this.touched.size > 0) this.dropTouch(cacheKey(r.org, r.kind, r.scope, r.name));
         this.remember(writtenRecord(r, json));
         return true;
       },
       touch: async (r) => {
         const current = await this.ops.get(r.org, r.kind, r.scope, r.name);
         if (current === undefined || current.version !== r.version || current.id !== r.id) return false;
-        // Frozen now, serialized once when the group commits (`writeTouched`).
+        // Frozen now, serialized once when the group commits (`writeUnwritten`).
         if (!freezePlain(r.doc, current.doc)) throw new Error(`${r.kind} ${r.name}: a touch takes plain JSON`);
-        // Readers find it in `touched` until the group's write, which puts it in `docs`.
-        this.setTouched(cacheKey(r.org, r.kind, r.scope, r.name), Object.freeze({ ...r }));
+        // Readers find it in `unwritten` until the group's write, which puts it in `docs`.
+        const key = cacheKey(r.org, r.kind, r.scope, r.name);
+        const rowVersion = this.unwritten.get(key)?.rowVersion ?? r.version;
+        this.setUnwritten(key, { record: Object.freeze({ ...r }), rowVersion });
         this.bump(r.org, r.kind);
         return true;
       },
       delete: async (org, kind, scope, name) => {
+        this.beforeSqlWrite();
         const id = s.delete.get(org, kind, scope, name);
         const key = cacheKey(org, kind, scope, name);
-        this.dropTouch(key);
+        if (this.unwritten.has(key)) this.setUnwritten(key, undefined);
         this.docs.delete(key);
         if (id === undefined) return false;
         this.placeId(org, kind, id, undefined);
@@ -619,6 +671,7 @@ export class SqliteStore implements Store {
         return true;
       },
       putCredential: async (c: Credential) => {
+        this.beforeSqlWrite();
         s.putCredential.run(c.id, c.org, c.ownerKind, c.owner, c.hash);
       },
       findCredential: async (id) => {
@@ -631,11 +684,13 @@ export class SqliteStore implements Store {
       deleteCredential: async (id) => {
         const row = s.findCredential.get(id);
         if (!row) return false;
+        this.beforeSqlWrite();
         s.deleteCredential.run(id);
         this.bump(row.org, row.owner_kind);
         return true;
       },
       deleteCredentialsOf: async (org, ownerKind, owner) => {
+        this.beforeSqlWrite();
         const removed = s.deleteCredentialsOf.run(org, ownerKind, owner).changes;
         if (removed > 0) this.bump(org, ownerKind);
         return removed;
@@ -698,12 +753,12 @@ export class SqliteStore implements Store {
     this.commitDue = false;
     this.group = undefined;
     try {
-      this.writeTouched();
+      this.writeUnwritten();
       this.writeCounters();
       this.stmts.commit.run();
     } catch (error) {
       if (this.db.inTransaction) this.stmts.rollback.run();
-      this.touched.clear();
+      this.unwritten.clear();
       this.forgetCaches();
       this.forgetIds();
       group.reject(error);
@@ -738,12 +793,13 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Runs `fn` as one transaction. Transactions run one at a time, each inside a savepoint of a **commit group**: the
-   * transactions that start in the same two turns of the event loop share one SQLite transaction (one `BEGIN
-   * IMMEDIATE` and one `COMMIT`, hence one write of the pages they share to the WAL), committed once the second
-   * turn's I/O callbacks have run. Each stays atomic on its own: a failing `fn` rolls back to its savepoint, undoing its writes and none
-   * of the others'. Each is durable when it resolves: the promise settles only after the group's `COMMIT`, and
-   * rejects when that `COMMIT` fails (then no transaction of the group happened). See `settled()` for readers.
+   * Runs `fn` as one transaction. Transactions run one at a time in a **commit group**: the transactions that start in
+   * the same two turns of the event loop share one SQLite transaction (one `BEGIN IMMEDIATE` and one `COMMIT`, hence
+   * one write of the pages they share to the WAL), committed once the second turn's I/O callbacks have run. Each
+   * stays atomic on its own: a failing `fn` rolls back to its savepoint (opened at its first SQL write) and takes back
+   * its writes held in memory, undoing none of the others'. Each is durable when it resolves: the promise settles only
+   * after the group's `COMMIT`, and rejects when that `COMMIT` fails (then no transaction of the group happened). See
+   * `settled()` for readers.
    */
   async transaction<T>(fn: (tx: StoreOps) => Promise<T>): Promise<T> {
     // The loop and the assignment below must stay in one synchronous stretch so two waiters cannot both proceed.
@@ -756,18 +812,18 @@ export class SqliteStore implements Store {
       group = this.joinGroup();
       // Guarded: clearing a Map allocates a new table even when it is empty, and most transactions leave these so.
       if (this.counterBefore.size > 0) this.counterBefore.clear();
-      if (this.touchedBefore.size > 0) this.touchedBefore.clear();
+      if (this.unwrittenBefore.size > 0) this.unwrittenBefore.clear();
       this.idUndo.length = 0;
       if (this.idsLoadedInTransaction.size > 0) this.idsLoadedInTransaction.clear();
-      this.stmts.savepoint.run();
       try {
         result = await fn(this.ops);
-        this.stmts.releaseSavepoint.run();
+        if (this.savepointOpen) this.stmts.releaseSavepoint.run();
       } catch (error) {
         this.undo(group);
         throw error;
       }
     } finally {
+      this.savepointOpen = false;
       this.lock = undefined;
       release();
       if (this.commitDue && this.group) this.commitGroup(this.group);
@@ -785,25 +841,25 @@ export class SqliteStore implements Store {
     // The counters as they stood before this transaction: the group's earlier transactions' moves, not its own.
     const kept = new Map(this.counters);
     for (const [key, before] of this.counterBefore) kept.set(key, before);
-    const unwritten = [...this.unwrittenCounters];
+    const unwrittenKeys = [...this.unwrittenCounters];
     this.forgetCaches();
-    // The touches as the group's earlier transactions left them.
-    for (const [key, before] of this.touchedBefore) this.putTouched(key, before);
-    this.touchedBefore.clear();
+    // The unwritten records as the group's earlier transactions left them.
+    for (const [key, before] of this.unwrittenBefore) this.putUnwritten(key, before);
+    this.unwrittenBefore.clear();
     if (this.group === group && this.db.inTransaction) {
       try {
-        this.stmts.rollbackToSavepoint.run();
+        if (this.savepointOpen) this.stmts.rollbackToSavepoint.run();
         this.undoIds();
-        for (const key of unwritten) this.unwrittenCounters.add(key);
+        for (const key of unwrittenKeys) this.unwrittenCounters.add(key);
         this.writeCounters(kept);
-        this.stmts.releaseSavepoint.run();
+        if (this.savepointOpen) this.stmts.releaseSavepoint.run();
         return;
       } catch {
         if (this.db.inTransaction) this.stmts.rollback.run();
         this.unwrittenCounters.clear();
       }
     }
-    this.touched.clear();
+    this.unwritten.clear();
     this.forgetIds();
     if (this.group === group) this.group = undefined;
     group.reject(new Error("the write transaction was rolled back by SQLite (I/O error?); retry the request"));

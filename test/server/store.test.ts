@@ -479,6 +479,121 @@ describe("SqliteStore", () => {
     });
   });
 
+  describe("a replace keeping the id (held in memory, written once per commit group)", () => {
+    const edited = (version: number) => record("aa", version, { description: `edit ${version}` });
+    /** Closes `store`, opens `file` again and reads record aa there. */
+    async function reopened(store: SqliteStore, file: string) {
+      await store.close();
+      const again = open(file);
+      const stored = await again.get("o", "group", "", "aa");
+      await again.close();
+      return stored;
+    }
+
+    it("replaces by a group's transactions run one UPDATE and no savepoint; reads and lists see each at once", async () => {
+      await inTempDir(async (dir) => {
+        const file = join(dir, "held.db");
+        const store = open(file);
+        await store.create(record("aa"));
+        await store.create(record("bb"));
+        const updates = countRuns(store, "replaceSameId");
+        const savepoints = countRuns(store, "savepoint");
+        const seen: unknown[] = [];
+        await Promise.all(
+          [2, 3, 4].map((version) =>
+            store.transaction(async (tx) => {
+              expect(await tx.replace(edited(version), version - 1)).toBe(true);
+              seen.push((await tx.get("o", "group", "", "aa"))?.version);
+              seen.push((await tx.list("o", "group")).map((r) => r.version).join(","));
+            }),
+          ),
+        );
+        expect(seen).toEqual([2, "2,1", 3, "3,1", 4, "4,1"]);
+        expect(updates()).toBe(1);
+        expect(savepoints()).toBe(0);
+        expect(await store.get("o", "group", "", "aa")).toEqual(edited(4));
+        expect(await reopened(store, file)).toEqual(edited(4));
+      });
+    });
+
+    it("a replace at a version the record has left is refused, held or written", async () => {
+      const store = open();
+      await store.create(record("aa"));
+      await Promise.all([
+        store.transaction(async (tx) => expect(await tx.replace(edited(2), 1)).toBe(true)),
+        store.transaction(async (tx) => expect(await tx.replace(edited(3), 1)).toBe(false)),
+      ]);
+      expect(await store.replace(edited(3), 1)).toBe(false);
+      expect((await store.get("o", "group", "", "aa"))?.version).toBe(2);
+    });
+
+    it("a transaction that rolls back takes its replace back; the group's earlier replace stays", async () => {
+      await inTempDir(async (dir) => {
+        const file = join(dir, "held-undo.db");
+        const store = open(file);
+        await store.create(record("aa"));
+        const outcomes = await Promise.allSettled([
+          store.transaction(async (tx) => tx.replace(edited(2), 1)),
+          store.transaction(async (tx) => {
+            await tx.replace(edited(3), 2);
+            throw new Error("boom");
+          }),
+        ]);
+        expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
+        expect(await store.get("o", "group", "", "aa")).toEqual(edited(2));
+        expect((await store.list("o", "group")).map((r) => r.version)).toEqual([2]);
+        expect(await reopened(store, file)).toEqual(edited(2));
+      });
+    });
+
+    it("a replace changing the id after a held one writes the held one first; a delete after it drops it", async () => {
+      await inTempDir(async (dir) => {
+        const file = join(dir, "held-then.db");
+        const store = open(file);
+        await store.create(record("aa"));
+        await store.create(record("gone"));
+        const moved = { ...edited(3), id: "00000000-0000-4000-8000-0000000000ff" };
+        await Promise.all([
+          store.transaction(async (tx) => expect(await tx.replace(edited(2), 1)).toBe(true)),
+          store.transaction(async (tx) => expect(await tx.replace(moved, 2)).toBe(true)),
+          store.transaction(async (tx) => expect(await tx.replace(record("gone", 2), 1)).toBe(true)),
+          store.transaction(async (tx) => expect(await tx.delete("o", "group", "", "gone")).toBe(true)),
+        ]);
+        expect(await store.getById("o", "group", moved.id)).toEqual(moved);
+        expect(await store.get("o", "group", "", "gone")).toBeUndefined();
+        expect(await reopened(store, file)).toEqual(moved);
+      });
+    });
+
+    it("a record not held in memory is replaced in the database at once, in the transaction's savepoint", async () => {
+      await inTempDir(async (dir) => {
+        const file = join(dir, "cold.db");
+        const first = open(file);
+        await first.create(record("aa"));
+        await first.close();
+        const store = open(file);
+        const updates = countRuns(store, "replaceSameId");
+        const savepoints = countRuns(store, "savepoint");
+        await store.transaction(async (tx) => {
+          expect(await tx.replace(edited(2), 1)).toBe(true);
+          expect(updates()).toBe(1);
+        });
+        expect(savepoints()).toBe(1);
+        expect(await reopened(store, file)).toEqual(edited(2));
+      });
+    });
+
+    it("a COMMIT that fails drops the group's held replaces: readers see the stored document again", async () => {
+      const store = open();
+      await store.create(record("aa"));
+      failNextCommit(store);
+      await expect(store.replace(edited(2), 1)).rejects.toThrow("disk I/O error (injected)");
+      expect(await store.get("o", "group", "", "aa")).toEqual(record("aa"));
+      expect(await store.replace(edited(2), 1)).toBe(true);
+      expect(await store.get("o", "group", "", "aa")).toEqual(edited(2));
+    });
+  });
+
   it("credentials: put, find, delete (which counts as a change of the owner's kind), delete all of an owner", async () => {
     const store = open();
     const k1 = { id: "k1", org: "o", ownerKind: "serviceaccount", owner: "sa", hash: "ab" };
