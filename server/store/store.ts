@@ -46,7 +46,10 @@ export interface StoreOps {
   count(org: string, kind: string, scope?: string): Promise<number>;
   /** Inserts a record; false when a record with the same key already exists. */
   create(record: StoredRecord): Promise<boolean>;
-  /** Replaces a record if its stored version is still `expectedVersion`; false if the version moved or it is gone. */
+  /**
+   * Replaces a record if its stored version is still `expectedVersion`; false if the version moved or it is gone.
+   * Readers see it at once; like `touch`, an adapter may write it to storage once per batch of transactions.
+   */
   replace(record: StoredRecord, expectedVersion: number): Promise<boolean>;
   /**
    * Replaces a record's document keeping its version, for what the server maintains as other writes happen (a
