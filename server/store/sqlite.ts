@@ -413,6 +413,11 @@ export class SqliteStore implements Store {
     return hit && hit.version === row.version && hit.id === row.id ? hit : undefined;
   }
 
+  /** The version of the row under `key`, whose record this process holds as `current` (maybe unwritten). */
+  private rowVersionOf(key: string, current: StoredRecord): number {
+    return (this.unwritten.size > 0 ? this.unwritten.get(key)?.rowVersion : undefined) ?? current.version;
+  }
+
   /** Sets (or with `undefined`, drops) the unwritten record under `key`, keeping how to take that back. */
   private setUnwritten(key: string, entry: UnwrittenRecord | undefined): void {
     if (!this.unwrittenBefore.has(key)) this.unwrittenBefore.set(key, this.unwritten.get(key));
@@ -435,16 +440,8 @@ export class SqliteStore implements Store {
       if (entry === undefined) continue;
       const r = entry.record;
       const json = jsonOf(r.doc);
-      const info = this.stmts.replaceSameId.run(
-        r.version,
-        json,
-        r.org,
-        r.kind,
-        r.scope,
-        r.name,
-        entry.rowVersion,
-        r.id,
-      );
+      const s = this.stmts;
+      const info = s.replaceSameId.run(r.version, json, r.org, r.kind, r.scope, r.name, entry.rowVersion, r.id);
       if (info.changes === 0) throw new Error(`${r.kind} ${r.name} changed under a pending write`);
       rememberJson(r.doc, json);
       this.remember(r);
@@ -624,8 +621,7 @@ export class SqliteStore implements Store {
           // The record as this process holds it (the file's only writer): the version check needs no query, and the
           // row is written with the group's other writes of it (`writeUnwritten`).
           if (current.version !== expectedVersion) return false;
-          const rowVersion = this.unwritten.get(key)?.rowVersion ?? current.version;
-          this.setUnwritten(key, { record: writtenRecord(r, json), rowVersion });
+          this.setUnwritten(key, { record: writtenRecord(r, json), rowVersion: this.rowVersionOf(key, current) });
           this.bump(r.org, r.kind);
           return true;
         }
@@ -654,8 +650,7 @@ export class SqliteStore implements Store {
         if (!freezePlain(r.doc, current.doc)) throw new Error(`${r.kind} ${r.name}: a touch takes plain JSON`);
         // Readers find it in `unwritten` until the group's write, which puts it in `docs`.
         const key = cacheKey(r.org, r.kind, r.scope, r.name);
-        const rowVersion = this.unwritten.get(key)?.rowVersion ?? r.version;
-        this.setUnwritten(key, { record: Object.freeze({ ...r }), rowVersion });
+        this.setUnwritten(key, { record: Object.freeze({ ...r }), rowVersion: this.rowVersionOf(key, current) });
         this.bump(r.org, r.kind);
         return true;
       },
