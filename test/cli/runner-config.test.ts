@@ -37,6 +37,10 @@ function run(
     child.once("spawn", () => {
       argv = fs.readFileSync(`/proc/${child.pid}/cmdline`, "utf8").replace(/\0/g, " ");
     });
+    // A runner that exits before reading its input fails this write with EPIPE: its status and output decide.
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") reject(error);
+    });
     child.stdin.end(options.stdin ?? "");
     child.once("error", reject);
     child.once("close", (code) => resolve({ code, stdout, stderr, argv }));

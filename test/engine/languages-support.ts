@@ -53,6 +53,11 @@ export function run(
       clearTimeout(timer);
       resolve({ status, stdout, stderr });
     });
+    // A child that exits before reading its input fails this write with EPIPE: its status and output are what the
+    // caller judges, so that failure is not an error of the run (unhandled, it would fail the whole test run).
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") reject(error);
+    });
     child.stdin.end(options.input ?? "");
   });
 }
