@@ -413,11 +413,6 @@ export class SqliteStore implements Store {
     return hit && hit.version === row.version && hit.id === row.id ? hit : undefined;
   }
 
-  /** The version of the row under `key`, whose record this process holds as `current` (maybe unwritten). */
-  private rowVersionOf(key: string, current: StoredRecord): number {
-    return (this.unwritten.size > 0 ? this.unwritten.get(key)?.rowVersion : undefined) ?? current.version;
-  }
-
   /** Sets (or with `undefined`, drops) the unwritten record under `key`, keeping how to take that back. */
   private setUnwritten(key: string, entry: UnwrittenRecord | undefined): void {
     if (!this.unwrittenBefore.has(key)) this.unwrittenBefore.set(key, this.unwritten.get(key));
@@ -429,25 +424,22 @@ export class SqliteStore implements Store {
     else this.unwritten.set(key, entry);
   }
 
+  /** Writes the unwritten records (inside the group's SQLite transaction, before `COMMIT`). */
+  private writeUnwritten(): void {
+    for (const entry of this.unwritten.values()) this.writeRow(entry);
+    this.unwritten.clear();
+  }
+
   /**
-   * Writes the unwritten records (inside the group's SQLite transaction, before `COMMIT`), or only the one under
-   * `key`. Each row must still be at the version it was read at (every write of it since went through `unwritten`,
-   * and a delete drops its entry), so a row that is not fails the write.
+   * Writes one unwritten record to its row. The row must still be at the version it was read at (every write of it
+   * since went through `unwritten`, and a delete drops its entry), so a row that is not fails the write.
    */
-  private writeUnwritten(key?: string): void {
-    const entries = key === undefined ? this.unwritten.values() : [this.unwritten.get(key)];
-    for (const entry of entries) {
-      if (entry === undefined) continue;
-      const r = entry.record;
-      const json = jsonOf(r.doc);
-      const s = this.stmts;
-      const info = s.replaceSameId.run(r.version, json, r.org, r.kind, r.scope, r.name, entry.rowVersion, r.id);
-      if (info.changes === 0) throw new Error(`${r.kind} ${r.name} changed under a pending write`);
-      rememberJson(r.doc, json);
-      this.remember(r);
-    }
-    if (key === undefined) this.unwritten.clear();
-    else this.setUnwritten(key, undefined);
+  private writeRow({ record: r, rowVersion }: UnwrittenRecord): void {
+    const json = jsonOf(r.doc);
+    const info = this.stmts.replaceSameId.run(r.version, json, r.org, r.kind, r.scope, r.name, rowVersion, r.id);
+    if (info.changes === 0) throw new Error(`${r.kind} ${r.name} changed under a pending write`);
+    rememberJson(r.doc, json);
+    this.remember(r);
   }
 
   /** Opens the running transaction's savepoint before its first SQL write (see `savepointOpen`). */
@@ -616,18 +608,23 @@ export class SqliteStore implements Store {
         // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
         const json = jsonOf(r.doc);
         const key = cacheKey(r.org, r.kind, r.scope, r.name);
-        const current = this.cached(key);
+        const pending = this.unwritten.size > 0 ? this.unwritten.get(key) : undefined;
+        const current = pending?.record ?? this.docs.get(key);
         if (current !== undefined && current.id === r.id) {
           // The record as this process holds it (the file's only writer): the version check needs no query, and the
           // row is written with the group's other writes of it (`writeUnwritten`).
           if (current.version !== expectedVersion) return false;
-          this.setUnwritten(key, { record: writtenRecord(r, json), rowVersion: this.rowVersionOf(key, current) });
+          const rowVersion = pending?.rowVersion ?? current.version;
+          this.setUnwritten(key, { record: writtenRecord(r, json), rowVersion });
           this.bump(r.org, r.kind);
           return true;
         }
         this.beforeSqlWrite();
         // The row first takes what this process wrote of it in memory: the statements below check its version.
-        if (this.unwritten.has(key)) this.writeUnwritten(key);
+        if (pending !== undefined) {
+          this.writeRow(pending);
+          this.setUnwritten(key, undefined);
+        }
         let info = s.replaceSameId.run(r.version, json, r.org, r.kind, r.scope, r.name, expectedVersion, r.id);
         if (info.changes === 0) {
           // The id changes (or the version moved): the new id must not be another record's.
@@ -650,7 +647,8 @@ export class SqliteStore implements Store {
         if (!freezePlain(r.doc, current.doc)) throw new Error(`${r.kind} ${r.name}: a touch takes plain JSON`);
         // Readers find it in `unwritten` until the group's write, which puts it in `docs`.
         const key = cacheKey(r.org, r.kind, r.scope, r.name);
-        this.setUnwritten(key, { record: Object.freeze({ ...r }), rowVersion: this.rowVersionOf(key, current) });
+        const rowVersion = this.unwritten.get(key)?.rowVersion ?? current.version;
+        this.setUnwritten(key, { record: Object.freeze({ ...r }), rowVersion });
         this.bump(r.org, r.kind);
         return true;
       },

@@ -67,6 +67,15 @@ function failNextCommit(store: SqliteStore): () => boolean {
   return () => commit.run === run;
 }
 
+/** Closes `store`, opens `file` again and reads group `name` there: what the file holds. */
+async function reopenedRecord(store: SqliteStore, file: string, name: string) {
+  await store.close();
+  const reopened = open(file);
+  const stored = await reopened.get("o", "group", "", name);
+  await reopened.close();
+  return stored;
+}
+
 describe("SqliteStore", () => {
   it("creates once, reads, lists by scope in name order, replaces only at the expected version, deletes", async () => {
     const store = open();
@@ -390,14 +399,6 @@ describe("SqliteStore", () => {
 
   describe("touch (a document moved at its version, written once per commit group)", () => {
     const usage = (n: number) => ({ ...record("q", 2), doc: { kind: "group", name: "q", version: 2, current: n } });
-    /** Closes `store`, opens `file` again and reads the usage record there. */
-    async function reopenedUsage(store: SqliteStore, file: string) {
-      await store.close();
-      const reopened = open(file);
-      const stored = await reopened.get("o", "group", "", "q");
-      await reopened.close();
-      return stored;
-    }
 
     it("readers see it at once; the group writes the last one once, at its version, durable across reopen", async () => {
       await inTempDir(async (dir) => {
@@ -419,7 +420,7 @@ describe("SqliteStore", () => {
         expect(updates()).toBe(1);
         expect(await store.get("o", "group", "", "q")).toEqual(usage(3));
         expect((await store.list("o", "group")).map((r) => r.doc["current"])).toEqual([3]);
-        expect(await reopenedUsage(store, file)).toEqual(usage(3));
+        expect(await reopenedRecord(store, file, "q")).toEqual(usage(3));
       });
     });
 
@@ -438,7 +439,7 @@ describe("SqliteStore", () => {
         expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
         expect((await store.get("o", "group", "", "q"))?.doc["current"]).toBe(1);
         expect((await store.list("o", "group")).map((r) => r.doc["current"])).toEqual([1]);
-        expect((await reopenedUsage(store, file))?.doc["current"]).toBe(1);
+        expect((await reopenedRecord(store, file, "q"))?.doc["current"]).toBe(1);
       });
     });
 
@@ -481,14 +482,6 @@ describe("SqliteStore", () => {
 
   describe("a replace keeping the id (held in memory, written once per commit group)", () => {
     const edited = (version: number) => record("aa", version, { description: `edit ${version}` });
-    /** Closes `store`, opens `file` again and reads record aa there. */
-    async function reopened(store: SqliteStore, file: string) {
-      await store.close();
-      const again = open(file);
-      const stored = await again.get("o", "group", "", "aa");
-      await again.close();
-      return stored;
-    }
 
     it("replaces by a group's transactions run one UPDATE and no savepoint; reads and lists see each at once", async () => {
       await inTempDir(async (dir) => {
@@ -512,7 +505,7 @@ describe("SqliteStore", () => {
         expect(updates()).toBe(1);
         expect(savepoints()).toBe(0);
         expect(await store.get("o", "group", "", "aa")).toEqual(edited(4));
-        expect(await reopened(store, file)).toEqual(edited(4));
+        expect(await reopenedRecord(store, file, "aa")).toEqual(edited(4));
       });
     });
 
@@ -542,7 +535,7 @@ describe("SqliteStore", () => {
         expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "rejected"]);
         expect(await store.get("o", "group", "", "aa")).toEqual(edited(2));
         expect((await store.list("o", "group")).map((r) => r.version)).toEqual([2]);
-        expect(await reopened(store, file)).toEqual(edited(2));
+        expect(await reopenedRecord(store, file, "aa")).toEqual(edited(2));
       });
     });
 
@@ -561,7 +554,7 @@ describe("SqliteStore", () => {
         ]);
         expect(await store.getById("o", "group", moved.id)).toEqual(moved);
         expect(await store.get("o", "group", "", "gone")).toBeUndefined();
-        expect(await reopened(store, file)).toEqual(moved);
+        expect(await reopenedRecord(store, file, "aa")).toEqual(moved);
       });
     });
 
@@ -579,7 +572,7 @@ describe("SqliteStore", () => {
           expect(updates()).toBe(1);
         });
         expect(savepoints()).toBe(1);
-        expect(await reopened(store, file)).toEqual(edited(2));
+        expect(await reopenedRecord(store, file, "aa")).toEqual(edited(2));
       });
     });
 
