@@ -20,8 +20,7 @@ import type { BenchContext } from "./context.js";
 import { Http, runConcurrent } from "./lib/http.js";
 import { freePort, repoRoot, startCplnLocal } from "./lib/procs.js";
 import { median, type Report } from "./lib/report.js";
-import { createGvc } from "./lib/setup.js";
-import { volumeSetBody } from "./service.js";
+import { createGvc, volumeSetBody } from "./lib/setup.js";
 
 interface Op {
   method: "GET" | "POST" | "PATCH";

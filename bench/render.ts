@@ -172,6 +172,31 @@ export function render(run: Run): string {
     );
   }
 
+  const inProcess = (["patch", "post"] as const).flatMap((key) => {
+    const cpu = get(`service.in-process-${key}.cpu`);
+    const ceiling = get(`service.${key}.in-process-ceiling-to-bare`);
+    if (!cpu || !ceiling) return [];
+    return [
+      `${key.toUpperCase()} ${fmt(cpu.value, 0)} µs CPU per write, at most ${fmt(ceiling.value, 2)} of the bare route`,
+    ];
+  });
+  const httpFloor = get("service.http-floor-post.rps");
+  const httpFloorRatio = get("service.http-floor-post.ratio-to-bare");
+  if (httpFloor && httpFloorRatio) {
+    out.push(
+      `\nThe POST beside cpln-local's HTTP stack answering it without its domain (its parser, authentication, hooks and ` +
+        `serializer; no target): ${fmt(httpFloor.value, 0)} req/s (${fmt(httpFloor["cpuUsPerRequest"] as number | undefined, 0)} ` +
+        `µs CPU per request; ${fmt(httpFloorRatio.value, 2)} of the bare route).\n`,
+    );
+  }
+  if (inProcess.length > 0) {
+    out.push(
+      `\nThe same writes through cpln-local's record service in one process, no HTTP (authentication, the write, its ` +
+        `answer's JSON, the wait for its commit; no target): ${inProcess.join("; ")} on the one thread that does ` +
+        `this work, whatever answers the HTTP.\n`,
+    );
+  }
+
   const motoKeys = ["create", "get", "update", "list10"].filter((key) => get(`moto.${key}.ratio`));
   if (motoKeys.length > 0) {
     out.push("\n**7. cpln-local beside moto** (volume set vs SSM parameter; 10 connections, undici; p99 in ms)\n");

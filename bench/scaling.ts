@@ -13,8 +13,7 @@ import { Http, timeSequential } from "./lib/http.js";
 import { forkStoreServer, rssBytes, type ForkedStoreServer } from "./lib/procs.js";
 import type { Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
-import { volumeSetBody } from "./service.js";
-import { createGvc } from "./lib/setup.js";
+import { createGvc, volumeSetBody } from "./lib/setup.js";
 
 const GVC = "scale";
 const FILLER_TYPES = ["pfl", "pfq", "pfa"] as const;

@@ -5,14 +5,24 @@
  * is the share of the framework's limit the service reaches. The list's answer (≈ 58 KB) is also compared with a
  * bare route answering as many bytes (`sameBytes`): the floor for sending that answer, which the 54-byte route is not.
  * Writes are also compared with the storing route (`storing`): the same bodies kept through cpln-local's own SQLite
- * store and nothing else, the floor for a write that is durable when it is answered.
+ * store and nothing else, the floor for a write that is durable when it is answered. And they are taken apart: the
+ * create beside cpln-local's own HTTP stack answering it with nothing behind (`httpFloor`), and both writes done
+ * through its record service in a process of their own, no HTTP (`inProcess`) — what each half costs on its own.
  */
 import autocannon from "autocannon";
 import { Http, runConcurrent } from "./lib/http.js";
-import { cpuMs, startBareServer, startCplnLocal, startStoringServer, type ChildServer } from "./lib/procs.js";
+import {
+  cpuMs,
+  inProcessWrites,
+  startBareServer,
+  startCplnLocal,
+  startHttpFloorServer,
+  startStoringServer,
+  type ChildServer,
+} from "./lib/procs.js";
 import { median, ratioOfRounds, type Report } from "./lib/report.js";
 import type { BenchContext } from "./context.js";
-import { createGvc } from "./lib/setup.js";
+import { createGvc, volumeSetBody } from "./lib/setup.js";
 
 interface Shape {
   key: string;
@@ -26,6 +36,13 @@ interface Shape {
   sameBytes?: boolean;
   /** Also compared with the storing route (no target: the storage floor of a write). */
   storing?: boolean;
+  /**
+   * Also done through cpln-local's record service in a process of its own, no HTTP (`inProcessWrites`): the CPU of the
+   * write's domain and store work alone, and the ratio to the bare route one thread doing only that could reach.
+   */
+  inProcess?: "post" | "patch";
+  /** Also compared with cpln-local's HTTP stack answering without its domain (`startHttpFloorServer`; no target). */
+  httpFloor?: boolean;
 }
 
 /** Ratio to the bare route each shape should reach (median of the rounds). */
@@ -129,6 +146,7 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         body: (n) => ({ description: `patched ${n}` }),
         expectStatus: 200,
         storing: true,
+        inProcess: "patch",
       },
       {
         key: "post",
@@ -138,6 +156,8 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         body: (n) => volumeSetBody(`${run}-${n}`),
         expectStatus: 201,
         storing: true,
+        inProcess: "post",
+        httpFloor: true,
       },
       {
         key: "list100",
@@ -155,11 +175,13 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         ? await startBareServer((await http.expect(shape.expectStatus, shape.method, shape.path)).bytes)
         : undefined;
       const storing = shape.storing ? await startStoringServer(ctx.tempFile(`storing-${shape.key}.db`)) : undefined;
+      const httpFloor = shape.httpFloor ? await startHttpFloorServer(org, ctx.adminKey) : undefined;
       try {
-        await measureShape(shape, bareShape, { sameBytes, storing });
+        await measureShape(shape, bareShape, { sameBytes, storing, httpFloor });
       } finally {
         await sameBytes?.stop();
         await storing?.stop();
+        await httpFloor?.stop();
       }
     }
   } finally {
@@ -172,24 +194,32 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
   interface References {
     sameBytes: ChildServer | undefined;
     storing: ChildServer | undefined;
+    httpFloor: ChildServer | undefined;
   }
 
-  async function measureShape(shape: Shape, bareShape: Shape, { sameBytes, storing }: References): Promise<void> {
+  async function measureShape(
+    shape: Shape,
+    bareShape: Shape,
+    { sameBytes, storing, httpFloor }: References,
+  ): Promise<void> {
     await load(bare, ctx.adminKey, bareShape, warmupSeconds, connections);
     await load(server, ctx.adminKey, shape, warmupSeconds, connections);
     if (sameBytes) await load(sameBytes, ctx.adminKey, bareShape, warmupSeconds, connections);
     if (storing) await load(storing, ctx.adminKey, shape, warmupSeconds, connections);
+    if (httpFloor) await load(httpFloor, ctx.adminKey, shape, warmupSeconds, connections);
     // Short alternating rounds: load from other processes on a shared machine drifts, so each round's ratio
     // compares two measurements a few seconds apart, and the median round is reported.
     const bareRounds: Load[] = [];
     const serverRounds: Load[] = [];
     const sameBytesRounds: Load[] = [];
     const storingRounds: Load[] = [];
+    const httpFloorRounds: Load[] = [];
     for (let round = 0; round < rounds; round++) {
       bareRounds.push(await load(bare, ctx.adminKey, bareShape, seconds, connections));
       serverRounds.push(await load(server, ctx.adminKey, shape, seconds, connections));
       if (sameBytes) sameBytesRounds.push(await load(sameBytes, ctx.adminKey, bareShape, seconds, connections));
       if (storing) storingRounds.push(await load(storing, ctx.adminKey, shape, seconds, connections));
+      if (httpFloor) httpFloorRounds.push(await load(httpFloor, ctx.adminKey, shape, seconds, connections));
     }
     const failed = serverRounds.reduce((sum, l) => sum + l.non2xx + l.errors, 0);
     if (failed > 0) report.note(`service: ${shape.key}: ${failed} requests got a non-2xx answer or a connection error`);
@@ -242,14 +272,35 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
       );
       ratioFigure(`service.storing-${shape.key}.ratio-to-bare`, storingRounds, bareRounds);
     }
+    if (httpFloor) {
+      reference("http-floor", "cpln-local's HTTP stack answering without its domain, same POST", httpFloorRounds);
+      ratioFigure(`service.http-floor-${shape.key}.ratio-to-bare`, httpFloorRounds, bareRounds);
+    }
+    if (shape.inProcess) {
+      const perRound = ctx.quick ? 1_000 : 3_000;
+      const cpuUsPerRound = await inProcessWrites(
+        ctx.tempFile(`in-process-${shape.key}.db`),
+        shape.inProcess,
+        perRound,
+        rounds,
+      );
+      const cpuUs = median(cpuUsPerRound);
+      report.add({
+        name: `service.in-process-${shape.key}.cpu`,
+        value: cpuUs,
+        unit: "µs",
+        n: perRound * rounds,
+        title: `${shape.title} through the record service in one process, no HTTP: CPU per write`,
+        cpuUsPerRound,
+        callers: 10,
+      });
+      report.add({
+        name: `service.${shape.key}.in-process-ceiling-to-bare`,
+        value: 1e6 / cpuUs / median(bareRounds.map((l) => l.rps)),
+        unit: "ratio",
+        n: rounds,
+        title: "writes per second of one core doing only that work, over the bare route's median rate",
+      });
+    }
   }
-}
-
-export function volumeSetBody(name: string): Record<string, unknown> {
-  return {
-    name,
-    description: `bench volume set ${name}`,
-    tags: { bench: "true" },
-    spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd", fileSystemType: "ext4" },
-  };
 }

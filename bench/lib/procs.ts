@@ -155,6 +155,38 @@ export async function startStoringServer(data: string): Promise<ChildServer> {
   return startBenchServer("storing.js", [data]);
 }
 
+/**
+ * Starts cpln-local's HTTP stack without its domain (`bench/servers/http-floor.ts`: its app and hooks, authentication
+ * with `adminKey` in `org`, one create route answering without storing) as a child process.
+ */
+export async function startHttpFloorServer(org: string, adminKey: string): Promise<ChildServer> {
+  return startBenchServer("http-floor.js", [org, adminKey]);
+}
+
+/**
+ * Runs `rounds` rounds of `perRound` writes of the service bench's `shape` through cpln-local's record service in a
+ * process of its own, no HTTP (`bench/servers/in-process-writes.ts`, data in `data`): that process's CPU per write in
+ * each round, µs.
+ */
+export async function inProcessWrites(
+  data: string,
+  shape: "post" | "patch",
+  perRound: number,
+  rounds: number,
+): Promise<number[]> {
+  const script = path.join(distDir, "bench", "servers", "in-process-writes.js");
+  const child = spawn(process.execPath, [script, data, shape, String(perRound), String(rounds)], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const stdout: Buffer[] = [];
+  child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+  const output = tail(child);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`in-process writes exited (${code}):\n${output()}`);
+  return (JSON.parse(Buffer.concat(stdout).toString("utf8")) as { cpuUsPerRound: number[] }).cpuUsPerRound;
+}
+
 /** Messages between the bench and the forked store server (`bench/servers/store-server.ts`). */
 export type StoreServerCommand =
   | { id: number; op: "clone"; template: CloneTemplate; count: number; prefix: string; start: number }

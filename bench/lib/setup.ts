@@ -22,3 +22,13 @@ export async function createGvc(admin: Http, org: string, gvc: string, maxVolume
   }
   await admin.expect(200, "PATCH", `/org/${org}/quota/${id}`, { max: maxVolumeSets });
 }
+
+/** The volume set body the benchmarks create (tags and a description, as a real manifest carries). */
+export function volumeSetBody(name: string): Record<string, unknown> {
+  return {
+    name,
+    description: `bench volume set ${name}`,
+    tags: { bench: "true" },
+    spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd", fileSystemType: "ext4" },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The service benchmark's writes without HTTP: cpln-local's record service, store and authenticator built as
+ * `startServer()` builds them, in a process of their own, and each write done as the route does it — the bearer key
+ * authenticated, the body parsed from its JSON text, the write, its answer's JSON text, the wait until its commit group
+ * is durable — by 10 callers at once, in rounds. What a write costs in the domain and the store alone: on the one
+ * thread that runs them, no HTTP front could answer faster than one write per that much CPU.
+ * `node dist/bench/servers/in-process-writes.js <data file> <post|patch> <writes per round> <rounds>`; prints one JSON
+ * line, `{ "cpuUsPerRound": [...] }` (CPU of this process per write, µs; a warm-up round first, not counted).
+ */
+import { Authenticator } from "../../server/auth/authn.js";
+import { Authorizer } from "../../server/auth/authz.js";
+import { kindRules } from "../../server/domain/index.js";
+import { RecordService, type Call } from "../../server/domain/records.js";
+import { serializeReply } from "../../server/json.js";
+import { installAdminKey, seedOrg } from "../../server/seed/builtins.js";
+import { SqliteStore } from "../../server/store/sqlite.js";
+import { volumeSetBody } from "../lib/setup.js";
+
+const ORG = "bench";
+const ADMIN_KEY = "bench-in-process-key-0123456789abcdef";
+const CALLERS = 10;
+
+async function main(): Promise<void> {
+  const [data, shape, perRoundText, roundsText] = process.argv.slice(2);
+  const perRound = Number(perRoundText);
+  const rounds = Number(roundsText);
+  if (data === undefined || (shape !== "post" && shape !== "patch") || !(perRound > 0) || !(rounds > 0)) {
+    throw new Error("usage: in-process-writes.js <data file> <post|patch> <writes per round> <rounds>");
+  }
+  const store = new SqliteStore(data);
+  const records = new RecordService(store, new Authorizer(store), kindRules);
+  const authenticator = new Authenticator(store);
+  await seedOrg(records, ORG);
+  await installAdminKey(records, ORG, ADMIN_KEY);
+  const header = `Bearer ${ADMIN_KEY}`;
+  const admin: Call = { org: ORG, principal: await authenticator.authenticate(header, ORG) };
+  await records.create(admin, "gvc", { name: "writes" });
+  // Lifted as `createGvc` lifts it for the HTTP rounds; the quota check still runs on every create.
+  const quotas = (await records.list(admin, "quota")) as {
+    items: { id: string; name: string; dimensions?: { gvcLink?: string } }[];
+  };
+  const quota = quotas.items.find(
+    (item) => item.name === "volumesets-per-gvc" && item.dimensions?.gvcLink === `/org/${ORG}/gvc/writes`,
+  );
+  if (quota === undefined) throw new Error("no volumesets-per-gvc quota for gvc writes");
+  await records.patch(admin, "quota", quota.id, { max: 10_000_000 });
+  await records.create({ ...admin, gvc: "writes" }, "volumeset", volumeSetBody("patched"));
+
+  let sequence = 0;
+  const write = async (): Promise<void> => {
+    const n = sequence++;
+    const call: Call = { org: ORG, gvc: "writes", principal: await authenticator.authenticate(header, ORG) };
+    const body: unknown =
+      shape === "post"
+        ? JSON.parse(JSON.stringify(volumeSetBody(`w-${n}`)))
+        : JSON.parse(JSON.stringify({ description: `patched ${n}` }));
+    const answer =
+      shape === "post"
+        ? (await records.create(call, "volumeset", body)).record
+        : await records.patch(call, "volumeset", "patched", body);
+    serializeReply(answer);
+    await store.settled?.();
+  };
+  const round = async (): Promise<number> => {
+    const before = process.cpuUsage();
+    await Promise.all(
+      Array.from({ length: CALLERS }, async () => {
+        for (let i = 0; i < perRound / CALLERS; i++) await write();
+      }),
+    );
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / perRound;
+  };
+  await round();
+  const cpuUsPerRound: number[] = [];
+  for (let i = 0; i < rounds; i++) cpuUsPerRound.push(Math.round((await round()) * 10) / 10);
+  await store.close();
+  process.stdout.write(`${JSON.stringify({ cpuUsPerRound })}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
