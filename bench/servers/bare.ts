@@ -5,6 +5,7 @@
  * (the floor for an answer of that size: what the route costs beyond writing the bytes is nothing).
  */
 import Fastify from "fastify";
+import { runChild, serveUntilTerminated } from "./child.js";
 
 const body = { kind: "about", version: "bare", message: "constant" };
 
@@ -23,13 +24,7 @@ async function main(): Promise<void> {
     const text = paddedText(bytes);
     app.all("/*", async (_request, reply) => reply.type("application/json; charset=utf-8").send(text));
   }
-  await app.listen({ host: "127.0.0.1", port });
-  process.on("SIGTERM", () => {
-    void app.close().then(() => process.exit(0));
-  });
+  await serveUntilTerminated(app, port);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runChild(main);

@@ -7,24 +7,17 @@
  */
 import { randomUUID } from "node:crypto";
 import { buildApp } from "../../server/app.js";
-import { Authenticator } from "../../server/auth/authn.js";
-import { Authorizer } from "../../server/auth/authz.js";
-import { kindRules } from "../../server/domain/index.js";
-import { RecordService } from "../../server/domain/records.js";
 import { FaultInjector } from "../../server/faults.js";
 import { RequestRing } from "../../server/inspect.js";
-import { installAdminKey, seedOrg } from "../../server/seed/builtins.js";
-import { SqliteStore } from "../../server/store/sqlite.js";
+import { seededService } from "../lib/in-process.js";
+import { runChild, serveUntilTerminated } from "./child.js";
 
 async function main(): Promise<void> {
   const [portText, org, adminKey] = process.argv.slice(2);
   if (org === undefined || adminKey === undefined) throw new Error("usage: http-floor.js <port> <org> <admin key>");
-  const store = new SqliteStore(":memory:");
-  const records = new RecordService(store, new Authorizer(store), kindRules);
-  await seedOrg(records, org);
-  await installAdminKey(records, org, adminKey);
+  const { store, authenticator } = await seededService(":memory:", org, adminKey);
   const app = buildApp({
-    authenticator: new Authenticator(store),
+    authenticator,
     faults: new FaultInjector(),
     defaultOrg: org,
     logger: false,
@@ -63,16 +56,7 @@ async function main(): Promise<void> {
     },
   );
   app.get("/about", { config: { auth: "none" } }, async () => ({ kind: "about", version: "http-floor" }));
-  await app.listen({ host: "127.0.0.1", port: Number(portText ?? "0") });
-  process.on("SIGTERM", () => {
-    void app
-      .close()
-      .then(() => store.close())
-      .then(() => process.exit(0));
-  });
+  await serveUntilTerminated(app, Number(portText ?? "0"), () => store.close());
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runChild(main);

@@ -7,14 +7,11 @@
  * `node dist/bench/servers/in-process-writes.js <data file> <post|patch> <writes per round> <rounds>`; prints one JSON
  * line, `{ "cpuUsPerRound": [...] }` (CPU of this process per write, µs; a warm-up round first, not counted).
  */
-import { Authenticator } from "../../server/auth/authn.js";
-import { Authorizer } from "../../server/auth/authz.js";
-import { kindRules } from "../../server/domain/index.js";
-import { RecordService, type Call } from "../../server/domain/records.js";
+import type { Call } from "../../server/domain/records.js";
 import { serializeReply } from "../../server/json.js";
-import { installAdminKey, seedOrg } from "../../server/seed/builtins.js";
-import { SqliteStore } from "../../server/store/sqlite.js";
 import { volumeSetBody } from "../lib/setup.js";
+import { seededService } from "../lib/in-process.js";
+import { runChild } from "./child.js";
 
 const ORG = "bench";
 const ADMIN_KEY = "bench-in-process-key-0123456789abcdef";
@@ -27,11 +24,7 @@ async function main(): Promise<void> {
   if (data === undefined || (shape !== "post" && shape !== "patch") || !(perRound > 0) || !(rounds > 0)) {
     throw new Error("usage: in-process-writes.js <data file> <post|patch> <writes per round> <rounds>");
   }
-  const store = new SqliteStore(data);
-  const records = new RecordService(store, new Authorizer(store), kindRules);
-  const authenticator = new Authenticator(store);
-  await seedOrg(records, ORG);
-  await installAdminKey(records, ORG, ADMIN_KEY);
+  const { store, records, authenticator } = await seededService(data, ORG, ADMIN_KEY);
   const header = `Bearer ${ADMIN_KEY}`;
   const admin: Call = { org: ORG, principal: await authenticator.authenticate(header, ORG) };
   await records.create(admin, "gvc", { name: "writes" });
@@ -50,10 +43,10 @@ async function main(): Promise<void> {
   const write = async (): Promise<void> => {
     const n = sequence++;
     const call: Call = { org: ORG, gvc: "writes", principal: await authenticator.authenticate(header, ORG) };
-    const body: unknown =
-      shape === "post"
-        ? JSON.parse(JSON.stringify(volumeSetBody(`w-${n}`)))
-        : JSON.parse(JSON.stringify({ description: `patched ${n}` }));
+    // Parsed from JSON text, as the route's body is.
+    const body: unknown = JSON.parse(
+      JSON.stringify(shape === "post" ? volumeSetBody(`w-${n}`) : { description: `patched ${n}` }),
+    );
     const answer =
       shape === "post"
         ? (await records.create(call, "volumeset", body)).record
@@ -78,7 +71,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ cpuUsPerRound })}\n`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runChild(main);

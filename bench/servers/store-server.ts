@@ -8,6 +8,7 @@ import { randomUUID } from "node:crypto";
 import { startServer } from "../../server/index.js";
 import type { JsonObject } from "../../server/store/store.js";
 import type { CloneTemplate, StoreServerCommand, StoreServerReply } from "../lib/procs.js";
+import { runChild } from "./child.js";
 
 const BATCH = 5_000;
 
@@ -101,7 +102,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runChild(main);

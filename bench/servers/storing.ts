@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import Fastify from "fastify";
 import { SqliteStore } from "../../server/store/sqlite.js";
 import type { JsonObject, StoredRecord } from "../../server/store/store.js";
+import { runChild, serveUntilTerminated } from "./child.js";
 
 const ORG = "bench";
 const KIND = "record";
@@ -63,16 +64,7 @@ async function main(): Promise<void> {
     });
   });
   app.get("/*", async () => ({ kind: "about", version: "storing" }));
-  await app.listen({ host: "127.0.0.1", port });
-  process.on("SIGTERM", () => {
-    void app
-      .close()
-      .then(() => store.close())
-      .then(() => process.exit(0));
-  });
+  await serveUntilTerminated(app, port, () => store.close());
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runChild(main);
