@@ -197,6 +197,39 @@ export function render(run: Run): string {
     );
   }
 
+  const adapters = [
+    { label: "thinnest provider", rate: "native.thinnest-update.ops", ratio: undefined },
+    { label: "native plugin", rate: "native.update.ops", ratio: "native.update.ratio-to-thinnest" },
+    { label: "dynamic host", rate: "native.dynamic-update.ops", ratio: "native.dynamic-update.ratio-to-thinnest" },
+  ].filter((adapter) => get(adapter.rate));
+  if (adapters.length > 0) {
+    out.push(
+      "\n**6. The update step through each adapter** (Check + Diff + Update, concurrency 16; latency in ms; ratio = " +
+        "the adapter's rate over the thinnest provider's, median of per-round ratios)\n",
+    );
+    out.push(
+      table(
+        ["adapter", "ops/s", "p50", "p99", "per round", "ratio", "per round", "target"],
+        adapters.map(({ label, rate, ratio }) => {
+          const f = get(rate);
+          const r = ratio === undefined ? undefined : get(ratio);
+          const rounds = (key: string, of: Figure | undefined, digits: number) =>
+            ((of?.[key] as number[] | undefined) ?? []).map((value) => fmt(value, digits)).join(" ");
+          return [
+            label,
+            fmt(f?.value, 0),
+            fmt(f?.p50),
+            fmt(f?.p99),
+            rounds("ratesPerRound", f, 0),
+            r ? fmt(r.value, 3) : "",
+            rounds("ratiosPerRound", r, 3),
+            met(r),
+          ];
+        }),
+      ),
+    );
+  }
+
   const motoKeys = ["create", "get", "update", "list10"].filter((key) => get(`moto.${key}.ratio`));
   if (motoKeys.length > 0) {
     out.push("\n**7. cpln-local beside moto** (volume set vs SSM parameter; 10 connections, undici; p99 in ms)\n");
