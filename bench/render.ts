@@ -20,6 +20,10 @@ interface Run {
 const fmt = (value: number | undefined, digits = 1): string =>
   value === undefined || !Number.isFinite(value) ? "–" : value.toFixed(digits);
 
+/** A figure's per-round list (`ratiosPerRound`, `ratesPerRound`) as one cell; empty when it has none. */
+const perRound = (figure: Figure | undefined, key: string, digits: number): string =>
+  Array.isArray(figure?.[key]) ? (figure[key] as number[]).map((x) => x.toFixed(digits)).join(" ") : "";
+
 function table(header: string[], rows: string[][]): string {
   return [
     `| ${header.join(" | ")} |`,
@@ -126,9 +130,6 @@ export function render(run: Run): string {
         const f = get(`service.${key}.rps`);
         const b = get(`service.bare-${key}.rps`);
         const r = get(`service.${key}.ratio-to-bare`);
-        const rounds = Array.isArray(r?.["ratiosPerRound"])
-          ? (r["ratiosPerRound"] as number[]).map((x) => x.toFixed(2))
-          : [];
         return [
           label,
           fmt(f?.value, 0),
@@ -139,7 +140,7 @@ export function render(run: Run): string {
           fmt(b?.["cpuUsPerRequest"] as number | undefined, 0),
           fmt(b?.["loaderCores"] as number | undefined, 2),
           fmt(r?.value, 2),
-          rounds.join(" "),
+          perRound(r, "ratiosPerRound", 2),
           met(r),
         ];
       }),
@@ -172,14 +173,6 @@ export function render(run: Run): string {
     );
   }
 
-  const inProcess = (["patch", "post"] as const).flatMap((key) => {
-    const cpu = get(`service.in-process-${key}.cpu`);
-    const ceiling = get(`service.${key}.in-process-ceiling-to-bare`);
-    if (!cpu || !ceiling) return [];
-    return [
-      `${key.toUpperCase()} ${fmt(cpu.value, 0)} µs CPU per write, at most ${fmt(ceiling.value, 2)} of the bare route`,
-    ];
-  });
   const httpFloor = get("service.http-floor-post.rps");
   const httpFloorRatio = get("service.http-floor-post.ratio-to-bare");
   if (httpFloor && httpFloorRatio) {
@@ -189,6 +182,14 @@ export function render(run: Run): string {
         `µs CPU per request; ${fmt(httpFloorRatio.value, 2)} of the bare route).\n`,
     );
   }
+  const inProcess = (["patch", "post"] as const).flatMap((key) => {
+    const cpu = get(`service.in-process-${key}.cpu`);
+    const ceiling = get(`service.${key}.in-process-ceiling-to-bare`);
+    if (!cpu || !ceiling) return [];
+    return [
+      `${key.toUpperCase()} ${fmt(cpu.value, 0)} µs CPU per write, at most ${fmt(ceiling.value, 2)} of the bare route`,
+    ];
+  });
   if (inProcess.length > 0) {
     out.push(
       `\nThe same writes through cpln-local's record service in one process, no HTTP (authentication, the write, its ` +
@@ -213,16 +214,14 @@ export function render(run: Run): string {
         adapters.map(({ label, rate, ratio }) => {
           const f = get(rate);
           const r = ratio === undefined ? undefined : get(ratio);
-          const rounds = (key: string, of: Figure | undefined, digits: number) =>
-            ((of?.[key] as number[] | undefined) ?? []).map((value) => fmt(value, digits)).join(" ");
           return [
             label,
             fmt(f?.value, 0),
             fmt(f?.p50),
             fmt(f?.p99),
-            rounds("ratesPerRound", f, 0),
+            perRound(f, "ratesPerRound", 0),
             r ? fmt(r.value, 3) : "",
-            rounds("ratiosPerRound", r, 3),
+            perRound(r, "ratiosPerRound", 3),
             met(r),
           ];
         }),

@@ -279,7 +279,7 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
     if (shape.inProcess) {
       // 3,000 in a quick run too: rounds of 1,000 are not yet warm (230 µs per create against 67–134 in full runs).
       const perRound = 3_000;
-      const cpuUsPerRound = await inProcessWrites(
+      const { cpuUsPerRound, callers } = await inProcessWrites(
         ctx.tempFile(`in-process-${shape.key}.db`),
         shape.inProcess,
         perRound,
@@ -293,7 +293,7 @@ export async function serviceThroughput(ctx: BenchContext, report: Report): Prom
         n: perRound * rounds,
         title: `${shape.title} through the record service in one process, no HTTP: CPU per write`,
         cpuUsPerRound,
-        callers: 10,
+        callers,
       });
       report.add({
         name: `service.${shape.key}.in-process-ceiling-to-bare`,

@@ -163,17 +163,22 @@ export async function startHttpFloorServer(org: string, adminKey: string): Promi
   return startBenchServer("http-floor.js", [org, adminKey]);
 }
 
+/** What `inProcessWrites` measured: the child's CPU per write in each round (µs), and how many callers wrote at once. */
+export interface InProcessWrites {
+  cpuUsPerRound: number[];
+  callers: number;
+}
+
 /**
  * Runs `rounds` rounds of `perRound` writes of the service bench's `shape` through cpln-local's record service in a
- * process of its own, no HTTP (`bench/servers/in-process-writes.ts`, data in `data`): that process's CPU per write in
- * each round, µs.
+ * process of its own, no HTTP (`bench/servers/in-process-writes.ts`, data in `data`).
  */
 export async function inProcessWrites(
   data: string,
   shape: "post" | "patch",
   perRound: number,
   rounds: number,
-): Promise<number[]> {
+): Promise<InProcessWrites> {
   const script = path.join(distDir, "bench", "servers", "in-process-writes.js");
   const child = spawn(process.execPath, [script, data, shape, String(perRound), String(rounds)], {
     cwd: repoRoot,
@@ -184,7 +189,7 @@ export async function inProcessWrites(
   const output = tail(child);
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
   if (code !== 0) throw new Error(`in-process writes exited (${code}):\n${output()}`);
-  return (JSON.parse(Buffer.concat(stdout).toString("utf8")) as { cpuUsPerRound: number[] }).cpuUsPerRound;
+  return JSON.parse(Buffer.concat(stdout).toString("utf8")) as InProcessWrites;
 }
 
 /** Messages between the bench and the forked store server (`bench/servers/store-server.ts`). */

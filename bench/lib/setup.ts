@@ -1,9 +1,14 @@
 import type { Http } from "./http.js";
 
-interface QuotaItem {
+export interface QuotaItem {
   id?: unknown;
   name?: unknown;
   dimensions?: { gvcLink?: unknown };
+}
+
+/** Whether `quota` is the `volumesets-per-gvc` quota of `gvc` in `org` (each gvc gets one when it is created). */
+export function isVolumeSetQuotaOf(quota: QuotaItem, org: string, gvc: string): boolean {
+  return quota.name === "volumesets-per-gvc" && quota.dimensions?.gvcLink === `/org/${org}/gvc/${gvc}`;
 }
 
 /**
@@ -13,9 +18,7 @@ interface QuotaItem {
 export async function createGvc(admin: Http, org: string, gvc: string, maxVolumeSets = 1_000_000): Promise<void> {
   await admin.expect(201, "POST", `/org/${org}/gvc`, { name: gvc });
   const quotas = await admin.expect(200, "GET", `/org/${org}/quota`);
-  const items = ((quotas.body as { items?: QuotaItem[] }).items ?? []).filter(
-    (q) => q.name === "volumesets-per-gvc" && q.dimensions?.gvcLink === `/org/${org}/gvc/${gvc}`,
-  );
+  const items = ((quotas.body as { items?: QuotaItem[] }).items ?? []).filter((q) => isVolumeSetQuotaOf(q, org, gvc));
   const id = items[0]?.id;
   if (items.length !== 1 || typeof id !== "string") {
     throw new Error(`expected one volumesets-per-gvc quota for gvc ${gvc}, found ${items.length}`);

@@ -5,11 +5,11 @@
  * is durable — by 10 callers at once, in rounds. What a write costs in the domain and the store alone: on the one
  * thread that runs them, no HTTP front could answer faster than one write per that much CPU.
  * `node dist/bench/servers/in-process-writes.js <data file> <post|patch> <writes per round> <rounds>`; prints one JSON
- * line, `{ "cpuUsPerRound": [...] }` (CPU of this process per write, µs; a warm-up round first, not counted).
+ * line, `{ "cpuUsPerRound": [...], "callers": 10 }` (CPU of this process per write, µs; a warm-up round first, not counted).
  */
 import type { Call } from "../../server/domain/records.js";
 import { serializeReply } from "../../server/json.js";
-import { volumeSetBody } from "../lib/setup.js";
+import { isVolumeSetQuotaOf, volumeSetBody, type QuotaItem } from "../lib/setup.js";
 import { seededService } from "../lib/in-process.js";
 import { runChild } from "./child.js";
 
@@ -29,13 +29,9 @@ async function main(): Promise<void> {
   const admin: Call = { org: ORG, principal: await authenticator.authenticate(header, ORG) };
   await records.create(admin, "gvc", { name: "writes" });
   // Lifted as `createGvc` lifts it for the HTTP rounds; the quota check still runs on every create.
-  const quotas = (await records.list(admin, "quota")) as {
-    items: { id: string; name: string; dimensions?: { gvcLink?: string } }[];
-  };
-  const quota = quotas.items.find(
-    (item) => item.name === "volumesets-per-gvc" && item.dimensions?.gvcLink === `/org/${ORG}/gvc/writes`,
-  );
-  if (quota === undefined) throw new Error("no volumesets-per-gvc quota for gvc writes");
+  const quotas = (await records.list(admin, "quota")) as unknown as { items: QuotaItem[] };
+  const quota = quotas.items.find((item) => isVolumeSetQuotaOf(item, ORG, "writes"));
+  if (typeof quota?.id !== "string") throw new Error("no volumesets-per-gvc quota for gvc writes");
   await records.patch(admin, "quota", quota.id, { max: 10_000_000 });
   await records.create({ ...admin, gvc: "writes" }, "volumeset", volumeSetBody("patched"));
 
@@ -68,7 +64,7 @@ async function main(): Promise<void> {
   const cpuUsPerRound: number[] = [];
   for (let i = 0; i < rounds; i++) cpuUsPerRound.push(Math.round((await round()) * 10) / 10);
   await store.close();
-  process.stdout.write(`${JSON.stringify({ cpuUsPerRound })}\n`);
+  process.stdout.write(`${JSON.stringify({ cpuUsPerRound, callers: CALLERS })}\n`);
 }
 
 runChild(main);
