@@ -114,6 +114,14 @@ function scenario(language: string, start: (server: RunningServer, work: string)
     beforeAll(async () => {
       server = await serverModule.startServer({ recordRequests: true });
       org = server.org;
+      // A volume set the program never names: its policy must not reach it.
+      const other = await fetch(`${server.url}/org/${org}/gvc/default/volumeset`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.adminKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "other", spec: { initialCapacity: 10 } }),
+      });
+      expect(other.status).toBe(201);
+      server.clearRequests();
       program = await start(server, fs.mkdtempSync(path.join(root, `${language}-`)));
     }, 900_000);
 
@@ -149,6 +157,8 @@ function scenario(language: string, start: (server: RunningServer, work: string)
         targetKind: "volumeset",
         targetLinks: [`/org/${org}/gvc/default/volumeset/data`],
       });
+      // No `target: "all"`: the program names one volume set (a `const` in schema.json once made every SDK send it).
+      expect(made[3]!.body).not.toHaveProperty("target");
       expect(made[4]!.body).toMatchObject({ name: "robot", description: "first" });
       expect(made[5]!.body).toEqual({ description: "ci" });
 
@@ -177,6 +187,11 @@ function scenario(language: string, start: (server: RunningServer, work: string)
         headers: { authorization: `Bearer ${plaintext}` },
       });
       expect(asRobot.status).toBe(200);
+      // What the policy grants: `view` on the volume set it names, nothing on the one it does not.
+      const otherAsRobot = await fetch(`${server.url}/org/${org}/gvc/default/volumeset/other`, {
+        headers: { authorization: `Bearer ${plaintext}` },
+      });
+      expect(otherAsRobot.status).toBe(404);
       expect(text).not.toContain(plaintext);
       expect(text).not.toContain(server.adminKey);
     }, 600_000);

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { PolicyArgs } from "../../sdk/index.js";
 import {
+  grantingPolicies,
   harness,
   inputsOf,
   programInputs,
@@ -97,6 +98,10 @@ describe("Policy lifecycle", () => {
         { permissions: ["edit", "view"], principalLinks: [group("ops")] },
       ],
     });
+    // What it grants: on the gvc it names, not on another (no `target: "all"` sent or stored).
+    expect(await serverRecord(env, link)).not.toHaveProperty("target");
+    expect(await grantingPolicies(env, `/org/${org}/gvc/default`)).toContain(link);
+    expect(await grantingPolicies(env, `/org/${org}/gvc/other`)).not.toContain(link);
   });
 
   it("the same program, and one with bindings and permissions reordered: no changes, no request", async () => {
@@ -239,6 +244,22 @@ describe("Policy lifecycle", () => {
         body: { "$patch/bindings": [{ permissions: ["manage"], "$drop/principalLinks": [group("extra")] }] },
       },
     ]);
+    expect(await policy.up(await policyInputs(args))).toMatchObject({ op: "same", requests: [] });
+  });
+
+  it("`target: all` set beside the links by another client is drift: the diff shows it, the update removes it", async () => {
+    const other = await env.client.patchByLink(link, { target: "all" });
+    expect(other).toMatchObject({ target: "all" });
+    expect(await grantingPolicies(env, `/org/${org}/gvc/other`)).toContain(link);
+    await policy.refresh();
+    expect(policy.outputs.target).toBe("all");
+    const preview = await policy.preview(await policyInputs(args));
+    expect(preview).toEqual({ diff: { changes: true, replaces: [], deleteBeforeReplace: false }, requests: [] });
+
+    const step = await policy.up(await policyInputs(args));
+    expect(step.requests).toEqual([{ method: "PATCH", path: link, status: 200, body: { target: null } }]);
+    expect(await serverRecord(env, link)).not.toHaveProperty("target");
+    expect(await grantingPolicies(env, `/org/${org}/gvc/other`)).not.toContain(link);
     expect(await policy.up(await policyInputs(args))).toMatchObject({ op: "same", requests: [] });
   });
 

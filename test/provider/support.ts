@@ -82,6 +82,18 @@ export async function serverRecord(env: Env, link: string): Promise<Record<strin
   return record as Record<string, unknown> | undefined;
 }
 
+/**
+ * The policies that grant anything on the object at `link`, from its access report (what a policy reaches on the
+ * server, whatever its record says).
+ */
+export async function grantingPolicies(env: Env, link: string): Promise<string[]> {
+  const report = (await env.client.getByLink(`${link}/-accessreport`)) as {
+    permissions: { bindings: { grantingPolicyLink: string }[] }[];
+  };
+  takeRequests(env.server);
+  return [...new Set(report.permissions.flatMap((p) => p.bindings.map((b) => b.grantingPolicyLink)))].sort();
+}
+
 /** The server's requests since the last call, then forgets them. */
 export function takeRequests(server: RunningServer): RecordedRequest[] {
   const requests = server.requests().map(({ method, path, body, status }) => ({ method, path, body, status }));

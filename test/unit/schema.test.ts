@@ -10,6 +10,7 @@ import * as functionModules from "../../provider/functions/index.js";
 import { resources } from "../../provider/index.js";
 import { functionToken, renderSchema, resourceToken, type PackageSchema } from "../../tools/schema/generate.js";
 import { packageSchema, registryFunctions } from "../../tools/schema/package.js";
+import { schemaPropertyIssues } from "../../tools/schema/lint.js";
 import { extractApiTables, renderApiTables } from "../../tools/schema/readme.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
@@ -120,6 +121,40 @@ describe("schema.json", () => {
   it("marks the service account key secret, and no type takes a resource's token", () => {
     expect(committed.resources[resourceToken("ServiceAccountKey")]!.properties.key!.secret).toBe(true);
     for (const token of Object.keys(committed.resources)) expect(committed.types, token).not.toHaveProperty(token);
+  });
+
+  it("no property has a const or a default an SDK would send unasked; only the provider's endpoint and timeout default", () => {
+    expect(schemaPropertyIssues(committed)).toEqual([]);
+    expect(committed.config.variables.endpoint!.default).toBe("https://api.cpln.io");
+    const target = committed.resources[resourceToken("Policy")]!.inputProperties.target!;
+    expect(target).toEqual({
+      $ref: "#/types/cpln-native:index:Target",
+      description: "'all': the policy applies to every object of targetKind.",
+      type: "string",
+    });
+    expect(committed.types["cpln-native:index:Target"]).toMatchObject({ type: "string", enum: [{ value: "all" }] });
+    expect(committed.resources[resourceToken("Policy")]!.requiredInputs).not.toContain("target");
+  });
+
+  it("the property lint is live: it names a const input and a defaulted one, and spares the provider's endpoint", () => {
+    const policy = committed.resources[resourceToken("Policy")]!;
+    const widened = {
+      ...committed,
+      resources: {
+        [resourceToken("Policy")]: {
+          ...policy,
+          inputProperties: {
+            ...policy.inputProperties,
+            target: { type: "string", const: "all" },
+            description: { type: "string", default: "x" },
+          },
+        },
+      },
+    };
+    expect(schemaPropertyIssues(widened)).toEqual([
+      `resources.${resourceToken("Policy")}.inputProperties.description: default "x"`,
+      `resources.${resourceToken("Policy")}.inputProperties.target: const "all"`,
+    ]);
   });
 
   it("every $ref points at a type the schema defines", () => {

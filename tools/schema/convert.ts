@@ -44,7 +44,6 @@ export interface TypeSpec {
 /** A Pulumi property (propertySpec). */
 export interface PropertySpec extends TypeSpec {
   description?: string;
-  const?: string | number | boolean;
   default?: string | number | boolean;
   defaultInfo?: { environment: string[] };
   secret?: boolean;
@@ -255,8 +254,13 @@ export function convertType(input: JsonSchema, path: string[], ctx: ConvertConte
     });
     return converted.length === 1 ? converted[0]! : { oneOf: converted };
   }
-  if (schema.enum && schema.enum.length > 1 && schema.enum.every(isScalar)) {
-    const values = schema.enum as (string | number | boolean)[];
+  // A single value (`const`, or an enum of one) is an enum of one value too, never a property `const`: Pulumi's SDK
+  // generators fill a const input in as a fixed value on every object (the Python SDK sets `target = 'all'` on
+  // every Policy, which then applies to all objects of its kind). An enum of one value is what the API document
+  // states, and an SDK sends it only when the program sets it.
+  const single = schema.const !== undefined ? [schema.const] : undefined;
+  const values = single ?? schema.enum;
+  if (values && values.length > 0 && values.every(isScalar)) {
     const type = typeof values[0] === "string" ? "string" : typeof values[0] === "boolean" ? "boolean" : "number";
     const spec: EnumTypeSpec = {
       type,
@@ -267,10 +271,6 @@ export function convertType(input: JsonSchema, path: string[], ctx: ConvertConte
     };
     if (schema.description) spec.description = schema.description;
     return { type, $ref: ctx.collector.add(pascal(path.join("-")), spec, ctx.suffix) };
-  }
-  if (schema.const !== undefined || (schema.enum && schema.enum.length === 1)) {
-    const value = schema.const ?? schema.enum?.[0];
-    return { type: typeof value === "number" ? "number" : typeof value === "boolean" ? "boolean" : "string" };
   }
   switch (schema.type) {
     case "string":
@@ -298,14 +298,13 @@ export function convertType(input: JsonSchema, path: string[], ctx: ConvertConte
   }
 }
 
-/** A property: its type plus description, const and scalar default. */
+/** A property: its type plus description. */
 export function convertProperty(schema: JsonSchema, path: string[], ctx: ConvertContext): PropertySpec {
   const spec: PropertySpec = { ...convertType(schema, path, ctx) };
   const resolved = schema.$ref ? resolveRef(schema.$ref, ctx.root) : schema;
   const description = schema.description ?? resolved.description;
   if (description) spec.description = description;
-  if (isScalar(resolved.const)) spec.const = resolved.const;
-  if (isScalar(schema.default)) spec.default = schema.default;
+  // No `const` and no `default`: a generated SDK would send either on every object, whatever the program wrote.
   return spec;
 }
 
