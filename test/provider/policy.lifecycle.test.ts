@@ -248,19 +248,31 @@ describe("Policy lifecycle", () => {
   });
 
   it("`target: all` set beside the links by another client is drift: the diff shows it, the update removes it", async () => {
+    // Back to one listed gvc (the updates above left the policy on all of them).
+    const listedArgs: PolicyArgs = { ...args, target: undefined, targetLinks: ["//gvc/default"] };
+    const listed = await policy.up(await policyInputs(listedArgs));
+    expect(listed.requests).toEqual([
+      { method: "PATCH", path: link, status: 200, body: { target: null, targetLinks: [`/org/${org}/gvc/default`] } },
+    ]);
+    expect(await grantingPolicies(env, `/org/${org}/gvc/other`)).not.toContain(link);
+
     const other = await env.client.patchByLink(link, { target: "all" });
     expect(other).toMatchObject({ target: "all" });
     expect(await grantingPolicies(env, `/org/${org}/gvc/other`)).toContain(link);
     await policy.refresh();
     expect(policy.outputs.target).toBe("all");
-    const preview = await policy.preview(await policyInputs(args));
+    const preview = await policy.preview(await policyInputs(listedArgs));
     expect(preview).toEqual({ diff: { changes: true, replaces: [], deleteBeforeReplace: false }, requests: [] });
 
-    const step = await policy.up(await policyInputs(args));
+    const step = await policy.up(await policyInputs(listedArgs));
     expect(step.requests).toEqual([{ method: "PATCH", path: link, status: 200, body: { target: null } }]);
     expect(await serverRecord(env, link)).not.toHaveProperty("target");
     expect(await grantingPolicies(env, `/org/${org}/gvc/other`)).not.toContain(link);
-    expect(await policy.up(await policyInputs(args))).toMatchObject({ op: "same", requests: [] });
+    expect(await policy.up(await policyInputs(listedArgs))).toMatchObject({ op: "same", requests: [] });
+    // And back to every gvc, for the tests below.
+    expect((await policy.up(await policyInputs(args))).requests).toEqual([
+      { method: "PATCH", path: link, status: 200, body: { target: "all", targetLinks: null } },
+    ]);
   });
 
   it("replace on targetKind: the new policy (new generated name) is created before the old one is deleted", async () => {

@@ -87,9 +87,7 @@ export async function serverRecord(env: Env, link: string): Promise<Record<strin
  * server, whatever its record says).
  */
 export async function grantingPolicies(env: Env, link: string): Promise<string[]> {
-  const report = (await env.client.getByLink(`${link}/-accessreport`)) as {
-    permissions: { bindings: { grantingPolicyLink: string }[] }[];
-  };
+  const report = await env.client.getAccessReport(link);
   takeRequests(env.server);
   return [...new Set(report.permissions.flatMap((p) => p.bindings.map((b) => b.grantingPolicyLink)))].sort();
 }
