@@ -2,15 +2,17 @@
  * Generic facts about kinds, read from the registry (`api/kinds/index.ts`, one descriptor per kind): names, scope,
  * permission catalogs and their implications, queryable properties. Plain functions over the descriptors.
  */
-import { catalogOf, type PolicyKind } from "./kinds/catalogs.js";
+import { hasPermission, permissionNames } from "./kinds/catalogs.js";
 import { kindNames, kinds, type Kind } from "./kinds/index.js";
 
 export { kindNames, kinds, patchRules, type Kind, type KindDescriptor, type Permission } from "./kinds/index.js";
 export type { ActionContract, NamedBody } from "./kinds/index.js";
 export {
   catalogOf,
+  hasPermission,
   isPolicyKind,
   linkFormOf,
+  permissionNames,
   policyKindNames,
   type LinkForm,
   type PolicyKind,
@@ -28,15 +30,6 @@ export const commonQueryProperties: readonly string[] = [
 
 export function isKind(value: unknown): value is Kind {
   return typeof value === "string" && (kindNames as readonly string[]).includes(value);
-}
-
-/** The permission names of any kind of the policy set (stored by cpln-local or not), in catalog order. */
-export function permissionNames(kind: PolicyKind): string[] {
-  return catalogOf(kind).map((p) => p.name);
-}
-
-export function hasPermission(kind: PolicyKind, permission: string): boolean {
-  return catalogOf(kind).some((p) => p.name === permission);
 }
 
 /** Everything `permission` grants on `kind`, itself included, following implications transitively. */

@@ -428,3 +428,12 @@ export function catalogSourceOf(kind: PolicyKind): string | undefined {
 export function isPolicyKind(value: unknown): value is PolicyKind {
   return typeof value === "string" && (policyKindNames as readonly string[]).includes(value);
 }
+
+/** The permission names of any kind of the policy set (stored by cpln-local or not), in catalog order. */
+export function permissionNames(kind: PolicyKind): string[] {
+  return catalogOf(kind).map((p) => p.name);
+}
+
+export function hasPermission(kind: PolicyKind, permission: string): boolean {
+  return catalogOf(kind).some((p) => p.name === permission);
+}

@@ -16,28 +16,14 @@ import { orgKind } from "./org.js";
 import { policyKind } from "./policy.js";
 import { quotaKind } from "./quota.js";
 import { serviceAccountKind } from "./serviceAccount.js";
+import { kindNames, type Kind } from "./names.js";
 import type { KindDescriptor } from "./types.js";
 import { userKind } from "./user.js";
 import { volumeSetKind } from "./volumeSet.js";
 
 export type { Permission } from "./catalog.js";
+export { kindNames, type Kind } from "./names.js";
 export type { ActionContract, KindDescriptor, NamedBody } from "./types.js";
-
-export const kindNames = [
-  "org",
-  "gvc",
-  "volumeset",
-  "location",
-  "policy",
-  "group",
-  "serviceaccount",
-  "user",
-  "cloudaccount",
-  "mk8s",
-  "auditctx",
-  "quota",
-] as const;
-export type Kind = (typeof kindNames)[number];
 
 /** Every kind's descriptor. */
 export const kinds: Readonly<Record<Kind, KindDescriptor>> = {

@@ -2,7 +2,7 @@ import type { DocumentedRule } from "../schemas/jsonRules.js";
 import type { z } from "zod";
 import type { PatchRules } from "../patch/rules.js";
 import type { Permission } from "./catalog.js";
-import type { Kind } from "./index.js";
+import type { Kind } from "./names.js";
 
 /** A named body schema of an action (a component of the OpenAPI document). */
 export interface NamedBody {

@@ -1,9 +1,7 @@
+import type { Json, JsonObject } from "./jsonValue.js";
 import { arrayRule, type PatchRules } from "./rules.js";
 
-export type Json = null | boolean | number | string | Json[] | JsonObject;
-export interface JsonObject {
-  [key: string]: Json;
-}
+export type { Json, JsonObject } from "./jsonValue.js";
 
 export function isObject(value: Json | undefined): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -1,4 +1,4 @@
-import type { Json } from "./json.js";
+import type { Json } from "./jsonValue.js";
 
 /** How the items of one array are named and compared. */
 export interface ArrayRule {

@@ -9,7 +9,7 @@ import {
   policyKindNames,
   type LinkForm,
   type PolicyKind,
-} from "../kinds.js";
+} from "../kinds/catalogs.js";
 import { lazy } from "../lazy.js";
 import {
   description,

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { lazy } from "../lazy.js";
 import { crossFieldRules, documentedRules } from "./jsonRules.js";
 import { globProblem, maxGlobLength, maxRegexLength, maxRegexProgram, regexProblem } from "../patterns.js";
-import { policyKindNames } from "../kinds.js";
+import { policyKindNames } from "../kinds/catalogs.js";
 import { links, object, patchObject, type ObjectMode } from "./common.js";
 
 /** Most terms one query may have (each term is evaluated against every item). */

@@ -118,7 +118,10 @@ function scenario(language: string, start: (server: RunningServer, work: string)
       const other = await fetch(`${server.url}/org/${org}/gvc/default/volumeset`, {
         method: "POST",
         headers: { authorization: `Bearer ${server.adminKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: "other", spec: { initialCapacity: 10 } }),
+        body: JSON.stringify({
+          name: "other",
+          spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd", fileSystemType: "ext4" },
+        }),
       });
       expect(other.status).toBe(201);
       server.clearRequests();
