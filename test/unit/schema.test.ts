@@ -128,11 +128,14 @@ describe("schema.json", () => {
     expect(committed.config.variables.endpoint!.default).toBe("https://api.cpln.io");
     const target = committed.resources[resourceToken("Policy")]!.inputProperties.target!;
     expect(target).toEqual({
-      $ref: "#/types/cpln-native:index:Target",
+      $ref: "#/types/cpln-native:index:PolicyTarget",
       description: "'all': the policy applies to every object of targetKind.",
       type: "string",
     });
-    expect(committed.types["cpln-native:index:Target"]).toMatchObject({ type: "string", enum: [{ value: "all" }] });
+    expect(committed.types["cpln-native:index:PolicyTarget"]).toMatchObject({
+      type: "string",
+      enum: [{ value: "all" }],
+    });
     expect(committed.resources[resourceToken("Policy")]!.requiredInputs).not.toContain("target");
   });
 

@@ -254,11 +254,15 @@ export function convertType(input: JsonSchema, path: string[], ctx: ConvertConte
     });
     return converted.length === 1 ? converted[0]! : { oneOf: converted };
   }
-  // A single value (`const`, or an enum of one) is an enum of one value too, never a property `const`: Pulumi's SDK
-  // generators fill a const input in as a fixed value on every object (the Python SDK sets `target = 'all'` on
-  // every Policy, which then applies to all objects of its kind). An enum of one value is what the API document
-  // states, and an SDK sends it only when the program sets it.
-  const single = schema.const !== undefined ? [schema.const] : undefined;
+  // A single value (`const`, or an enum of one) is never a property `const`: Pulumi's SDK generators fill a const
+  // input in as a fixed value on every object (the Python SDK set `target = 'all'` on every Policy, which then
+  // applied to all objects of its kind). An input takes an enum of one value, what the API document states, which
+  // an SDK sends only when the program sets it; an output (`kind: "quota"`) is its plain type.
+  const single = schema.const !== undefined ? [schema.const] : schema.enum?.length === 1 ? schema.enum : undefined;
+  if (single && ctx.suffix === "Output" && isScalar(single[0])) {
+    const value = single[0];
+    return { type: typeof value === "number" ? "number" : typeof value === "boolean" ? "boolean" : "string" };
+  }
   const values = single ?? schema.enum;
   if (values && values.length > 0 && values.every(isScalar)) {
     const type = typeof values[0] === "string" ? "string" : typeof values[0] === "boolean" ? "boolean" : "number";
