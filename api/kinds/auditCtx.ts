@@ -22,4 +22,8 @@ export const auditCtxKind: KindDescriptor = {
   addressing: { field: "name", by: "name" },
   // The API document gives DELETE only the error shape; no official client deletes one (docs/fidelity.md).
   deletable: false,
+  examples: {
+    create: (name) => ({ name, description: "an audit context" }),
+    patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+  },
 };

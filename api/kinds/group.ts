@@ -21,4 +21,12 @@ export const groupKind: KindDescriptor = {
   },
   patchRules: { arrays: { memberLinks: valueSet, "memberQuery.spec.terms": queryTerms } },
   addressing: { field: "name", by: "name" },
+  examples: {
+    create: (name) => ({ name, memberLinks: ["//user/someone@example.com"] }),
+    patch: (marker) => ({
+      description: `patched ${marker}`,
+      tags: { example: marker },
+      "$append/memberLinks": [`//user/${marker}@example.com`],
+    }),
+  },
 };

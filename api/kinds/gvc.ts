@@ -20,4 +20,8 @@ export const gvcKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  examples: {
+    create: (name) => ({ name, description: "a gvc" }),
+    patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+  },
 };

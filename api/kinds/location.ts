@@ -20,4 +20,8 @@ export const locationKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  examples: {
+    create: (name) => ({ name, provider: "byok", description: "a byok location" }),
+    patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+  },
 };

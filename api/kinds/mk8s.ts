@@ -49,4 +49,14 @@ export const mk8sKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  examples: {
+    create: (name) => ({
+      name,
+      spec: {
+        version: "1.28.4",
+        provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool" }] } },
+      },
+    }),
+    patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+  },
 };

@@ -20,4 +20,7 @@ export const orgKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  examples: {
+    patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+  },
 };

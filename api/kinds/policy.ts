@@ -29,4 +29,17 @@ export const policyKind: KindDescriptor = {
     },
   },
   addressing: { field: "name", by: "name" },
+  examples: {
+    create: (name) => ({
+      name,
+      targetKind: "group",
+      targetLinks: ["//group/a"],
+      bindings: [{ permissions: ["view"], principalLinks: ["//group/viewers"] }],
+    }),
+    patch: (marker) => ({
+      description: `patched ${marker}`,
+      tags: { example: marker },
+      "$append/targetLinks": [`//group/${marker}`],
+    }),
+  },
 };

@@ -15,4 +15,8 @@ export const quotaKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "id", by: "id" },
+  examples: {
+    // A quota has no tags; its max is the org's limit, not an example's to change.
+    patch: (marker) => ({ description: `patched ${marker}` }),
+  },
 };

@@ -34,4 +34,8 @@ export const serviceAccountKind: KindDescriptor = {
   },
   patchRules: { arrays: { keys: namedSet } },
   addressing: { field: "name", by: "name" },
+  examples: {
+    create: (name) => ({ name, description: "a service account" }),
+    patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+  },
 };

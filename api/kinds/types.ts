@@ -92,4 +92,13 @@ export interface KindDescriptor {
   readonly actions?: Readonly<Record<string, ActionContract>>;
   /** Endpoints by name (the path segment after `-`); the server implements each (checked when its rules are built). */
   readonly endpoints?: Readonly<Record<string, EndpointContract>>;
+  /**
+   * Example bodies, which generic tests, fixtures and benchmarks use for this kind (never a per-kind list of their
+   * own): `create` names the new object `name` (absent: the kind is not created through the API); `patch` changes
+   * the object without widening anyone's access, `marker` making it unique.
+   */
+  readonly examples: {
+    readonly create?: (name: string) => Record<string, unknown>;
+    readonly patch: (marker: string) => Record<string, unknown>;
+  };
 }

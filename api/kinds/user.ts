@@ -42,4 +42,8 @@ export const userKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "email", by: "name" },
+  examples: {
+    create: (name) => ({ email: `${name}@example.com` }),
+    patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+  },
 };

@@ -37,4 +37,8 @@ export const volumeSetKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  examples: {
+    create: (name) => ({ name, spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd" } }),
+    patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+  },
 };

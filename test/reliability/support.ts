@@ -10,6 +10,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { Agent, request } from "undici";
 import { apiError } from "../../api/errors.js";
+import { isKind, kinds } from "../../api/kinds.js";
 
 export const LONG = process.env.CPLN_LONG_TESTS === "1";
 
@@ -163,51 +164,15 @@ export function report(line: string): void {
 
 export const GVC = "default";
 
-/** A valid create body of every kind that can be created through the API, named `name`. */
+/** A valid create body of `kind` naming the object `name`: the kind's declared example; undefined if it has none. */
 export function validCreateBody(kind: string, name: string): Record<string, unknown> | undefined {
-  switch (kind) {
-    case "gvc":
-      return { name, description: "a gvc" };
-    case "volumeset":
-      return { name, spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd" } };
-    case "policy":
-      return {
-        name,
-        targetKind: "group",
-        targetLinks: ["//group/a"],
-        bindings: [{ permissions: ["view"], principalLinks: ["//group/viewers"] }],
-      };
-    case "group":
-      return { name, memberLinks: ["//user/someone@example.com"] };
-    case "serviceaccount":
-      return { name, description: "a service account" };
-    case "user":
-      return { email: `${name}@example.com` };
-    case "cloudaccount":
-      return { name, provider: "aws", data: { roleArn: "arn:aws:iam::123456789012:role/cpln" } };
-    case "mk8s":
-      return {
-        name,
-        spec: {
-          version: "1.28.4",
-          provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "pool" }] } },
-        },
-      };
-    case "location":
-      return { name, provider: "byok", description: "a byok location" };
-    case "auditctx":
-      return { name, description: "an audit context" };
-    default:
-      return undefined;
-  }
+  return isKind(kind) ? kinds[kind].examples.create?.(name) : undefined;
 }
 
-/** A valid PATCH body of every kind (changes the description and a tag). */
+/** A valid PATCH body of `kind` (the declared example: a description and a tag, or one more link). */
 export function validPatchBody(kind: string, marker: string): Record<string, unknown> {
-  const body: Record<string, unknown> = { description: `patched ${marker}`, tags: { fuzz: marker } };
-  if (kind === "policy") body["$append/targetLinks"] = [`//group/${marker}`];
-  if (kind === "group") body["$append/memberLinks"] = [`//user/${marker}@example.com`];
-  return body;
+  if (!isKind(kind)) throw new Error(`validPatchBody: ${kind} is not a kind`);
+  return kinds[kind].examples.patch(marker);
 }
 
 // ---- the provider through Pulumi's real dynamic-provider host (everything loaded from dist/) ------------------------

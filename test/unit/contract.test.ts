@@ -116,25 +116,31 @@ describe("errors", () => {
 });
 
 describe("kinds", () => {
-  it("lists the twelve kinds with their scope", () => {
-    expect([...kindNames].sort()).toEqual([
-      "auditctx",
-      "cloudaccount",
-      "group",
-      "gvc",
-      "location",
-      "mk8s",
-      "org",
-      "policy",
-      "quota",
-      "serviceaccount",
-      "user",
-      "volumeset",
-    ]);
-    expect(kindNames.filter((k) => kinds[k].scope === "gvc")).toEqual(["volumeset"]);
-    expect(isKind("policy")).toBe(true);
-    expect(isKind("workload")).toBe(false);
+  it("registers each kind under its own name, with a scope; isKind knows exactly the registered ones", () => {
+    expect(Object.keys(kinds).sort()).toEqual([...kindNames].sort());
+    for (const kind of kindNames) {
+      expect(kinds[kind].kind, kind).toBe(kind);
+      expect(["org", "gvc"], kind).toContain(kinds[kind].scope);
+      expect(isKind(kind)).toBe(true);
+    }
+    expect(isKind("no-such-kind")).toBe(false);
     expect(isKind(3)).toBe(false);
+  });
+
+  it("every kind declares example bodies its own schemas accept: a create exactly when it is created through the API", () => {
+    for (const kind of kindNames) {
+      const { examples, schemas } = kinds[kind];
+      expect(examples, `${kind} declares no examples`).toBeDefined();
+      expect(examples.create === undefined, `${kind}: a create example iff a create schema`).toBe(
+        schemas.create === undefined,
+      );
+      if (examples.create && schemas.create) {
+        const parsed = schemas.create().safeParse(examples.create("example-name"));
+        expect(parsed.error?.issues ?? [], `${kind} create example`).toEqual([]);
+      }
+      const patched = schemas.patch().safeParse(examples.patch("m1"));
+      expect(patched.error?.issues ?? [], `${kind} patch example`).toEqual([]);
+    }
   });
 
   it("makes manage imply every permission of every kind, itself included", () => {
