@@ -32,9 +32,9 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = {
   VersionConflict: 409,
   InUse: 409,
   QuotaExceeded: 429,
-  // An operation the object's current state does not offer (mk8s join on a cluster whose provider has no join
-  // script): the request is valid in itself and conflicts with the stored object, RFC 9110 §15.5.10.
-  Unsupported: 409,
+  // mk8s join on a cluster whose provider has no join script: the API document this project implements says 400
+  // ("Join script requested for a provider that does not support it | 400"; endpoint 4), and it decides (issue 39).
+  Unsupported: 400,
   // An update valid in itself that the stored object rules out (an immutable field, a value its immutable fields do
   // not admit): details.issues names each field, RFC 9110 §15.5.10.
   Conflict: 409,

@@ -8,9 +8,9 @@
 # - The server is dist/server/cli.js on 127.0.0.1, port 0, in-memory data, with an admin key drawn here and passed
 #   through the environment (CPLN_TOKEN), never on a command line; Schemathesis reads it from the environment too
 #   (its config file says `${CPLN_TOKEN}`). The server is stopped on exit, whatever happens.
-# - Budget: SCHEMATHESIS_MAX_EXAMPLES (default 5) cases per operation and phase, one worker (Python 3.11's ast is not
-#   thread-safe: two workers made Hypothesis fail with "AST constructor recursion depth mismatch"), a fixed seed
-#   (SCHEMATHESIS_SEED) so a CI failure can be replayed. About 5 minutes on a loaded 2-core machine.
+# - Budget: SCHEMATHESIS_MAX_EXAMPLES (default 25 since issue 39; 5 before) cases per operation and phase, one
+#   worker (Python 3.11's ast is not thread-safe: two workers made Hypothesis fail with "AST constructor recursion
+#   depth mismatch"), a fixed seed (SCHEMATHESIS_SEED) so a CI failure can be replayed. Minutes: see docs/security.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 requirements="$root/scripts/schemathesis/requirements.txt"
@@ -77,6 +77,14 @@ include-method = "PUT"
 include-path-regex = "^/_cpln-local/org/[^/]+/state$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
+# A join script for a cluster whose provider has none (aws, gcp, ...) is refused with 400 Unsupported: the API
+# document this project implements says so ("Join script requested for a provider that does not support it | 400",
+# endpoint 4). The body is valid by the schema; the cluster's provider decides, which JSON Schema cannot state.
+[[operations]]
+include-method = "POST"
+include-path-regex = "^/org/[^/]+/mk8s/[^/]+/-join$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
 # The stateful phase follows the document's links (each create links to the operations on the object it made, and
 # under it, naming it by name) and the Location headers of creates. Its dependency analysis is off: it guesses that
 # a path parameter such as {gvc} takes the id of the object a create returned, where every path of this API names
@@ -87,7 +95,7 @@ TOML
 set +e
 (cd "$work" && "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \
   --checks all \
-  --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-5}" \
+  --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}" \
   --workers 1 \
   --seed "${SCHEMATHESIS_SEED:-20261125}" \
   --generation-database none \

@@ -219,7 +219,9 @@ export function buildApp(context: AppContext): FastifyInstance {
   app.decorateRequest("recordBefore", undefined);
   app.decorateRequest("recordAfter", undefined);
 
-  // JSON only; an empty body is "no body" (clients send content-type on bodyless DELETEs). Bodies nesting deeper
+  // JSON only; an empty body is "no body" (clients send content-type on bodyless DELETEs), but whitespace alone is
+  // not JSON (RFC 8259: a JSON text holds a value), so it is refused as malformed (Schemathesis ST201, issue 39: a
+  // query answered 200 to the body "\n" as if none had been sent). Bodies nesting deeper
   // than MAX_JSON_DEPTH are refused before parsing, and keys that could poison prototypes after parsing, each with
   // a message saying so.
   app.removeAllContentTypeParsers();
@@ -227,7 +229,7 @@ export function buildApp(context: AppContext): FastifyInstance {
     request.bodyBytes = typeof body === "string" ? Buffer.byteLength(body) : body.length;
     let text = typeof body === "string" ? body : body.toString("utf8");
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte-order mark is not part of the JSON
-    if (text.trim() === "") {
+    if (text === "") {
       done(null, undefined);
       return;
     }

@@ -14,7 +14,7 @@ export const mk8sKind: KindDescriptor = {
     join: {
       summary: "Get a node join script",
       description:
-        "For clusters whose provider is generic or hetzner; other providers answer 409 Unsupported (a conflict with the cluster's stored provider).",
+        "For clusters whose provider is generic or hetzner; other providers answer 400 Unsupported (the API's documented status).",
       request: { name: "JoinRequest", schema: () => mk8sJoinRequest() },
       response: { name: "JoinResponse", description: "Join script (secret)", schema: () => mk8sJoinResponse() },
       rules: [
@@ -23,7 +23,7 @@ export const mk8sKind: KindDescriptor = {
           issue: /^cluster .* has no node pool '.*' \(pools: .*\)$/,
         },
         {
-          rule: "Only clusters whose provider is generic or hetzner have join scripts (409 Unsupported otherwise).",
+          rule: "Only clusters whose provider is generic or hetzner have join scripts (400 Unsupported otherwise).",
           issue: /^Join scripts exist only for generic and hetzner clusters; .*$/,
         },
       ],

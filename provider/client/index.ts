@@ -262,7 +262,7 @@ export class CplnClient {
   /**
    * `POST /org/{org}/mk8s/{name}/-join` with flat options (`{nodePoolName: "general"}`). The script holds a
    * short-lived bootstrap token: treat it as a secret. Clusters whose provider is not `generic` or `hetzner` get a
-   * 409 `Unsupported`.
+   * 400 `Unsupported`.
    */
   async getMk8sJoinScript(
     name: string,

@@ -30,7 +30,7 @@ export interface GetMk8sJoinScriptResult {
 // ---- the fetch ----
 
 /**
- * `POST /org/{org}/mk8s/{name}/-join`. Clusters whose provider is not `generic` or `hetzner` are refused (409
+ * `POST /org/{org}/mk8s/{name}/-join`. Clusters whose provider is not `generic` or `hetzner` are refused (400
  * `Unsupported`). The result is sensitive: never log it.
  */
 export async function getMk8sJoinScript(

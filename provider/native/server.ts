@@ -467,13 +467,15 @@ export async function startNativeProvider(
   const server = new grpc.Server({ "grpc.max_receive_message_length": 1 << 28 });
   let bound = 0;
   // Only the engine that started this process may call it (see caller.ts for the rule and why).
+  const host = "127.0.0.1";
   const callers = new CallerCheck({
+    host,
     port: () => bound,
     warn: (m) => process.stderr.write(`${NATIVE_PACKAGE}: ${m}\n`),
   });
   server.addService(withDecodedRequests(ResourceProviderService), guardService(provider.service(), callers));
   bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (error, actual) =>
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (error, actual) =>
       error ? reject(error) : resolve(actual),
     );
   });

@@ -1,4 +1,4 @@
-import { createHash, hash, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createLocalJWKSet, jwtVerify, type JWTVerifyGetKey } from "jose";
 import { selfLink } from "../../api/links.js";
@@ -28,12 +28,22 @@ export function sha256Hex(text: string): string {
 }
 
 /**
+ * The secret that names keys without a dot, drawn once per process. A key's name is listed to every principal that
+ * may view the service account (`viewers` included), so a name derived from the key alone (its SHA-256, as before
+ * issue 39) let a viewer test guesses offline; an HMAC under a secret that never leaves the process does not. A new
+ * process names the admin key anew and `installAdminKey` replaces the old name.
+ */
+const RAW_KEY_SECRET = randomBytes(32);
+
+/**
  * The name a key is stored under: the text before the first `.` (`<keyName>.<secret>`, as the real API issues them).
- * A key without a dot (an arbitrary `CPLN_TOKEN`) is stored under a name derived from its hash.
+ * A key without a dot (an arbitrary `CPLN_TOKEN`) is stored under `raw-` and 16 hex of its HMAC-SHA-256 under this
+ * process's secret.
  */
 export function keyNameOf(key: string): string {
   const dot = key.indexOf(".");
-  return dot > 0 ? key.slice(0, dot) : `raw-${sha256Hex(key).slice(0, 16)}`;
+  if (dot > 0) return key.slice(0, dot);
+  return `raw-${createHmac("sha256", RAW_KEY_SECRET).update(key).digest("hex").slice(0, 16)}`;
 }
 
 function looksLikeJwt(token: string): boolean {

@@ -154,7 +154,8 @@ async function genericLocationIssues(record: JsonObject, ctx: RuleContext): Prom
 /**
  * mk8s clusters: `spec.provider` has exactly one key naming the provider. `-join` returns a bash script for the
  * providers whose nodes the customer brings (generic, hetzner); other providers' nodes are provisioned by the
- * platform (409 Unsupported: the request conflicts with the cluster's provider, which a PATCH can change). The script holds a fresh random bootstrap token and is never stored or logged.
+ * platform (400 Unsupported, as the API document says). The script holds a fresh random bootstrap token and is
+ * never stored or logged.
  */
 export const mk8sRules: KindServerRules = {
   kind: "mk8s",

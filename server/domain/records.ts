@@ -14,6 +14,7 @@ import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../st
 import { freezeWithJson, jsonEqual, jsonOf, reusedReply } from "../json.js";
 import { parseCoerced } from "./coerce.js";
 import { fullLinksInDirectives, nowIso } from "./common.js";
+import { foreignOrgLinks } from "./orgLinks.js";
 import { CursorCodec, PageMemo, pageAfter, type Cursor } from "./paging.js";
 import { storedLimitIssues } from "./limits.js";
 import { runQueryDocument } from "./querying.js";
@@ -377,6 +378,8 @@ export class RecordService {
     // One parse: the one that decided the coercion (a valid body is parsed once).
     const { value: input, parsed } = parseCoerced(createBody(), body);
     if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+    const foreign = foreignOrgLinks(call.org, input);
+    if (foreign.length > 0) throw badRequest(foreign);
     const now = nowIso();
     const created = await this.store.transaction((tx) => this.insert(tx, call.org, kind, scope, gvc, input, now));
     return { record: created, location: selfLink(call.org, kind, name, gvc) };
@@ -540,6 +543,8 @@ export class RecordService {
       if (drops.includes(field)) removals.push({ path: "$drop", message: `names ${field}, which cannot be removed` });
     }
     if (removals.length > 0) throw badRequest(removals);
+    const foreign = foreignOrgLinks(call.org, body);
+    if (foreign.length > 0) throw badRequest(foreign.map((i) => ({ ...i, path: bodyPath(i.path) })));
     const expectedVersion = body["version"];
     const ignored = rules.ignoredInPatch ?? [];
     let patch: JsonObject = {};
@@ -835,6 +840,8 @@ export class RecordService {
       throw forbidden(`Not allowed to ${name} ${kind} ${key} (needs ${action.permission})`);
     }
     const body = rawBody === undefined ? {} : requireObject(rawBody, "The request body");
+    const foreign = foreignOrgLinks(call.org, body);
+    if (foreign.length > 0) throw badRequest(foreign);
     const now = nowIso();
     const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
     return this.store.transaction(async (tx) => {
@@ -893,6 +900,8 @@ export class RecordService {
       const parsed = contract.request.schema().safeParse(raw);
       if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
       body = parsed.data as JsonObject;
+      const foreign = foreignOrgLinks(call.org, body);
+      if (foreign.length > 0) throw badRequest(foreign);
     }
     const permission = typeof endpoint.permission === "string" ? endpoint.permission : endpoint.permission(body);
     if (!authz.can(call.principal, kind, permission, record ?? { kind, links: [] })) {

@@ -6,7 +6,7 @@ import type { RecordService } from "../domain/records.js";
 import { badRequest, forbidden, notFound, unauthorized } from "../errors.js";
 import type { RequestRing } from "../inspect.js";
 import { checkSeed } from "../seed/file.js";
-import { exportOrg, SnapshotError } from "../seed/snapshot.js";
+import { exportOrg, SnapshotError, snapshotKey } from "../seed/snapshot.js";
 import { named, type QueryParam, type Route, type RouteParam } from "./table.js";
 import { kindNames } from "../../api/kinds.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
@@ -95,7 +95,7 @@ const snapshot = () =>
         )
         .describe("Every record of the org (each with its kind)."),
       serviceAccountKeys: z
-        .array(z.strictObject({ keyName: z.string(), serviceAccount: z.string(), hash: z.string() }))
+        .array(snapshotKey())
         .optional()
         .describe("SHA-256 hashes of the org's service-account keys (never the keys)."),
     })

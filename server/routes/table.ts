@@ -12,6 +12,7 @@ import type { AuthMode } from "../app.js";
 import type { Call, RecordService } from "../domain/records.js";
 import { LIST_CURSOR_PATTERN, MAX_LIST_CURSOR, MAX_POSITION_TEXT, MAX_QUERY_CURSOR } from "../domain/paging.js";
 import { badRequest } from "../errors.js";
+import { orgLinkRule } from "../domain/orgLinks.js";
 
 /** HTTP methods the API serves (HEAD is fastify's automatic twin of GET). */
 export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -844,5 +845,10 @@ export function recordRoutes(records: RecordService): Route[] {
       });
     }
   }
-  return routes;
+  // Every body but a query's is checked for links into another org (RecordService: create, write, action, endpoint).
+  return routes.map((route) =>
+    route.body && !/^(query|continueQuery)/.test(route.operationId)
+      ? { ...route, rules: [...(route.rules ?? []), orgLinkRule] }
+      : route,
+  );
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { issuesFromZod } from "../../api/errors.js";
 import { isKind, kindNames, kinds, type Kind } from "../../api/kinds.js";
 import { selfLink } from "../../api/links.js";
+import { lazy } from "../../api/lazy.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
 import { isObject } from "../domain/common.js";
 import type { RecordService } from "../domain/records.js";
@@ -19,13 +20,26 @@ const KEY_NAME = new RegExp(`^[^.]{1,${KEY_NAME_MAX}}$`);
 
 /**
  * One service-account key of a snapshot: its name, its account and the SHA-256 of the key text. The secret itself
- * is never stored, so it is never exported; keys issued before an export keep working after the import.
+ * is never stored, so it is never exported; keys issued before an export keep working after the import. The import
+ * checks each entry with this schema and the document states it (server/routes/emulator.ts), so the two agree.
  */
-export interface SnapshotKey {
-  keyName: string;
-  serviceAccount: string;
-  hash: string;
-}
+export const snapshotKey = lazy(() =>
+  z.strictObject({
+    keyName: z
+      .string()
+      .regex(KEY_NAME)
+      .describe(`The key's name: the text before the key's first '.' (1-${KEY_NAME_MAX} characters, no '.').`),
+    serviceAccount: z
+      .string()
+      .describe("The service account holding the key: a whole record of the same snapshot that lists keyName."),
+    hash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe("The SHA-256 of the key text, as lowercase hex."),
+  }),
+);
+
+export type SnapshotKey = z.infer<ReturnType<typeof snapshotKey>>;
 
 /** A whole org as `GET /_cpln-local/org/{org}/state` exports it; `--seed` and the import accept it as is. */
 export interface OrgSnapshot {
@@ -357,21 +371,14 @@ export function checkSnapshotKeys(value: unknown, source: string): SnapshotKey[]
     throw new SnapshotError("serviceAccountKeys", `${source}: serviceAccountKeys must be an array`);
   }
   return value.map((key: unknown, index) => {
-    const entry = key as Record<string, unknown>;
-    if (
-      !isObject(key as JsonObject) ||
-      typeof entry["keyName"] !== "string" ||
-      !KEY_NAME.test(entry["keyName"]) ||
-      typeof entry["serviceAccount"] !== "string" ||
-      typeof entry["hash"] !== "string" ||
-      !/^[0-9a-f]{64}$/.test(entry["hash"])
-    ) {
+    const parsed = snapshotKey().safeParse(key);
+    if (!parsed.success) {
       throw new SnapshotError(
         `serviceAccountKeys.${index}`,
         `${source}: serviceAccountKeys.${index} must be {keyName, serviceAccount, hash} with a key name ` +
           `(1-${KEY_NAME_MAX} characters, no '.') and a SHA-256 hex hash`,
       );
     }
-    return { keyName: entry["keyName"], serviceAccount: entry["serviceAccount"], hash: entry["hash"] };
+    return parsed.data;
   });
 }

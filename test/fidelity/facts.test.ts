@@ -161,6 +161,40 @@ describe("policy target kinds", () => {
       }
     });
   });
+
+  it("policy/links-in-org: a policy's targets and principals are of its org (another org's: 400 naming each)", async () => {
+    const f = fact("policy/links-in-org");
+    await tally.check(f, async () => {
+      const refused = await createPolicy({
+        targetKind: "secret",
+        targetLinks: ["/org/terraform-test-org/secret/secret-01"],
+        bindings: [{ permissions: ["view"], principalLinks: ["/org/terraform-test-org/group/viewers"] }],
+      });
+      expect(refused.status).toBe(400);
+      const issues = (refused.body as { details: { issues: { path: string }[] } }).details.issues;
+      expect(issues.map((i) => i.path)).toEqual(f["fields"]);
+    });
+  });
+
+  it("links/one-org: a relative link resolves in the request's org and is stored full; a full link names it", async () => {
+    const f = fact("links/one-org");
+    await tally.check(f, async () => {
+      const stored = await admin(server).post(`/org/${ORG}/group`, {
+        name: unique("members"),
+        memberLinks: ["//serviceaccount/robot", `/org/${ORG}/user/a@example.com`],
+      });
+      expect(stored.status).toBe(201);
+      expect((stored.body as { memberLinks: string[] }).memberLinks).toEqual([
+        `/org/${ORG}/serviceaccount/robot`,
+        `/org/${ORG}/user/a@example.com`,
+      ]);
+      const elsewhere = await admin(server).post(`/org/${ORG}/group`, {
+        name: unique("members"),
+        memberLinks: ["/org/another-org/serviceaccount/robot"],
+      });
+      expect(elsewhere.status).toBe(400);
+    });
+  });
 });
 
 describe("deletion", () => {

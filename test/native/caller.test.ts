@@ -170,11 +170,14 @@ describe("the lookup", () => {
     "   1: 0100007F:1F90 0100007F:A1B2 01 00000000:00000000 00:00000000 00000000  1000        0 434343 1 0",
     "   2: 0100007F:C000 0100007F:1F90 06 00000000:00000000 00:00000000 00000000     0        0 0 1 0",
   ].join("\n");
+  // 127.0.0.1 as a little-endian host's table prints it.
+  const from = (port: number) => ({ hex: "0100007F", port });
+  const pluginEnd = from(0x1f90);
 
   it("finds the client end of an established loopback connection (uid, inode), not the server end", () => {
-    expect(findClientSocket(table, 0xa1b2, 0x1f90)).toEqual({ uid: 1000, inode: "424242" });
-    expect(findClientSocket(table, 0xc000, 0x1f90)).toBeUndefined();
-    expect(findClientSocket(table, 0x1234, 0x1f90)).toBeUndefined();
+    expect(findClientSocket(table, from(0xa1b2), pluginEnd)).toEqual({ uid: 1000, inode: "424242" });
+    expect(findClientSocket(table, from(0xc000), pluginEnd)).toBeUndefined();
+    expect(findClientSocket(table, from(0x1234), pluginEnd)).toBeUndefined();
   });
 
   it("finds the row among thousands (each other row left unsplit), and not in the header or a non-established row", () => {
@@ -189,10 +192,12 @@ describe("the lookup", () => {
       ...rows,
       "20003: 0100007F:D00D 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000 0 777 1 0",
     ].join("\n");
-    expect(findClientSocket(big, 0xd00d, 0x1f90)).toEqual({ uid: 1000, inode: "777" });
-    expect(findClientSocket(big, 0xa1b2, 0x1f90)).toEqual({ uid: 1000, inode: "424242" });
-    expect(findClientSocket(big, 0x2005, 0x1f90)).toBeUndefined();
-    expect(findClientSocket(" 0100007F:A1B2 0100007F:1F90 01 x x x x 1000 0 1", 0xa1b2, 0x1f90)).toBeUndefined();
+    expect(findClientSocket(big, from(0xd00d), pluginEnd)).toEqual({ uid: 1000, inode: "777" });
+    expect(findClientSocket(big, from(0xa1b2), pluginEnd)).toEqual({ uid: 1000, inode: "424242" });
+    expect(findClientSocket(big, from(0x2005), pluginEnd)).toBeUndefined();
+    expect(
+      findClientSocket(" 0100007F:A1B2 0100007F:1F90 01 x x x x 1000 0 1", from(0xa1b2), pluginEnd),
+    ).toBeUndefined();
   });
 
   it("reads peers and process groups as grpc and the kernel write them", () => {

@@ -271,14 +271,14 @@ describe("functions (Promise forms) against a seeded server", () => {
     expect(requestLines()).toEqual(["POST /org/acme/mk8s/edge/-join 200"]);
   });
 
-  it("getMk8sJoinScript for an aws cluster is the 409 Unsupported, sent once (no retry)", async () => {
+  it("getMk8sJoinScript for an aws cluster is the 400 Unsupported, sent once (no retry)", async () => {
     const error = await expectApiError(
       fn.getMk8sJoinScript({ name: "eks", options: { nodePoolName: "workers" } }, env),
     );
-    expect(error.status).toBe(409);
+    expect(error.status).toBe(400);
     expect(error.code).toBe("Unsupported");
-    expect(error.message).toMatch(/^POST \/org\/acme\/mk8s\/eks\/-join failed \(409 Unsupported\): /);
-    expect(requestLines()).toEqual(["POST /org/acme/mk8s/eks/-join 409"]);
+    expect(error.message).toMatch(/^POST \/org\/acme\/mk8s\/eks\/-join failed \(400 Unsupported\): /);
+    expect(requestLines()).toEqual(["POST /org/acme/mk8s/eks/-join 400"]);
   });
 });
 

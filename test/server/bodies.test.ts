@@ -120,6 +120,19 @@ describe("parsing", () => {
     expect(field(answer.body, "description")).toBe("with a BOM");
   });
 
+  it("whitespace alone is not JSON: 400 saying so (a query took it for no body); an empty body is no body", async () => {
+    const message = "The request body is not valid JSON";
+    for (const raw of ["\n", " ", "\r\n\t "]) {
+      const answer = await call(server, "POST", `/org/${ORG}/group/-query`, { auth: `Bearer ${server.adminKey}`, raw });
+      expect([raw, answer.body]).toEqual([raw, apiError(400, "BadRequest", message, [{ path: "", message }])]);
+    }
+    const empty = await call(server, "POST", `/org/${ORG}/group/-query`, {
+      auth: `Bearer ${server.adminKey}`,
+      raw: "",
+    });
+    expect(empty.status).toBe(200);
+  });
+
   it("malformed JSON is still a 400 saying so", async () => {
     const answer = await call(server, "POST", `/org/${ORG}/group`, {
       auth: `Bearer ${server.adminKey}`,

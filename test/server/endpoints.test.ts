@@ -343,12 +343,12 @@ describe("4 POST /org/{org}/mk8s/{name}/-join", () => {
     expect(field(joined.body, "script")).toContain("CLUSTER_NAME='metal'");
   });
 
-  it("409 Unsupported for other providers (a conflict with the stored provider); 409 for a pool the cluster lacks", async () => {
+  it("400 Unsupported for other providers (the API document's status); 409 for a pool the cluster lacks", async () => {
     const aws = await admin(server).post(`/org/${ORG}/mk8s/cloud/-join`, { nodePoolName: "workers" });
-    expect(aws.status).toBe(409);
+    expect(aws.status).toBe(400);
     expect(aws.body).toEqual(
       apiError(
-        409,
+        400,
         "Unsupported",
         "Join scripts exist only for generic and hetzner clusters; the nodes of aws cluster cloud are provisioned by the platform",
       ),

@@ -80,13 +80,11 @@ describe("errors", () => {
     expect(errorStatus.Forbidden).toBe(403);
     expect(errorStatus.NotFound).toBe(404);
     expect(errorStatus.MethodNotAllowed).toBe(405);
-    expect([
-      errorStatus.AlreadyExists,
-      errorStatus.VersionConflict,
-      errorStatus.InUse,
-      errorStatus.Conflict,
-      errorStatus.Unsupported,
-    ]).toEqual([409, 409, 409, 409, 409]);
+    expect([errorStatus.AlreadyExists, errorStatus.VersionConflict, errorStatus.InUse, errorStatus.Conflict]).toEqual([
+      409, 409, 409, 409,
+    ]);
+    // The API document: "Join script requested for a provider that does not support it | 400".
+    expect(errorStatus.Unsupported).toBe(400);
     expect(errorStatus.PayloadTooLarge).toBe(413);
     expect(errorStatus.UnsupportedMediaType).toBe(415);
     expect([errorStatus.QuotaExceeded, errorStatus.TooManyRequests]).toEqual([429, 429]);
