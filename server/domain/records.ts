@@ -88,6 +88,18 @@ function withoutReadOnly(kind: Kind, body: JsonObject, keep: readonly string[] =
   return result;
 }
 
+/**
+ * Whether a create body's `field` sets something the create would not set anyway: empty tags and a description equal
+ * to the name are the defaults every new record gets (a manifest echoing them chooses nothing).
+ */
+function setsField(body: JsonObject, field: string, name: string): boolean {
+  const value = body[field];
+  if (value === undefined || value === null) return false;
+  if (field === "tags") return !(isObject(value) && Object.keys(value).length === 0);
+  if (field === "description") return value !== name;
+  return true;
+}
+
 /** A dotted field path (`spec.performanceClass`) split once into its segments. */
 interface FieldPath {
   path: string;
@@ -370,6 +382,16 @@ export class RecordService {
     const createPermission = rules.createPermission ?? "create";
     if (!authz.can(call.principal, kind, createPermission, prospective)) {
       throw forbidden(`Not allowed to create ${kind} objects in org ${call.org}`);
+    }
+    const alone = rules.createAlone;
+    if (alone !== undefined && !authz.can(call.principal, kind, alone.permission, prospective)) {
+      const beyond = Object.keys(body).filter((field) => !alone.fields.includes(field) && setsField(body, field, name));
+      if (beyond.length > 0) {
+        throw forbidden(
+          `Not allowed to set ${beyond.join(", ")} on a new ${kind} (needs ${alone.permission} on ${kind} objects; ` +
+            `${createPermission} alone sets only ${alone.fields.join(", ")})`,
+        );
+      }
     }
     checkKindField(kind, raw);
     checkVersionField(raw);
