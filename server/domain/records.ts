@@ -15,6 +15,7 @@ import { freezeWithJson, jsonEqual, jsonOf, reusedReply } from "../json.js";
 import { parseCoerced } from "./coerce.js";
 import { fullLinksInDirectives, nowIso } from "./common.js";
 import { CursorCodec, PageMemo, pageAfter, type Cursor } from "./paging.js";
+import { accessReportFor } from "./accessReport.js";
 import { storedLimitIssues } from "./limits.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
@@ -828,13 +829,22 @@ export class RecordService {
     };
   }
 
-  /** Who may act on the object: needs `view` on it (404 otherwise). */
+  /**
+   * Who may act on the object: needs `view` on it (404 otherwise); entries naming what the caller may not view are
+   * left out unless it holds `viewAccessReport` on the org (see `accessReportFor`).
+   */
   async accessReport(call: Call, kind: Kind, key: string): Promise<JsonObject> {
     const { record, authz } = await this.loadVisible(call, kind, key);
     const self = selfLink(call.org, kind, record.name, kinds[kind].scope === "gvc" ? call.gvc : undefined);
     return {
       kind: "accessreport",
-      permissions: authz.accessReport(kind, record.doc) as unknown as JsonValue,
+      permissions: (await accessReportFor(
+        this.store,
+        authz,
+        call.principal,
+        call.org,
+        authz.accessReport(kind, record.doc),
+      )) as unknown as JsonValue,
       created: nowIso(),
       links: [
         { rel: "self", href: `${self}/-accessreport` },

@@ -55,6 +55,11 @@ export interface QueryParam extends RouteParam {
  */
 const DELETED = 202;
 
+/** What an access report shows its caller (server/domain/accessReport.ts). */
+const ACCESS_REPORT_RULE =
+  "Needs `view` on the object (404 otherwise). With `viewAccessReport` on the org (implied by org `manage`) every " +
+  "grant is listed; otherwise only those whose principal and granting policy the caller may view.";
+
 export interface RouteResponse {
   readonly status: number;
   readonly description: string;
@@ -630,6 +635,7 @@ export function recordRoutes(records: RecordService): Route[] {
         path: "/org/{org}/-accessreport",
         operationId: `get${Name}AccessReport`,
         summary: `Who may act on the ${kind}`,
+        description: ACCESS_REPORT_RULE,
         tags,
         params: [orgParam],
         responses: [{ status: 200, description: "Access report", body: named("AccessReport", "output", accessReport) }],
@@ -806,6 +812,7 @@ export function recordRoutes(records: RecordService): Route[] {
       path: `${item}/-accessreport`,
       operationId: `get${Name}AccessReport`,
       summary: `Who may act on a ${kind}`,
+      description: ACCESS_REPORT_RULE,
       tags,
       params: itemParams,
       responses: [{ status: 200, description: "Access report", body: named("AccessReport", "output", accessReport) }],
