@@ -38,6 +38,35 @@ export const quotaDefinitions: readonly QuotaDefinition[] = [
     perGvc: false,
     counts: "serviceaccount",
   },
+  // Every kind a principal can create has a count quota (issue 39: mk8s, users and audit contexts had none, and 120
+  // clusters of ~480 KiB took the server from 124 to 353 MiB). Records are held in memory when listed, so the counts
+  // times the record limit (MAX_RECORD_BYTES) bound what creates can make the server hold. These four are
+  // cpln-local's: the real API's names and maxima for them are not documented.
+  {
+    name: "mk8s-clusters",
+    description: "Max number of mk8s clusters",
+    unit: "count",
+    max: 20,
+    perGvc: false,
+    counts: "mk8s",
+  },
+  { name: "users", description: "Max number of users", unit: "count", max: 1000, perGvc: false, counts: "user" },
+  {
+    name: "audit-contexts",
+    description: "Max number of audit contexts",
+    unit: "count",
+    max: 100,
+    perGvc: false,
+    counts: "auditctx",
+  },
+  {
+    name: "locations",
+    description: "Max number of locations (the builtin ones included)",
+    unit: "count",
+    max: 100,
+    perGvc: false,
+    counts: "location",
+  },
   { name: "memory-per-workload", description: "Max memory per container", unit: "MiB", max: 1024, perGvc: false },
   { name: "cpu-per-workload", description: "Max CPU per container", unit: "millicore", max: 1000, perGvc: false },
   { name: "replicas-per-workload", description: "Max replicas per workload", unit: "count", max: 5, perGvc: false },
@@ -67,6 +96,7 @@ export async function createQuota(
   gvc: string | undefined,
   now: string,
   max = definition.max,
+  current = 0,
 ): Promise<void> {
   const id = randomUUID();
   const scope = definition.perGvc ? (gvc ?? "") : "";
@@ -81,7 +111,7 @@ export async function createQuota(
     unit: definition.unit,
     dimensions: definition.perGvc && gvc !== undefined ? { gvcLink: selfLink(org, "gvc", gvc) } : {},
     max,
-    current: 0,
+    current,
     origin: "builtin",
     links: [
       { rel: "self", href: selfLink(org, "quota", id) },
@@ -89,6 +119,23 @@ export async function createQuota(
     ],
   };
   await tx.create({ org, kind: "quota", scope, name: definition.name, id, version: 1, doc });
+}
+
+/**
+ * Creates the quotas `org` lacks (an org stored by an earlier version, or a snapshot that left them out), each with
+ * `current` counting the records it limits that exist already: a quota added later limits what is there from the
+ * start, and a create past it is refused as on a new org.
+ */
+export async function ensureQuotas(tx: StoreOps, org: string, now: string): Promise<void> {
+  const gvcs = (await tx.list(org, "gvc")).map((r) => r.name);
+  for (const definition of quotaDefinitions) {
+    for (const gvc of definition.perGvc ? gvcs : [undefined]) {
+      const scope = gvc ?? "";
+      if (await tx.get(org, "quota", scope, definition.name)) continue;
+      const current = definition.counts === undefined ? 0 : await tx.count(org, definition.counts, gvc);
+      await createQuota(tx, org, definition, gvc, now, definition.max, current);
+    }
+  }
 }
 
 function gvcNameOf(doc: JsonObject): string {

@@ -14,7 +14,7 @@ import type { JsonObject, JsonValue, Store, StoreOps, StoredRecord } from "../st
 import { freezeWithJson, jsonEqual, jsonOf, reusedReply } from "../json.js";
 import { parseCoerced } from "./coerce.js";
 import { fullLinksInDirectives, nowIso } from "./common.js";
-import { CursorCodec, PageMemo, pageAfter, type Cursor } from "./paging.js";
+import { CursorCodec, MAX_PAGE_BYTES, PageMemo, pageAfter, type Cursor } from "./paging.js";
 import { accessReportFor } from "./accessReport.js";
 import { storedLimitIssues } from "./limits.js";
 import { runQueryDocument } from "./querying.js";
@@ -87,6 +87,11 @@ function withoutReadOnly(kind: Kind, body: JsonObject, keep: readonly string[] =
   const result: JsonObject = {};
   for (const [field, value] of Object.entries(body)) if (!ignored(field)) result[field] = value;
   return result;
+}
+
+/** A stored document's size as sent (its remembered JSON text, UTF-8). */
+function bytesOf(doc: JsonObject): number {
+  return Buffer.byteLength(jsonOf(doc), "utf8");
 }
 
 /**
@@ -330,7 +335,12 @@ export class RecordService {
     if (remembered?.counter === counter && remembered.decisions === authz.decisions) return remembered.page;
     const records = await this.visibleIn(call, kind, authz, scope);
     const self = this.collectionOf(call, kind);
-    const page = pageAfter(records, cursor, this.pageSize, (r) => ({ scope: r.scope, name: r.name }));
+    const page = pageAfter(
+      records,
+      cursor,
+      { items: this.pageSize, bytes: MAX_PAGE_BYTES, sizeOf: (r) => bytesOf(r.doc) },
+      (r) => ({ scope: r.scope, name: r.name }),
+    );
     const links: JsonObject[] = [{ rel: "self", href: self }];
     if (page.next) links.push({ rel: "next", href: `${self}?cursor=${this.cursors.list(page.next)}` });
     const answer = reusedReply({ kind: "list", itemKind: kind, items: page.items.map((r) => r.doc), links });
@@ -714,10 +724,15 @@ export class RecordService {
       body,
       records.map((r) => r.doc),
     );
+    const fetchLinks = query["fetch"] === "links";
     const page = pageAfter(
       found,
       after,
-      this.pageSize,
+      {
+        items: this.pageSize,
+        bytes: MAX_PAGE_BYTES,
+        sizeOf: (doc) => (fetchLinks ? Buffer.byteLength(selfLinkOf(doc)) : bytesOf(doc)),
+      },
       (doc) => {
         const record = byDoc.get(doc);
         return {
@@ -736,7 +751,7 @@ export class RecordService {
     return {
       kind: "queryresult",
       itemKind: kind,
-      items: query["fetch"] === "links" ? page.items.map(selfLinkOf) : page.items,
+      items: fetchLinks ? page.items.map(selfLinkOf) : page.items,
       links,
       query,
     };

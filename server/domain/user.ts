@@ -57,6 +57,7 @@ export const userRules: KindServerRules = {
     invite: inviteEndpoint,
   },
   // `name` is the email (set by the server from it).
+  quota: { name: "users", perGvc: false },
   readOnly: ["email", "idp", "name"],
   immutable: [],
   preserved: [],
