@@ -17,6 +17,7 @@ import { fullLinksInDirectives, nowIso } from "./common.js";
 import { CursorCodec, MAX_PAGE_BYTES, PageMemo, pageAfter, type Cursor } from "./paging.js";
 import { accessReportFor } from "./accessReport.js";
 import { storedLimitIssues } from "./limits.js";
+import { STORED_BYTES_QUOTA, storedBytesOf } from "./quota.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
 
@@ -87,11 +88,6 @@ function withoutReadOnly(kind: Kind, body: JsonObject, keep: readonly string[] =
   const result: JsonObject = {};
   for (const [field, value] of Object.entries(body)) if (!ignored(field)) result[field] = value;
   return result;
-}
-
-/** A stored document's size as sent (its remembered JSON text, UTF-8). */
-function bytesOf(doc: JsonObject): number {
-  return Buffer.byteLength(jsonOf(doc), "utf8");
 }
 
 /**
@@ -338,7 +334,7 @@ export class RecordService {
     const page = pageAfter(
       records,
       cursor,
-      { items: this.pageSize, bytes: MAX_PAGE_BYTES, sizeOf: (r) => bytesOf(r.doc) },
+      { items: this.pageSize, bytes: MAX_PAGE_BYTES, sizeOf: (r) => storedBytesOf(r.doc) },
       (r) => ({ scope: r.scope, name: r.name }),
     );
     const links: JsonObject[] = [{ rel: "self", href: self }];
@@ -453,6 +449,7 @@ export class RecordService {
     // quota refuses is undone with the rest of the transaction.
     if (!(await tx.create(record))) throw conflict("AlreadyExists", `${kind} ${name} already exists`);
     if (rules.quota) await this.consumeQuota(tx, org, rules.quota.name, rules.quota.perGvc ? scope : "", 1);
+    await this.consumeBytes(tx, org, kind, storedBytesOf(doc));
     if (rules.created) await rules.created(record, ctx);
     return doc;
   }
@@ -491,6 +488,14 @@ export class RecordService {
     if (issues.length > 0) throw badRequest(issues);
     // The record as it will be stored: frozen with its JSON text, which the store writes and the answer sends.
     freezeWithJson(doc, text, previous);
+  }
+
+  /**
+   * Moves the org's `stored-bytes` quota by `delta` bytes of stored JSON (quotas themselves are not counted: their
+   * usage moves with every write); a write that grows the org past it is a 429 naming it.
+   */
+  private async consumeBytes(tx: StoreOps, org: string, kind: Kind, delta: number): Promise<void> {
+    if (delta !== 0 && kind !== "quota") await this.consumeQuota(tx, org, STORED_BYTES_QUOTA, "", delta);
   }
 
   /** Adds `delta` to a quota's `current`; a create that would pass `max` is a 429 naming the quota. */
@@ -636,6 +641,7 @@ export class RecordService {
         await this.check(kind, next, ctx, previous);
         const replaced = await tx.replace(withDoc(current, current.version + 1, next), current.version);
         if (!replaced) return { done: false as const };
+        await this.consumeBytes(tx, call.org, kind, storedBytesOf(next) - storedBytesOf(previous));
         if (rules.patched) await rules.patched(previous, next, ctx);
         call.onPatched?.(previous);
         return { done: true as const, doc: next };
@@ -694,6 +700,7 @@ export class RecordService {
       if (rules.quota) {
         await this.consumeQuota(tx, call.org, rules.quota.name, rules.quota.perGvc ? current.scope : "", -1);
       }
+      await this.consumeBytes(tx, call.org, kind, -storedBytesOf(current.doc));
       if (rules.deleted) await rules.deleted(current, ctx);
     });
   }
@@ -731,7 +738,7 @@ export class RecordService {
       {
         items: this.pageSize,
         bytes: MAX_PAGE_BYTES,
-        sizeOf: (doc) => (fetchLinks ? Buffer.byteLength(selfLinkOf(doc)) : bytesOf(doc)),
+        sizeOf: (doc) => (fetchLinks ? Buffer.byteLength(selfLinkOf(doc)) : storedBytesOf(doc)),
       },
       (doc) => {
         const record = byDoc.get(doc);
@@ -899,6 +906,7 @@ export class RecordService {
       if (result.update) {
         const doc = { ...result.update, version: current.version + 1, lastModified: now };
         await tx.replace(withDoc(current, current.version + 1, doc), current.version);
+        await this.consumeBytes(tx, call.org, kind, storedBytesOf(doc) - storedBytesOf(current.doc));
       }
       return { status: result.status, body: result.body };
     });

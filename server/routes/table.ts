@@ -606,7 +606,7 @@ export function recordRoutes(records: RecordService): Route[] {
         body: patchBody,
         rules: writeRules(records, kind, "PATCH"),
         responses: [{ status: 200, description: `The ${kind}`, body: record }],
-        errors: [400, 401, 403, 404, 409, 413, 415],
+        errors: [400, 401, 403, 404, 409, 413, 415, 429],
         auth: "required",
         handler: async (request) => records.patch(patchCallOf(request), kind, key(request), request.body),
       });
@@ -621,7 +621,7 @@ export function recordRoutes(records: RecordService): Route[] {
         body: keyedPutBody,
         rules: writeRules(records, kind, "PUT"),
         responses: [{ status: 200, description: `The ${kind}`, body: record }],
-        errors: [400, 401, 403, 404, 409, 413, 415],
+        errors: [400, 401, 403, 404, 409, 413, 415, 429],
         auth: "required",
         handler: async (request) => {
           const body = request.body as Record<string, unknown> | null;
@@ -771,7 +771,7 @@ export function recordRoutes(records: RecordService): Route[] {
       body: patchBody,
       rules: writeRules(records, kind, "PATCH"),
       responses: [{ status: 200, description: "The object", body: record }],
-      errors: [400, 401, 403, 404, 409, 413, 415],
+      errors: [400, 401, 403, 404, 409, 413, 415, 429],
       auth: "required",
       handler: async (request) => records.patch(patchCallOf(request), kind, key(request), request.body),
     });
@@ -785,7 +785,7 @@ export function recordRoutes(records: RecordService): Route[] {
       body: putBody,
       rules: writeRules(records, kind, "PUT"),
       responses: [{ status: 200, description: "The object", body: record }],
-      errors: [400, 401, 403, 404, 409, 413, 415],
+      errors: [400, 401, 403, 404, 409, 413, 415, 429],
       auth: "required",
       handler: async (request) => records.put(callOf(request), kind, key(request), request.body),
     });
@@ -842,7 +842,7 @@ export function recordRoutes(records: RecordService): Route[] {
             body: named(spec.response.name, "output", spec.response.schema),
           },
         ],
-        errors: [...new Set([400, 401, 403, 404, 413, 415, ...(spec.errors ?? [])])].sort((a, b) => a - b),
+        errors: [...new Set([400, 401, 403, 404, 413, 415, 429, ...(spec.errors ?? [])])].sort((a, b) => a - b),
         auth: "required",
         handler: async (request, reply) => {
           const result = await records.action(callOf(request), kind, key(request), action, request.body);

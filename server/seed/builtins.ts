@@ -2,7 +2,7 @@ import { kindNames, type Kind } from "../../api/kinds.js";
 import { selfLink } from "../../api/links.js";
 import { keyNameOf, sha256Hex } from "../auth/authn.js";
 import { isObject } from "../domain/common.js";
-import { ensureQuotas } from "../domain/quota.js";
+import { ensureQuotas, moveStoredBytes, storedBytesOf } from "../domain/quota.js";
 import type { RecordService } from "../domain/records.js";
 import type { JsonObject, StoreOps } from "../store/store.js";
 import { builtinLocations, geoOf } from "./locations.js";
@@ -150,8 +150,7 @@ export async function installAdminKeyIn(tx: StoreOps, org: string, adminKey: str
     kept.push({ name: keyName, created: now, description: ADMIN_KEY_DESCRIPTION });
   }
   const version = account.version + 1;
-  await tx.replace(
-    { ...account, version, doc: { ...account.doc, keys: kept, version, lastModified: now } },
-    account.version,
-  );
+  const doc: JsonObject = { ...account.doc, keys: kept, version, lastModified: now };
+  await tx.replace({ ...account, version, doc }, account.version);
+  await moveStoredBytes(tx, org, storedBytesOf(doc) - storedBytesOf(account.doc));
 }

@@ -158,6 +158,84 @@ describe("a principal that may only create one kind stops at its quota", () => {
   }
 });
 
+/** What the org's records but quotas hold, as stored (the JSON text of each). */
+async function storedBytes(on: RunningServer = server): Promise<number> {
+  let bytes = 0;
+  for (const kind of kindNames) {
+    if (kind === "quota") continue;
+    for (const record of await on.store.list(ORG, kind)) bytes += Buffer.byteLength(JSON.stringify(record.doc), "utf8");
+  }
+  return bytes;
+}
+
+describe("the org's stored bytes", () => {
+  const mk8s = (name: string, padding: number) => ({
+    name,
+    spec: {
+      version: "1.28.4",
+      provider: { generic: { location: "aws-eu-central-1", nodePools: [{ name: "general" }] } },
+      addOns: { padding: { data: "x".repeat(padding) } },
+    },
+  });
+
+  it("stored-bytes counts every record but quotas, through creates, PATCHes, actions and deletes", async () => {
+    expect((await orgQuota("stored-bytes")).current).toBe(await storedBytes());
+    expect((await admin(server).post(`/org/${ORG}/mk8s`, mk8s("sized", 10_000))).status).toBe(201);
+    expect(
+      (await admin(server).post(`/org/${ORG}/serviceaccount/only-mk8s/-addKey`, { description: "k" })).status,
+    ).toBe(200);
+    const patched = await admin(server).patch(`/org/${ORG}/mk8s/sized`, {
+      spec: { addOns: { padding: { data: "y" } } },
+    });
+    expect(patched.status).toBe(200);
+    expect((await orgQuota("stored-bytes")).current).toBe(await storedBytes());
+    expect((await admin(server).delete(`/org/${ORG}/mk8s/sized`)).status).toBe(202);
+    expect((await orgQuota("stored-bytes")).current).toBe(await storedBytes());
+  });
+
+  it("a write that would grow the org past it is a 429 naming it, and nothing changes", async () => {
+    const writer = as(server, bearer(await serviceAccountWithKey(server, "big-writer")));
+    expect(
+      (
+        await admin(server).post(`/org/${ORG}/policy`, {
+          name: "big-writer",
+          targetKind: "mk8s",
+          target: "all",
+          bindings: [{ permissions: ["create", "edit"], principalLinks: ["//serviceaccount/big-writer"] }],
+        })
+      ).status,
+    ).toBe(201);
+    const clusters = await orgQuota("mk8s-clusters");
+    expect((await admin(server).patch(`/org/${ORG}/quota/${clusters.id}`, { max: 100 })).status).toBe(200);
+    const quota = await orgQuota("stored-bytes");
+    const max = quota.current + 300 * 1024;
+    expect((await admin(server).patch(`/org/${ORG}/quota/${quota.id}`, { max })).status).toBe(200);
+    expect((await writer.post(`/org/${ORG}/mk8s`, mk8s("first", 200 * 1024))).status).toBe(201);
+    const before = await storedBytes();
+    const refused = await writer.post(`/org/${ORG}/mk8s`, mk8s("second", 200 * 1024));
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({
+      code: "QuotaExceeded",
+      message: expect.stringMatching(/^Quota stored-bytes exceeded: \d+ of \d+ used \(quota id /),
+      details: { quota: "stored-bytes", quotaId: quota.id, current: before, max },
+    });
+    const grown = await writer.patch(`/org/${ORG}/mk8s/first`, {
+      spec: { addOns: { more: { data: "z".repeat(200 * 1024) } } },
+    });
+    expect(grown.status).toBe(429);
+    expect(grown.body).toMatchObject({ details: { quota: "stored-bytes" } });
+    expect((await admin(server).get(`/org/${ORG}/mk8s/second`)).status).toBe(404);
+    expect(field((await admin(server).get(`/org/${ORG}/mk8s/first`)).body, "version")).toBe(1);
+    expect(await storedBytes()).toBe(before);
+    expect((await orgQuota("stored-bytes")).current).toBe(before);
+    // Shrinking is always allowed.
+    const shrunk = await writer.patch(`/org/${ORG}/mk8s/first`, { spec: { addOns: { padding: { data: "" } } } });
+    expect(shrunk.status).toBe(200);
+    expect((await orgQuota("stored-bytes")).current).toBe(await storedBytes());
+    expect((await orgQuota("stored-bytes")).current).toBe(before - 200 * 1024);
+  });
+});
+
 describe("an org stored before these quotas existed", () => {
   it("gets them on the next start, counting the records it holds, and they hold from then on", async () => {
     const path = join(dir, "old.db");
