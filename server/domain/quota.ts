@@ -53,7 +53,7 @@ export const quotaDefinitions: readonly QuotaDefinition[] = [
     name: "mk8s-clusters",
     description: "Max number of mk8s clusters",
     unit: "count",
-    max: 20,
+    max: 100,
     perGvc: false,
     counts: "mk8s",
   },
