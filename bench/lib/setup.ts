@@ -11,9 +11,17 @@ export function isVolumeSetQuotaOf(quota: QuotaItem, org: string, gvc: string): 
   return quota.name === "volumesets-per-gvc" && quota.dimensions?.gvcLink === `/org/${org}/gvc/${gvc}`;
 }
 
+/** Whether `quota` is the org's `stored-bytes` quota (64 MiB of records by default). */
+export function isStoredBytesQuota(quota: QuotaItem): boolean {
+  return quota.name === "stored-bytes" && quota.dimensions?.gvcLink === undefined;
+}
+
+/** What a load test lifts `stored-bytes` to: far beyond any run (its check still runs on every write). */
+export const LOAD_STORED_BYTES = 1e12;
+
 /**
- * Creates a gvc and lifts its `volumesets-per-gvc` quota (100 by default) to `maxVolumeSets`, as an org admin would
- * for a load test; the quota check itself still runs on every create.
+ * Creates a gvc and lifts its `volumesets-per-gvc` quota (100 by default) to `maxVolumeSets`, and the org's
+ * `stored-bytes` quota, as an org admin would for a load test; the quota checks themselves still run on every create.
  */
 export async function createGvc(admin: Http, org: string, gvc: string, maxVolumeSets = 1_000_000): Promise<void> {
   await admin.expect(201, "POST", `/org/${org}/gvc`, { name: gvc });
@@ -24,6 +32,9 @@ export async function createGvc(admin: Http, org: string, gvc: string, maxVolume
     throw new Error(`expected one volumesets-per-gvc quota for gvc ${gvc}, found ${items.length}`);
   }
   await admin.expect(200, "PATCH", `/org/${org}/quota/${id}`, { max: maxVolumeSets });
+  const bytes = ((quotas.body as { items?: QuotaItem[] }).items ?? []).find(isStoredBytesQuota)?.id;
+  if (typeof bytes !== "string") throw new Error(`no stored-bytes quota in org ${org}`);
+  await admin.expect(200, "PATCH", `/org/${org}/quota/${bytes}`, { max: LOAD_STORED_BYTES });
 }
 
 /** The volume set body the benchmarks create (tags and a description, as a real manifest carries). */

@@ -9,7 +9,13 @@
  */
 import type { Call } from "../../server/domain/records.js";
 import { serializeReply } from "../../server/json.js";
-import { isVolumeSetQuotaOf, volumeSetBody, type QuotaItem } from "../lib/setup.js";
+import {
+  LOAD_STORED_BYTES,
+  isStoredBytesQuota,
+  isVolumeSetQuotaOf,
+  volumeSetBody,
+  type QuotaItem,
+} from "../lib/setup.js";
 import { seededService } from "../lib/in-process.js";
 import { runChild } from "./child.js";
 
@@ -33,6 +39,9 @@ async function main(): Promise<void> {
   const quota = quotas.items.find((item) => isVolumeSetQuotaOf(item, ORG, "writes"));
   if (typeof quota?.id !== "string") throw new Error("no volumesets-per-gvc quota for gvc writes");
   await records.patch(admin, "quota", quota.id, { max: 10_000_000 });
+  const bytes = quotas.items.find(isStoredBytesQuota);
+  if (typeof bytes?.id !== "string") throw new Error("no stored-bytes quota");
+  await records.patch(admin, "quota", bytes.id, { max: LOAD_STORED_BYTES });
   await records.create({ ...admin, gvc: "writes" }, "volumeset", volumeSetBody("patched"));
 
   let sequence = 0;

@@ -210,7 +210,7 @@ export class OrgAuthz {
 
   /**
    * For each permission of the kind in catalog order: one entry per (policy, binding principal) that grants it.
-   * Every policy of the org counts, whether or not the caller may view it (the report answers "who may act on this").
+   * Every policy of the org counts: what the caller is shown of it is decided by `accessReportFor` (server/domain).
    */
   accessReport(kind: Kind, doc: JsonObject): AccessReportPermission[] {
     const link = selfLinkOf(doc);

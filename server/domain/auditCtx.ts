@@ -14,6 +14,7 @@ export const auditCtxRules: KindServerRules = {
   endpoints: {
     eventlog: eventlogEndpoint,
   },
+  quota: { name: "audit-contexts", perGvc: false },
   readOnly: ["origin"],
   immutable: [],
   preserved: ["status"],

@@ -15,6 +15,7 @@ export const locationRules: KindServerRules = {
   endpoints: {
     eventlog: eventlogEndpoint,
   },
+  quota: { name: "locations", perGvc: false },
   readOnly: ["origin", "provider", "region"],
   immutable: [],
   preserved: ["status"],

@@ -163,6 +163,7 @@ export const mk8sRules: KindServerRules = {
     eventlog: eventlogEndpoint,
     cacerts: cacertsEndpoint,
   },
+  quota: { name: "mk8s-clusters", perGvc: false },
   readOnly: ["alias"],
   immutable: [],
   preserved: ["status"],

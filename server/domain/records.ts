@@ -15,8 +15,10 @@ import { freezeWithJson, jsonEqual, jsonOf, reusedReply } from "../json.js";
 import { parseCoerced } from "./coerce.js";
 import { fullLinksInDirectives, nowIso } from "./common.js";
 import { foreignOrgLinks } from "./orgLinks.js";
-import { CursorCodec, PageMemo, pageAfter, type Cursor } from "./paging.js";
+import { CursorCodec, MAX_PAGE_BYTES, PageMemo, pageAfter, type Cursor } from "./paging.js";
+import { accessReportFor } from "./accessReport.js";
 import { storedLimitIssues } from "./limits.js";
+import { STORED_BYTES_QUOTA, storedBytesOf } from "./quota.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
 
@@ -87,6 +89,18 @@ function withoutReadOnly(kind: Kind, body: JsonObject, keep: readonly string[] =
   const result: JsonObject = {};
   for (const [field, value] of Object.entries(body)) if (!ignored(field)) result[field] = value;
   return result;
+}
+
+/**
+ * Whether a create body's `field` sets something the create would not set anyway: empty tags and a description equal
+ * to the name are the defaults every new record gets (a manifest echoing them chooses nothing).
+ */
+function setsField(body: JsonObject, field: string, name: string): boolean {
+  const value = body[field];
+  if (value === undefined || value === null) return false;
+  if (field === "tags") return !(isObject(value) && Object.keys(value).length === 0);
+  if (field === "description") return value !== name;
+  return true;
 }
 
 /** A dotted field path (`spec.performanceClass`) split once into its segments. */
@@ -318,7 +332,12 @@ export class RecordService {
     if (remembered?.counter === counter && remembered.decisions === authz.decisions) return remembered.page;
     const records = await this.visibleIn(call, kind, authz, scope);
     const self = this.collectionOf(call, kind);
-    const page = pageAfter(records, cursor, this.pageSize, (r) => ({ scope: r.scope, name: r.name }));
+    const page = pageAfter(
+      records,
+      cursor,
+      { items: this.pageSize, bytes: MAX_PAGE_BYTES, sizeOf: (r) => storedBytesOf(r.doc) },
+      (r) => ({ scope: r.scope, name: r.name }),
+    );
     const links: JsonObject[] = [{ rel: "self", href: self }];
     if (page.next) links.push({ rel: "next", href: `${self}?cursor=${this.cursors.list(page.next)}` });
     const answer = reusedReply({ kind: "list", itemKind: kind, items: page.items.map((r) => r.doc), links });
@@ -372,6 +391,16 @@ export class RecordService {
     if (!authz.can(call.principal, kind, createPermission, prospective)) {
       throw forbidden(`Not allowed to create ${kind} objects in org ${call.org}`);
     }
+    const alone = rules.createAlone;
+    if (alone !== undefined && !authz.can(call.principal, kind, alone.permission, prospective)) {
+      const beyond = Object.keys(body).filter((field) => !alone.fields.includes(field) && setsField(body, field, name));
+      if (beyond.length > 0) {
+        throw forbidden(
+          `Not allowed to set ${beyond.join(", ")} on a new ${kind} (needs ${alone.permission} on ${kind} objects; ` +
+            `${createPermission} alone sets only ${alone.fields.join(", ")})`,
+        );
+      }
+    }
     checkKindField(kind, raw);
     checkVersionField(raw);
     const scope = await this.scopeOf(call, kind);
@@ -423,6 +452,7 @@ export class RecordService {
     // quota refuses is undone with the rest of the transaction.
     if (!(await tx.create(record))) throw conflict("AlreadyExists", `${kind} ${name} already exists`);
     if (rules.quota) await this.consumeQuota(tx, org, rules.quota.name, rules.quota.perGvc ? scope : "", 1);
+    await this.consumeBytes(tx, org, kind, storedBytesOf(doc));
     if (rules.created) await rules.created(record, ctx);
     return doc;
   }
@@ -461,6 +491,14 @@ export class RecordService {
     if (issues.length > 0) throw badRequest(issues);
     // The record as it will be stored: frozen with its JSON text, which the store writes and the answer sends.
     freezeWithJson(doc, text, previous);
+  }
+
+  /**
+   * Moves the org's `stored-bytes` quota by `delta` bytes of stored JSON (quotas themselves are not counted: their
+   * usage moves with every write); a write that grows the org past it is a 429 naming it.
+   */
+  private async consumeBytes(tx: StoreOps, org: string, kind: Kind, delta: number): Promise<void> {
+    if (delta !== 0 && kind !== "quota") await this.consumeQuota(tx, org, STORED_BYTES_QUOTA, "", delta);
   }
 
   /** Adds `delta` to a quota's `current`; a create that would pass `max` is a 429 naming the quota. */
@@ -608,6 +646,7 @@ export class RecordService {
         await this.check(kind, next, ctx, previous);
         const replaced = await tx.replace(withDoc(current, current.version + 1, next), current.version);
         if (!replaced) return { done: false as const };
+        await this.consumeBytes(tx, call.org, kind, storedBytesOf(next) - storedBytesOf(previous));
         if (rules.patched) await rules.patched(previous, next, ctx);
         call.onPatched?.(previous);
         return { done: true as const, doc: next };
@@ -666,6 +705,7 @@ export class RecordService {
       if (rules.quota) {
         await this.consumeQuota(tx, call.org, rules.quota.name, rules.quota.perGvc ? current.scope : "", -1);
       }
+      await this.consumeBytes(tx, call.org, kind, -storedBytesOf(current.doc));
       if (rules.deleted) await rules.deleted(current, ctx);
     });
   }
@@ -696,10 +736,15 @@ export class RecordService {
       body,
       records.map((r) => r.doc),
     );
+    const fetchLinks = query["fetch"] === "links";
     const page = pageAfter(
       found,
       after,
-      this.pageSize,
+      {
+        items: this.pageSize,
+        bytes: MAX_PAGE_BYTES,
+        sizeOf: (doc) => (fetchLinks ? Buffer.byteLength(selfLinkOf(doc)) : storedBytesOf(doc)),
+      },
       (doc) => {
         const record = byDoc.get(doc);
         return {
@@ -718,7 +763,7 @@ export class RecordService {
     return {
       kind: "queryresult",
       itemKind: kind,
-      items: query["fetch"] === "links" ? page.items.map(selfLinkOf) : page.items,
+      items: fetchLinks ? page.items.map(selfLinkOf) : page.items,
       links,
       query,
     };
@@ -811,13 +856,22 @@ export class RecordService {
     };
   }
 
-  /** Who may act on the object: needs `view` on it (404 otherwise). */
+  /**
+   * Who may act on the object: needs `view` on it (404 otherwise); entries naming what the caller may not view are
+   * left out unless it holds `viewAccessReport` on the org (see `accessReportFor`).
+   */
   async accessReport(call: Call, kind: Kind, key: string): Promise<JsonObject> {
     const { record, authz } = await this.loadVisible(call, kind, key);
     const self = selfLink(call.org, kind, record.name, kinds[kind].scope === "gvc" ? call.gvc : undefined);
     return {
       kind: "accessreport",
-      permissions: authz.accessReport(kind, record.doc) as unknown as JsonValue,
+      permissions: (await accessReportFor(
+        this.store,
+        authz,
+        call.principal,
+        call.org,
+        authz.accessReport(kind, record.doc),
+      )) as unknown as JsonValue,
       created: nowIso(),
       links: [
         { rel: "self", href: `${self}/-accessreport` },
@@ -859,6 +913,7 @@ export class RecordService {
       if (result.update) {
         const doc = { ...result.update, version: current.version + 1, lastModified: now };
         await tx.replace(withDoc(current, current.version + 1, doc), current.version);
+        await this.consumeBytes(tx, call.org, kind, storedBytesOf(doc) - storedBytesOf(current.doc));
       }
       return { status: result.status, body: result.body };
     });

@@ -124,6 +124,12 @@ export interface KindRules {
   deleteForbidden?(record: JsonObject): string | undefined;
   /** Permission a create (POST, or a PUT that creates) needs (default `create`). */
   createPermission?: string;
+  /**
+   * The fields a create body may set with `createPermission` alone; setting any other field needs `permission` on the
+   * new object as well (a 403 naming the fields). Users: `invite` adds an email; a group's `memberQuery` may select
+   * any other field (tags, idp, description), so choosing them is editing the user.
+   */
+  createAlone?: { fields: readonly string[]; permission: string };
   /** Permission a DELETE needs (default `delete`). */
   deletePermission?: string;
   /** Quota consumed by each record of this kind. */

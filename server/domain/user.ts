@@ -45,7 +45,10 @@ const inviteEndpoint: KindEndpoint = {
 
 /**
  * Users are named by their email (the JWT `email` claim names the same principal). The documented catalog has no
- * `create`: users join an org by invitation, so adding one needs `invite`.
+ * `create`: users join an org by invitation, so adding one needs `invite`. An invitation carries only emails (and a
+ * group, types-ts `InviteRequest`); a user's tags change through `cpln user update`, a PATCH needing `edit`
+ * ("Modify existing users", docs.controlplane.com reference/user). So a create that sets anything besides the email
+ * needs `edit` too: otherwise `invite` alone would choose the tags a group's memberQuery selects (issue 39).
  */
 export const userRules: KindServerRules = {
   kind: "user",
@@ -54,9 +57,11 @@ export const userRules: KindServerRules = {
     invite: inviteEndpoint,
   },
   // `name` is the email (set by the server from it).
+  quota: { name: "users", perGvc: false },
   readOnly: ["email", "idp", "name"],
   immutable: [],
   preserved: [],
   createPermission: "invite",
+  createAlone: { fields: ["email"], permission: "edit" },
   initialize: (body) => pick(body, ["email", "idp"]),
 };

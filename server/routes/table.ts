@@ -56,6 +56,11 @@ export interface QueryParam extends RouteParam {
  */
 const DELETED = 202;
 
+/** What an access report shows its caller (server/domain/accessReport.ts). */
+const ACCESS_REPORT_RULE =
+  "Needs `view` on the object (404 otherwise). With `viewAccessReport` on the org (implied by org `manage`) every " +
+  "grant is listed; otherwise only those whose principal and granting policy the caller may view.";
+
 export interface RouteResponse {
   readonly status: number;
   readonly description: string;
@@ -602,7 +607,7 @@ export function recordRoutes(records: RecordService): Route[] {
         body: patchBody,
         rules: writeRules(records, kind, "PATCH"),
         responses: [{ status: 200, description: `The ${kind}`, body: record }],
-        errors: [400, 401, 403, 404, 409, 413, 415],
+        errors: [400, 401, 403, 404, 409, 413, 415, 429],
         auth: "required",
         handler: async (request) => records.patch(patchCallOf(request), kind, key(request), request.body),
       });
@@ -617,7 +622,7 @@ export function recordRoutes(records: RecordService): Route[] {
         body: keyedPutBody,
         rules: writeRules(records, kind, "PUT"),
         responses: [{ status: 200, description: `The ${kind}`, body: record }],
-        errors: [400, 401, 403, 404, 409, 413, 415],
+        errors: [400, 401, 403, 404, 409, 413, 415, 429],
         auth: "required",
         handler: async (request) => {
           const body = request.body as Record<string, unknown> | null;
@@ -631,6 +636,7 @@ export function recordRoutes(records: RecordService): Route[] {
         path: "/org/{org}/-accessreport",
         operationId: `get${Name}AccessReport`,
         summary: `Who may act on the ${kind}`,
+        description: ACCESS_REPORT_RULE,
         tags,
         params: [orgParam],
         responses: [{ status: 200, description: "Access report", body: named("AccessReport", "output", accessReport) }],
@@ -766,7 +772,7 @@ export function recordRoutes(records: RecordService): Route[] {
       body: patchBody,
       rules: writeRules(records, kind, "PATCH"),
       responses: [{ status: 200, description: "The object", body: record }],
-      errors: [400, 401, 403, 404, 409, 413, 415],
+      errors: [400, 401, 403, 404, 409, 413, 415, 429],
       auth: "required",
       handler: async (request) => records.patch(patchCallOf(request), kind, key(request), request.body),
     });
@@ -780,7 +786,7 @@ export function recordRoutes(records: RecordService): Route[] {
       body: putBody,
       rules: writeRules(records, kind, "PUT"),
       responses: [{ status: 200, description: "The object", body: record }],
-      errors: [400, 401, 403, 404, 409, 413, 415],
+      errors: [400, 401, 403, 404, 409, 413, 415, 429],
       auth: "required",
       handler: async (request) => records.put(callOf(request), kind, key(request), request.body),
     });
@@ -807,6 +813,7 @@ export function recordRoutes(records: RecordService): Route[] {
       path: `${item}/-accessreport`,
       operationId: `get${Name}AccessReport`,
       summary: `Who may act on a ${kind}`,
+      description: ACCESS_REPORT_RULE,
       tags,
       params: itemParams,
       responses: [{ status: 200, description: "Access report", body: named("AccessReport", "output", accessReport) }],
@@ -836,7 +843,7 @@ export function recordRoutes(records: RecordService): Route[] {
             body: named(spec.response.name, "output", spec.response.schema),
           },
         ],
-        errors: [...new Set([400, 401, 403, 404, 413, 415, ...(spec.errors ?? [])])].sort((a, b) => a - b),
+        errors: [...new Set([400, 401, 403, 404, 413, 415, 429, ...(spec.errors ?? [])])].sort((a, b) => a - b),
         auth: "required",
         handler: async (request, reply) => {
           const result = await records.action(callOf(request), kind, key(request), action, request.body);

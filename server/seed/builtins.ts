@@ -2,7 +2,7 @@ import { kindNames, type Kind } from "../../api/kinds.js";
 import { selfLink } from "../../api/links.js";
 import { keyNameOf, sha256Hex } from "../auth/authn.js";
 import { isObject } from "../domain/common.js";
-import { createQuota, quotaDefinitions } from "../domain/quota.js";
+import { ensureQuotas, moveStoredBytes, storedBytesOf } from "../domain/quota.js";
 import type { RecordService } from "../domain/records.js";
 import type { JsonObject, StoreOps } from "../store/store.js";
 import { builtinLocations, geoOf } from "./locations.js";
@@ -19,7 +19,11 @@ export const ADMIN_KEY_DESCRIPTION = "cpln-local admin key";
  */
 export async function seedOrg(records: RecordService, org: string): Promise<boolean> {
   const store = records.store;
-  if (await store.get(org, "org", "", org)) return false;
+  if (await store.get(org, "org", "", org)) {
+    // An org stored by an earlier version gets the quotas added since, counting what it holds.
+    await store.transaction((tx) => ensureQuotas(tx, org, new Date().toISOString()));
+    return false;
+  }
   await store.transaction(async (tx) => {
     await insertBuiltins(records, tx, org, "all");
     await records.insert(tx, org, "gvc", "", undefined, defaultGvc, new Date().toISOString());
@@ -57,11 +61,8 @@ async function insertBuiltins(
       await records.insert(tx, org, kind, "", undefined, body, now, fields);
   };
   await insert("org", { name: org, description: org }, { spec: {}, status: {} });
-  for (const definition of quotaDefinitions) {
-    if (!definition.perGvc && (await missing("quota", definition.name))) {
-      await createQuota(tx, org, definition, undefined, now);
-    }
-  }
+  // Before the other builtins, which consume them; a quota created here counts what the org already holds.
+  await ensureQuotas(tx, org, now);
   await insert(
     "serviceaccount",
     { name: ADMIN_SERVICE_ACCOUNT, description: "Service account of the platform (builtin)" },
@@ -149,8 +150,7 @@ export async function installAdminKeyIn(tx: StoreOps, org: string, adminKey: str
     kept.push({ name: keyName, created: now, description: ADMIN_KEY_DESCRIPTION });
   }
   const version = account.version + 1;
-  await tx.replace(
-    { ...account, version, doc: { ...account.doc, keys: kept, version, lastModified: now } },
-    account.version,
-  );
+  const doc: JsonObject = { ...account.doc, keys: kept, version, lastModified: now };
+  await tx.replace({ ...account, version, doc }, account.version);
+  await moveStoredBytes(tx, org, storedBytesOf(doc) - storedBytesOf(account.doc));
 }
