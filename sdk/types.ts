@@ -1043,7 +1043,7 @@ export interface CplnClientApi {
   getPermissions(kind: Kind, options?: KindCallOptions): Promise<PermissionSchema>;
   /** `POST /org/{org}/mk8s/{name}/-join` with flat options (`{nodePoolName: "general"}`). The script holds a
    * short-lived bootstrap token: treat it as a secret. Clusters whose provider is not `generic` or `hetzner` get a
-   * 409 `Unsupported`. */
+   * 400 `Unsupported`. */
   getMk8sJoinScript(name: string, joinOptions?: JoinOptions, options?: CallOptions): Promise<Mk8sJoinResponse>;
   listServiceAccounts(options?: CallOptions): Promise<ServiceAccount[]>;
   /** Adds a key; the response is the only time the secret `key` is returned. Never retried after a cut. */
