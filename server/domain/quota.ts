@@ -76,8 +76,8 @@ export const quotaDefinitions: readonly QuotaDefinition[] = [
   },
   // What every kind's records hold together, whatever their counts: a count times the largest record is not a bound
   // an org should ever reach (500 policies of 512 KiB are 250 MiB). Equal to the state import's body limit
-  // (IMPORT_BODY_LIMIT), so what an org holds can be exported and imported back; a write that would pass it (a
-  // create, or a PATCH, PUT or action that grows a record) is a 429 naming it.
+  // (IMPORT_BODY_LIMIT): an org is kept to about what one import restores (an export adds its quotas, key hashes and
+  // envelope). A write that would pass it (a create, or a PATCH, PUT or action that grows a record) is a 429 naming it.
   {
     name: STORED_BYTES_QUOTA,
     description: "Max bytes of the org's stored objects (their JSON)",
