@@ -12,22 +12,17 @@ import { isKind, kinds, type Kind } from "../../api/kinds.js";
 import { collectionPath, findLink, parseLink, selfLink } from "../../api/links.js";
 import {
   accessReport,
-  auditCtx,
   cloudAccount,
   group,
-  gvc,
   listResponse,
   location,
-  mk8s,
   mk8sJoinResponse,
-  org as orgRecord,
   permissionSchema,
   policy,
   queryResult,
   quota,
   serviceAccount,
   serviceAccountKey,
-  user,
   volumeSet,
   type AccessReport,
   type CloudAccount,
@@ -125,23 +120,9 @@ export interface QueryResult<T> {
 /** `GET /about`: what the service says about itself (free-form). */
 export type About = Record<string, unknown>;
 
-/** The record schema of each kind, for link-based reads. */
+/** The record schema of each kind, for link-based reads: the kind's declaration says it. */
 function recordSchema(kind: Kind): z.ZodType {
-  const schemas: Record<Kind, () => z.ZodType> = {
-    org: orgRecord,
-    gvc,
-    volumeset: volumeSet,
-    location,
-    policy,
-    group,
-    serviceaccount: serviceAccount,
-    user,
-    cloudaccount: cloudAccount,
-    mk8s,
-    auditctx: auditCtx,
-    quota,
-  };
-  return schemas[kind]();
+  return kinds[kind].schemas.record();
 }
 
 const maxPages = 1000;
