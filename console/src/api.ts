@@ -55,15 +55,35 @@ export function saveSession(session: Session | undefined): void {
   else sessionStorage.removeItem(STORAGE_KEY);
 }
 
+/**
+ * Marks every request the console sends: the server's request log keeps the mark, and the request view leaves the
+ * console's own requests out unless asked (so a program's requests stand alone).
+ */
+export const CONSOLE_HEADERS = { "x-cpln-local-client": "console" } as const;
+
+/** A request without credentials to this server (its public documents: `/about`, `/openapi.json`). */
+export const fetchPublic = (path: string): Promise<Response> => fetch(sameOrigin(path), { headers: CONSOLE_HEADERS });
+
+/**
+ * `path` when it names a path of this server (`/…`), else an error: the key is never sent elsewhere, whatever a link
+ * the console is given says (`//host/…` and `http://…` are other origins).
+ */
+function sameOrigin(path: string): string {
+  if (!path.startsWith("/") || path.startsWith("//") || new URL(path, location.origin).origin !== location.origin)
+    throw new ApiError(0, `Refused: ${path} is not a path of this server`);
+  return path;
+}
+
 export async function call<T>(
   session: Pick<Session, "token">,
   method: string,
   path: string,
   body?: unknown,
 ): Promise<T> {
-  const headers: Record<string, string> = { authorization: `Bearer ${session.token}` };
+  const headers: Record<string, string> = { ...CONSOLE_HEADERS, authorization: `Bearer ${session.token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const url = sameOrigin(path);
+  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
   if (!response.ok) {
@@ -71,6 +91,20 @@ export async function call<T>(
     throw new ApiError(response.status, `${response.status}: ${message}`);
   }
   return parsed as T;
+}
+
+/**
+ * Why the console will not open `link` as an object of `org`, or undefined when it will: an object link is a path
+ * `/org/<org>` or `/org/<org>/…` of this server, in plain segments — no query, fragment, backslash, empty segment or
+ * dot segment (`..` and `%2e%2e` alike: the browser would resolve them to another path before sending the key).
+ */
+export function objectLinkProblem(org: string, link: string): string | undefined {
+  const prefix = `/org/${encodeURIComponent(org)}`;
+  if (link !== prefix && !link.startsWith(`${prefix}/`)) return `${link} is not a link into org ${org}`;
+  const segments = link.split("/").slice(1);
+  if (/[?#\\\s]/.test(link) || segments.some((s) => s === "" || /^(\.|%2e){1,2}$/i.test(s)))
+    return `${link} is not a plain object link`;
+  return undefined;
 }
 
 export const selfLink = (record: ApiRecord): string => record.links?.find((link) => link.rel === "self")?.href ?? "";
@@ -96,7 +130,7 @@ export async function listAll(
  * org-level query, `POST /org/{org}/<kind>/-query` (gvc-scoped kinds: across every gvc).
  */
 export async function servedKinds(): Promise<string[]> {
-  const document = (await (await fetch("/openapi.json")).json()) as { paths: Record<string, unknown> };
+  const document = (await (await fetchPublic("/openapi.json")).json()) as { paths: Record<string, unknown> };
   return Object.keys(document.paths)
     .map((path) => /^\/org\/\{org\}\/([a-z0-9]+)\/-query$/.exec(path)?.[1])
     .filter((kind): kind is string => kind !== undefined)

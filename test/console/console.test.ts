@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
 import { EngineDriver, engineWorld } from "../engine/harness.js";
 import { skipWithoutEngine } from "../engine/support.js";
-import { findChromium, launchChromium } from "./browser.js";
+import { findChromium, launchChromium } from "../../tools/browser.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const ORG = "test";
