@@ -63,6 +63,23 @@ export const shortLink = (org: string, link: string): string =>
     .join("")
     .replace(/^\/org\/[^/]+$/, "org");
 
+const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * Positions for boxes that would each be at `ideals[i]`, between `first` and `last`: in the order of their ideals, each
+ * at least ROW_PITCH below the one before (a pass down, then one up from `last`), so no two overlap. There is room:
+ * the picture is as tall as its longest column.
+ */
+function place(ideals: number[], first: number, last: number): number[] {
+  const order = ideals.map((_, i) => i).sort((a, b) => ideals[a]! - ideals[b]! || a - b);
+  const ys: number[] = [];
+  let previous = -Infinity;
+  for (const i of order) previous = ys[i] = Math.max(ideals[i]!, first, previous + ROW_PITCH);
+  let next = Infinity;
+  for (const i of order.reverse()) next = ys[i] = Math.min(ys[i]!, last, next - ROW_PITCH);
+  return ys;
+}
+
 interface Node {
   name: string;
   label: string;
@@ -107,16 +124,39 @@ export function AccessPicture({ grants, org }: { grants: Grant[]; org: string })
       if (!grantsOf.has(key)) grantsOf.set(key, { principal: principalRow, permissions, targets: grant.targets });
     }
   }
-  // Permission boxes in principal order, targets in the order those boxes reach them: fewer crossing lines.
-  const ordered = [...grantsOf.values()].sort((a, b) => a.principal - b.principal);
+  // Permission boxes by principal, then by target (in the order the grants name them): fewer crossing lines.
+  const targetOrder = [...new Set(grants.map((grant) => grant.targets))];
+  const ordered = [...grantsOf.values()].sort(
+    (a, b) => a.principal - b.principal || targetOrder.indexOf(a.targets) - targetOrder.indexOf(b.targets),
+  );
   const targets = new Column();
   const boxes = ordered.map((box) => ({ ...box, target: targets.row(box.targets, shortLink(org, box.targets)) }));
   const counts = [policies.nodes.length, principals.nodes.length, boxes.length, targets.nodes.length];
   const rows = Math.max(...counts);
   const height = HEADING + rows * ROW_PITCH + 2 * PADDING - (ROW_PITCH - NODE_HEIGHT);
-  // Each column centred on the tallest.
-  const y = (column: number, row: number) =>
-    HEADING + PADDING + ((rows - counts[column]!) * ROW_PITCH) / 2 + row * ROW_PITCH + NODE_HEIGHT / 2;
+  const first = HEADING + PADDING + NODE_HEIGHT / 2;
+  const last = first + (rows - 1) * ROW_PITCH;
+  // The permission boxes packed and centred; every other box as near as it may be to the middle of the boxes it is
+  // joined to (a principal beside its own permission boxes, which are consecutive), so the lines run short.
+  const boxYs = boxes.map((_, row) => first + ((rows - boxes.length) * ROW_PITCH) / 2 + row * ROW_PITCH);
+  const principalYs = place(
+    principals.nodes.map((_, row) => mean(boxes.flatMap((box, i) => (box.principal === row ? [boxYs[i]!] : [])))),
+    first,
+    last,
+  );
+  const policyPairs = [...policyEdges].map((pair) => pair.split(":").map(Number) as [number, number]);
+  const policyYs = place(
+    policies.nodes.map((_, row) => mean(policyPairs.flatMap(([p, q]) => (p === row ? [principalYs[q]!] : [])))),
+    first,
+    last,
+  );
+  const targetYs = place(
+    targets.nodes.map((_, row) => mean(boxes.flatMap((box, i) => (box.target === row ? [boxYs[i]!] : [])))),
+    first,
+    last,
+  );
+  const ys = [policyYs, principalYs, boxYs, targetYs];
+  const y = (column: number, row: number) => ys[column]![row]!;
   const edge = (from: number, fromRow: number, to: number, toRow: number, key: string) => {
     const x1 = COLUMNS[from]!.x + COLUMNS[from]!.width;
     const x2 = COLUMNS[to]!.x;
@@ -158,10 +198,9 @@ export function AccessPicture({ grants, org }: { grants: Grant[]; org: string })
           {heading}
         </text>
       ))}
-      {[...policyEdges].map((pair) => {
-        const [policyRow, principalRow] = pair.split(":").map(Number) as [number, number];
-        return edge(0, policyRow, 1, principalRow, `p${pair}`);
-      })}
+      {policyPairs.map(([policyRow, principalRow]) =>
+        edge(0, policyRow, 1, principalRow, `p${policyRow}:${principalRow}`),
+      )}
       {boxes.map((box, row) => [edge(1, box.principal, 2, row, `a${row}`), edge(2, row, 3, box.target, `b${row}`)])}
       {policies.nodes.map((item, row) => node(0, row, item, "node"))}
       {principals.nodes.map((item, row) => node(1, row, item, "node"))}
