@@ -2,6 +2,9 @@
  * The console's only way to data: the HTTP API and the emulator endpoints of the server that served the page, with the
  * credentials the user signed in with (kept in sessionStorage: this tab only, gone when it closes).
  */
+import { pathProblem } from "./links.js";
+
+export { objectLinkProblem } from "./links.js";
 
 export interface Session {
   org: string;
@@ -64,13 +67,10 @@ export const CONSOLE_HEADERS = { "x-cpln-local-client": "console" } as const;
 /** A request without credentials to this server (its public documents: `/about`, `/openapi.json`). */
 export const fetchPublic = (path: string): Promise<Response> => fetch(sameOrigin(path), { headers: CONSOLE_HEADERS });
 
-/**
- * `path` when it names a path of this server (`/…`), else an error: the key is never sent elsewhere, whatever a link
- * the console is given says (`//host/…` and `http://…` are other origins).
- */
+/** `path`, or an error when it is not a path of this server (`pathProblem`): the key is never sent elsewhere. */
 function sameOrigin(path: string): string {
-  if (!path.startsWith("/") || path.startsWith("//") || new URL(path, location.origin).origin !== location.origin)
-    throw new ApiError(0, `Refused: ${path} is not a path of this server`);
+  const problem = pathProblem(path, location.origin);
+  if (problem) throw new ApiError(0, `Refused: ${problem}`);
   return path;
 }
 
@@ -91,20 +91,6 @@ export async function call<T>(
     throw new ApiError(response.status, `${response.status}: ${message}`);
   }
   return parsed as T;
-}
-
-/**
- * Why the console will not open `link` as an object of `org`, or undefined when it will: an object link is a path
- * `/org/<org>` or `/org/<org>/…` of this server, in plain segments — no query, fragment, backslash, empty segment or
- * dot segment (`..` and `%2e%2e` alike: the browser would resolve them to another path before sending the key).
- */
-export function objectLinkProblem(org: string, link: string): string | undefined {
-  const prefix = `/org/${encodeURIComponent(org)}`;
-  if (link !== prefix && !link.startsWith(`${prefix}/`)) return `${link} is not a link into org ${org}`;
-  const segments = link.split("/").slice(1);
-  if (/[?#\\\s]/.test(link) || segments.some((s) => s === "" || /^(\.|%2e){1,2}$/i.test(s)))
-    return `${link} is not a plain object link`;
-  return undefined;
 }
 
 export const selfLink = (record: ApiRecord): string => record.links?.find((link) => link.rel === "self")?.href ?? "";
