@@ -33,6 +33,8 @@ export async function signIn(
   token = target.adminKey,
 ): Promise<Page> {
   const page = await opener.newPage();
+  // Generous: on a loaded 2-core machine a page's first render can take seconds; it only guards against a hang.
+  page.setDefaultTimeout(60_000);
   await page.setViewportSize({ width: 1280, height: 860 });
   page.on("dialog", (dialog) => void dialog.accept());
   await page.goto(`${target.url}/console/`);
