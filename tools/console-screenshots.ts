@@ -142,7 +142,7 @@ async function main(): Promise<void> {
     await view("#/access");
     await page.getByRole("img", { name: "Access picture" }).waitFor();
     await page
-      .getByRole("heading", { name: "Policies → principals → targets" })
+      .getByRole("heading", { name: "Policies → principals → permissions → targets" })
       .evaluate((heading) => heading.scrollIntoView({ block: "start" }));
     await shot("access-picture");
 
@@ -161,16 +161,17 @@ async function main(): Promise<void> {
   }
 }
 
-/** Waits until the org view shows a count for every kind. */
+/**
+ * Waits until the org view shows a count for every kind: polled from here (`waitForFunction` with a string would
+ * evaluate it in the page, which the console's CSP forbids).
+ */
 async function settledOrg(page: Page): Promise<void> {
-  await page.waitForFunction(
-    `(() => {
-      const shown = [...document.querySelectorAll("table[aria-label=Kinds] tbody td.num")];
-      return shown.length > 0 && shown.every((cell) => /^\\d+$/.test(cell.textContent ?? ""));
-    })()`,
-    undefined,
-    { timeout: TIMEOUT },
-  );
+  const cells = page.getByRole("table", { name: "Kinds" }).locator("tbody td.num");
+  for (const deadline = Date.now() + TIMEOUT; Date.now() < deadline; await page.waitForTimeout(200)) {
+    const counts = await cells.allInnerTexts();
+    if (counts.length > 0 && counts.every((count) => /^\d+$/.test(count.trim()))) return;
+  }
+  throw new Error(`the org view showed no count for every kind within ${TIMEOUT} ms`);
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 /** What the console's browser tests share: the API of a server under test, and signing a fresh page in. */
 import type { Page } from "playwright-core";
+import { expect } from "vitest";
 import type { RunningServer } from "../../dist/server/index.js";
 
 /** A call to the API of `target` as `token`, as a program would make it (no console mark): the parsed answer. */
@@ -47,10 +48,15 @@ export async function signIn(
 
 /** Waits until the org view shows a count for every kind (its queries, one per kind, all answered). */
 export async function orgViewSettled(page: Page): Promise<void> {
-  // A string: evaluated in the page (this file is compiled without the DOM's types).
-  const settled = `(() => {
-    const shown = [...document.querySelectorAll("table[aria-label=Kinds] tbody td.num")];
-    return shown.length > 0 && shown.every((cell) => /^\\d+$/.test(cell.textContent ?? ""));
-  })()`;
-  await page.waitForFunction(settled, undefined, { timeout: 60_000 });
+  // Polled from here: `waitForFunction` with a string would evaluate it in the page, which the console's CSP forbids.
+  const cells = page.getByRole("table", { name: "Kinds" }).locator("tbody td.num");
+  await expect
+    .poll(
+      async () => {
+        const counts = await cells.allInnerTexts();
+        return counts.length > 0 && counts.every((count) => /^\d+$/.test(count.trim()));
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(true);
 }

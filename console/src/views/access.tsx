@@ -1,6 +1,6 @@
 /**
  * Who can do what: for a principal, every grant it holds (directly or through a group, by link or by the group's
- * memberQuery) with the policy and binding that give it; and the whole picture — policies → principals → targets —
+ * memberQuery) with the policy and binding that give it; and the whole picture — policies → principals → permissions → targets —
  * drawn for the bindings the filter leaves (up to PICTURE_LIMIT, so it stays readable at hundreds of policies) above
  * one filterable table of every binding. The org's own policies come first; the builtins (two per kind, most of a new
  * org's bindings) are folded behind a toggle.
@@ -89,7 +89,7 @@ export function AccessView({ session, principal }: { session: Session; principal
         </select>
       </label>
       {principal && <PrincipalGrants session={session} principal={principal} grants={grants} groups={groups} />}
-      <h2>Policies → principals → targets</h2>
+      <h2>Policies → principals → permissions → targets</h2>
       <div class="filter">
         <label>
           Filter <input name="policy-filter" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
