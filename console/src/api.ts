@@ -2,7 +2,7 @@
  * The console's only way to data: the HTTP API and the emulator endpoints of the server that served the page, with the
  * credentials the user signed in with (kept in sessionStorage: this tab only, gone when it closes).
  */
-import { pathProblem } from "./links.js";
+import { kindProblem, pathProblem } from "./links.js";
 
 export { objectLinkProblem } from "./links.js";
 
@@ -125,6 +125,8 @@ export async function servedKinds(): Promise<string[]> {
 
 /** Every object of a kind the session may view, optionally filtered by a query spec. */
 export function queryKind(session: Session, kind: string, spec: QuerySpec = {}, max?: number): Promise<ApiRecord[]> {
+  const problem = kindProblem(kind); // the kind may come from the page's address
+  if (problem) return Promise.reject(new ApiError(0, `Refused: ${problem}`));
   const path = `/org/${encodeURIComponent(session.org)}/${kind}/-query`;
   return listAll(session, { method: "POST", path, body: { kind, spec } }, max);
 }

@@ -5,12 +5,21 @@
 
 /**
  * Why `path` is not a path of the server at `origin`, or undefined when it is: a path (`/…`), not `//host/…` or
- * `http://…`, that stays on `origin` once resolved.
+ * `http://…`, that the browser sends as it is. A path it would rewrite first — dot segments (`..`, `%2e%2e`), a
+ * fragment, a backslash — is refused: built from a crafted part (`#/kind/..%2F..%2F_cpln-local%2F…%23`), it would
+ * reach another endpoint of this server with the key.
  */
 export function pathProblem(path: string, origin: string): string | undefined {
-  if (!path.startsWith("/") || path.startsWith("//") || new URL(path, origin).origin !== origin)
-    return `${path} is not a path of this server`;
+  if (!path.startsWith("/") || path.startsWith("//")) return `${path} is not a path of this server`;
+  const url = new URL(path, origin);
+  if (url.origin !== origin) return `${path} is not a path of this server`;
+  if (url.pathname + url.search !== path) return `${path} is not a plain path (the browser would send ${url.pathname})`;
   return undefined;
+}
+
+/** Why `kind` is not a kind's name (lowercase letters and digits, as the API's paths name them), or undefined. */
+export function kindProblem(kind: string): string | undefined {
+  return /^[a-z0-9]+$/.test(kind) ? undefined : `${kind} is not a kind`;
 }
 
 /**

@@ -97,6 +97,30 @@ describe.skipIf(skip)("what the console sends", () => {
     await page.close();
   });
 
+  it("refuses a kind from the address that would make its query reach another endpoint: the org is not reset", async () => {
+    await request(server, "POST", `/org/${ORG}/group`, { name: "before-crafted-kind" });
+    const page = await signIn(browser, server);
+    await orgViewSettled(page);
+    const sent: string[] = [];
+    const onRequest = (req: Request) => {
+      if (!req.url().startsWith(`${server.url}/console/`)) sent.push(`${req.method()} ${req.url()}`);
+    };
+    page.on("request", onRequest);
+    // Once the query's path is built, the browser would resolve it to POST /_cpln-local/org/<org>/reset.
+    const kind = `../../_cpln-local/org/${ORG}/reset#`;
+    await page.evaluate(`location.hash = ${JSON.stringify(`#/kind/${encodeURIComponent(kind)}`)}`);
+    await expect.poll(() => page.getByRole("alert").innerText()).toBe(`Refused: ${kind} is not a kind`);
+    // A kind of the org still lists; its request comes after any the crafted one would have made.
+    await page.evaluate(`location.hash = "#/kind/group"`);
+    await expect.poll(() => page.locator("p.count").first().innerText()).toMatch(/^\d+ objects$/);
+    page.off("request", onRequest);
+    expect(sent).toEqual([`POST ${server.url}/org/${ORG}/group/-query`]);
+    expect((await request<{ name: string }>(server, "GET", `/org/${ORG}/group/before-crafted-kind`)).name).toBe(
+      "before-crafted-kind",
+    );
+    await page.close();
+  });
+
   it("marks its own requests; the request view leaves them out unless asked, so a program's stand alone", async () => {
     await request(server, "DELETE", "/_cpln-local/requests");
     const page = await signIn(browser, server);

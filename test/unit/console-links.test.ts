@@ -4,7 +4,7 @@
  * to end; these name every form of link one by one.
  */
 import { describe, expect, it } from "vitest";
-import { objectLinkProblem, pathProblem } from "../../console/src/links.js";
+import { kindProblem, objectLinkProblem, pathProblem } from "../../console/src/links.js";
 
 describe("objectLinkProblem", () => {
   it.each([
@@ -52,10 +52,32 @@ describe("pathProblem", () => {
     expect(pathProblem(path, origin)).toBe(`${path} is not a path of this server`);
   });
 
-  it.each(["/org/demo", "/_cpln-local/requests", "/openapi.json", "/org/demo/policy/-query?x=1"])(
-    "accepts %s",
-    (path) => {
-      expect(pathProblem(path, origin)).toBeUndefined();
-    },
+  it.each([
+    ["/org/demo/../../_cpln-local/org/demo/reset#/-query", "/_cpln-local/org/demo/reset"],
+    ["/org/demo/%2e%2e/other/-query", "/org/other/-query"],
+    ["/org/demo/./group", "/org/demo/group"],
+    ["/org/demo/group#x", "/org/demo/group"],
+    ["/org/demo\\group", "/org/demo/group"],
+    ["/org/demo/a b", "/org/demo/a%20b"],
+  ])("refuses %s, which the browser would send as %s", (path, sent) => {
+    expect(pathProblem(path, origin)).toBe(`${path} is not a plain path (the browser would send ${sent})`);
+  });
+
+  it.each([
+    "/org/demo",
+    "/_cpln-local/requests",
+    "/openapi.json",
+    "/org/demo/policy/-query?x=1",
+    "/org/demo/user/ada@data.example.com",
+    "/org/demo/group?cursor=YWJj-_&limit=100",
+  ])("accepts %s", (path) => {
+    expect(pathProblem(path, origin)).toBeUndefined();
+  });
+});
+
+describe("kindProblem", () => {
+  it.each(["policy", "serviceaccount", "mk8s"])("accepts %s", (kind) => expect(kindProblem(kind)).toBeUndefined());
+  it.each(["../../_cpln-local/org/demo/reset#", "policy/x", "Policy", "", "policy?x"])("refuses %s", (kind) =>
+    expect(kindProblem(kind)).toBe(`${kind} is not a kind`),
   );
 });
