@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Bundles the console (console/src, Preact) into dist/console/: app.js (minified, no source from the network at run
-// time), app.css and index.html. `npm run build` runs it after tsc; the server serves exactly these three files.
+// time), app.css, icon.svg and index.html. `npm run build` runs it after tsc; the server serves exactly these four files.
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -21,4 +21,4 @@ await build({
   legalComments: "none",
   logLevel: "warning",
 });
-for (const file of ["index.html", "app.css"]) copyFileSync(join(root, "console", file), join(out, file));
+for (const file of ["index.html", "app.css", "icon.svg"]) copyFileSync(join(root, "console", file), join(out, file));

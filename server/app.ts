@@ -6,7 +6,7 @@ import { ErrorCode, type ApiErrorBody } from "../api/errors.js";
 import { anonymous, type Authenticator, type Principal } from "./auth/authn.js";
 import { ApiFailure, badRequest } from "./errors.js";
 import type { FaultInjector, FaultMode } from "./faults.js";
-import { logLine, type PushedRequest, type RequestRing } from "./inspect.js";
+import { CLIENT_HEADER, CONSOLE_CLIENT, logLine, type PushedRequest, type RequestLog } from "./inspect.js";
 import { jsonOf, MAX_JSON_DEPTH, nestsDeeperThan, replyPayload, reservedKeyPathInText } from "./json.js";
 import type { Store } from "./store/store.js";
 
@@ -61,7 +61,7 @@ export interface AppContext {
   /** When set, every request is appended here. */
   requestLog: RecordedRequest[] | undefined;
   /** The last requests, for request inspection (`GET /_cpln-local/requests`). */
-  recent?: RequestRing;
+  recent?: RequestLog;
   /** Connection limits (defaults: `DEFAULT_CONNECTION_LIMITS`). */
   connections?: Partial<ConnectionLimits>;
   /** Where request inspection reads the object a PATCH changes, before the change. */
@@ -367,6 +367,7 @@ export function buildApp(context: AppContext): FastifyInstance {
           durationMs: Math.round(durationMs * 10) / 10,
         };
         if (request.principal) pushed.principal = request.principal.link;
+        if (request.headers[CLIENT_HEADER] === CONSOLE_CLIENT) pushed.client = CONSOLE_CLIENT;
         // The pair as JSON text: the record before as stored (its remembered text), the answer as sent.
         if (typeof request.recordAfter === "string") {
           pushed.changeText = `{"before":${jsonOf(request.recordBefore)},"after":${request.recordAfter}}`;

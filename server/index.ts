@@ -7,9 +7,9 @@ import { kindRules } from "./domain/index.js";
 import { RecordService } from "./domain/records.js";
 import { newServiceAccountKey } from "./domain/serviceAccount.js";
 import { FaultInjector, type FaultOptions } from "./faults.js";
-import { DEFAULT_INSPECTED_BYTES, DEFAULT_INSPECTED_REQUESTS, RequestRing } from "./inspect.js";
+import { DEFAULT_INSPECTED_BYTES, DEFAULT_INSPECTED_REQUESTS, RequestLog } from "./inspect.js";
 import type { EmulatorHooks } from "./routes/emulator.js";
-import { registerConsole } from "./routes/console.js";
+import { registerConsole, registerFavicon } from "./routes/console.js";
 import { serverRoutes } from "./routes/index.js";
 import { packageVersion } from "./routes/meta.js";
 import { registerRoutes } from "./routes/register.js";
@@ -50,7 +50,7 @@ export interface ServerOptions {
   logFormat?: "text" | "json";
   /** Items per list and query page (default 100, see `DEFAULT_PAGE_SIZE`). */
   pageSize?: number;
-  /** Requests kept for `GET /_cpln-local/requests` (default 500). */
+  /** Requests kept for `GET /_cpln-local/requests` (default 500; the console's own are kept apart, see `RequestLog`). */
   inspectedRequests?: number;
   /** Bytes those requests may account for (default 8 MiB, see `DEFAULT_INSPECTED_BYTES`). */
   inspectedBytes?: number;
@@ -114,7 +114,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
 
     const faults = new FaultInjector(options.faults);
     const requestLog: RecordedRequest[] | undefined = options.recordRequests ? [] : undefined;
-    const recent = new RequestRing(
+    const recent = new RequestLog(
       options.inspectedRequests ?? DEFAULT_INSPECTED_REQUESTS,
       options.inspectedBytes ?? DEFAULT_INSPECTED_BYTES,
     );
@@ -157,6 +157,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const { onRoute } = options;
     if (onRoute) app.addHook("onRoute", (route) => onRoute(route));
     registerRoutes(app, serverRoutes(records, org, emulator));
+    registerFavicon(app);
     if (options.console ?? true) registerConsole(app);
     await app.listen({ host, port: options.port ?? 0 });
     const address = app.server.address();

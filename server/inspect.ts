@@ -12,6 +12,11 @@ export interface InspectedRequest {
   /** Who called: a principal's link (`/org/o/serviceaccount/ci`), or `anonymous`. */
   principal?: string;
   /**
+   * `console`: sent by the console (it says so in the `x-cpln-local-client` header), so its view of the log can leave
+   * its own requests out. A label, not a credential: any client may send it.
+   */
+  client?: "console";
+  /**
    * For a successful PATCH of one object: the object before and after, as the API returns it (records hold no
    * secrets: service accounts list key names only). Lets the console show each PATCH as a diff. Not kept when the
    * pair is larger than `MAX_BODY_BYTES`.
@@ -33,6 +38,15 @@ export const DEFAULT_INSPECTED_REQUESTS = 500;
 export const DEFAULT_INSPECTED_BYTES = 8 * 1024 * 1024;
 /** Bytes accounted per entry besides its path and body (the object, its time and method strings). */
 export const ENTRY_OVERHEAD_BYTES = 256;
+/** The header by which the console marks its own requests, and the value it sends. */
+export const CLIENT_HEADER = "x-cpln-local-client";
+export const CONSOLE_CLIENT = "console";
+/**
+ * The console's own requests are kept apart, in a ring of their own (this many, this many bytes): browsing the console
+ * (a query per kind per page) never pushes out the requests of the program being inspected.
+ */
+export const DEFAULT_CONSOLE_REQUESTS = 200;
+export const DEFAULT_CONSOLE_BYTES = 1024 * 1024;
 
 /** What `push` is given of a request: its time is taken when it is pushed. */
 export type PushedRequest = Omit<InspectedRequest, "seq" | "time" | "body"> & {
@@ -68,12 +82,13 @@ export class RequestRing {
   /** Kept entries from `start` on, oldest first; the slots before `start` were dropped (cleared, reused on compaction). */
   private entries: (Entry | undefined)[] = [];
   private start = 0;
-  private seq = 0;
   private accounted = 0;
 
   constructor(
     readonly capacity: number = DEFAULT_INSPECTED_REQUESTS,
     readonly budget: number = DEFAULT_INSPECTED_BYTES,
+    /** Where sequence numbers come from: shared by the rings of one `RequestLog`, so their entries interleave. */
+    private readonly counter: { seq: number } = { seq: 0 },
   ) {}
 
   /** Bytes currently accounted for (always ≤ `budget`). */
@@ -88,13 +103,14 @@ export class RequestRing {
   push(pushed: PushedRequest, body: ReceivedBody): void {
     const { change, changeText: given } = pushed;
     const request: Entry["request"] = {
-      seq: ++this.seq,
+      seq: ++this.counter.seq,
       method: pushed.method,
       path: pushed.path,
       status: pushed.status,
       durationMs: pushed.durationMs,
     };
     if (pushed.principal !== undefined) request.principal = pushed.principal;
+    if (pushed.client !== undefined) request.client = pushed.client;
     const entry: Entry = { request, at: Date.now(), bytes: 0 };
     if (body.text !== undefined) {
       if (request.status === 401) entry.body = { note: "[body of an unauthenticated request not kept]" };
@@ -139,6 +155,41 @@ export class RequestRing {
     this.entries = [];
     this.start = 0;
     this.accounted = 0;
+  }
+}
+
+/**
+ * Request inspection: the requests of every client in one ring, the console's own in another (see
+ * `DEFAULT_CONSOLE_REQUESTS`); listed together, in the order they were answered.
+ */
+export class RequestLog {
+  private readonly counter = { seq: 0 };
+  readonly main: RequestRing;
+  readonly console: RequestRing;
+
+  constructor(
+    capacity: number = DEFAULT_INSPECTED_REQUESTS,
+    budget: number = DEFAULT_INSPECTED_BYTES,
+    consoleCapacity: number = DEFAULT_CONSOLE_REQUESTS,
+    consoleBudget: number = DEFAULT_CONSOLE_BYTES,
+  ) {
+    this.main = new RequestRing(capacity, budget, this.counter);
+    this.console = new RequestRing(consoleCapacity, consoleBudget, this.counter);
+  }
+
+  push(pushed: PushedRequest, body: ReceivedBody): void {
+    (pushed.client === CONSOLE_CLIENT ? this.console : this.main).push(pushed, body);
+  }
+
+  /** The last `limit` requests of both rings (all kept when undefined), oldest first. */
+  list(limit?: number): InspectedRequest[] {
+    const merged = [...this.main.list(limit), ...this.console.list(limit)].sort((a, b) => a.seq - b.seq);
+    return limit === undefined ? merged : merged.slice(-limit);
+  }
+
+  clear(): void {
+    this.main.clear();
+    this.console.clear();
   }
 }
 

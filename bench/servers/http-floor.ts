@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { buildApp } from "../../server/app.js";
 import { FaultInjector } from "../../server/faults.js";
-import { RequestRing } from "../../server/inspect.js";
+import { RequestLog } from "../../server/inspect.js";
 import { seededService } from "../lib/in-process.js";
 import { runChild, serveUntilTerminated } from "./child.js";
 
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     defaultOrg: org,
     logger: false,
     requestLog: undefined,
-    recent: new RequestRing(),
+    recent: new RequestLog(),
     store,
   });
   app.post<{ Params: { org: string; gvc: string }; Body: Record<string, unknown> }>(

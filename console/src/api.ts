@@ -2,6 +2,9 @@
  * The console's only way to data: the HTTP API and the emulator endpoints of the server that served the page, with the
  * credentials the user signed in with (kept in sessionStorage: this tab only, gone when it closes).
  */
+import { kindProblem, pathProblem } from "./links.js";
+
+export { objectLinkProblem } from "./links.js";
 
 export interface Session {
   org: string;
@@ -55,15 +58,32 @@ export function saveSession(session: Session | undefined): void {
   else sessionStorage.removeItem(STORAGE_KEY);
 }
 
+/**
+ * Marks every request the console sends: the server's request log keeps the mark, and the request view leaves the
+ * console's own requests out unless asked (so a program's requests stand alone).
+ */
+export const CONSOLE_HEADERS = { "x-cpln-local-client": "console" } as const;
+
+/** A request without credentials to this server (its public documents: `/about`, `/openapi.json`). */
+export const fetchPublic = (path: string): Promise<Response> => fetch(sameOrigin(path), { headers: CONSOLE_HEADERS });
+
+/** `path`, or an error when it is not a path of this server (`pathProblem`): the key is never sent elsewhere. */
+function sameOrigin(path: string): string {
+  const problem = pathProblem(path, location.origin);
+  if (problem) throw new ApiError(0, `Refused: ${problem}`);
+  return path;
+}
+
 export async function call<T>(
   session: Pick<Session, "token">,
   method: string,
   path: string,
   body?: unknown,
 ): Promise<T> {
-  const headers: Record<string, string> = { authorization: `Bearer ${session.token}` };
+  const headers: Record<string, string> = { ...CONSOLE_HEADERS, authorization: `Bearer ${session.token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const url = sameOrigin(path);
+  const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await response.text();
   const parsed = text === "" ? undefined : (JSON.parse(text) as unknown);
   if (!response.ok) {
@@ -96,7 +116,7 @@ export async function listAll(
  * org-level query, `POST /org/{org}/<kind>/-query` (gvc-scoped kinds: across every gvc).
  */
 export async function servedKinds(): Promise<string[]> {
-  const document = (await (await fetch("/openapi.json")).json()) as { paths: Record<string, unknown> };
+  const document = (await (await fetchPublic("/openapi.json")).json()) as { paths: Record<string, unknown> };
   return Object.keys(document.paths)
     .map((path) => /^\/org\/\{org\}\/([a-z0-9]+)\/-query$/.exec(path)?.[1])
     .filter((kind): kind is string => kind !== undefined)
@@ -105,6 +125,8 @@ export async function servedKinds(): Promise<string[]> {
 
 /** Every object of a kind the session may view, optionally filtered by a query spec. */
 export function queryKind(session: Session, kind: string, spec: QuerySpec = {}, max?: number): Promise<ApiRecord[]> {
+  const problem = kindProblem(kind); // the kind may come from the page's address
+  if (problem) return Promise.reject(new ApiError(0, `Refused: ${problem}`));
   const path = `/org/${encodeURIComponent(session.org)}/${kind}/-query`;
   return listAll(session, { method: "POST", path, body: { kind, spec } }, max);
 }

@@ -1,7 +1,7 @@
 /** The cpln-local console: sign in, then the org, who can do what, what was sent, and the emulator's actions. */
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { loadSession, saveSession, signIn, type Session } from "./api.js";
+import { fetchPublic, loadSession, saveSession, signIn, type Session } from "./api.js";
 import { AccessView } from "./views/access.js";
 import { EmulatorView } from "./views/emulator.js";
 import { KindView, ObjectView, OrgView } from "./views/org.js";
@@ -30,7 +30,7 @@ function SignIn({ onSession }: { onSession: (session: Session) => void }) {
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   useEffect(() => {
-    fetch("/about")
+    fetchPublic("/about")
       .then((response) => response.json() as Promise<{ org?: string }>)
       .then((about) => setOrg((current) => current || about.org || ""))
       .catch(() => undefined);

@@ -15,6 +15,7 @@ const CONTENT_TYPES: Record<string, string> = {
   "index.html": "text/html; charset=utf-8",
   "app.js": "text/javascript; charset=utf-8",
   "app.css": "text/css; charset=utf-8",
+  "icon.svg": "image/svg+xml",
 };
 
 /** Scripts, styles and requests from this origin only; no frames, no inline code. */
@@ -42,6 +43,18 @@ function loadAssets(dir: string): Map<string, Buffer> | undefined {
     }
   }
   return assets;
+}
+
+/**
+ * `GET /favicon.ico`: 204, no credentials asked and not kept by request inspection. Browsers ask for it unbidden (the
+ * console names its own icon, but a browser opening `/about` or `/openapi.json` still asks); without this route it
+ * was a red 401 in the console's request log. Served with or without the console.
+ */
+export function registerFavicon(app: FastifyInstance): void {
+  const config = { auth: "none" as const, emulator: true, page: true, noFaults: true };
+  app.get("/favicon.ico", { config }, async (_request, reply) =>
+    reply.code(204).header("cache-control", "public, max-age=86400").send(),
+  );
 }
 
 /** Registers `GET /console/` (the page) and its assets; without built assets, `/console/` says how to build them (503). */

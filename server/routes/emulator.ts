@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Authenticator } from "../auth/authn.js";
 import type { RecordService } from "../domain/records.js";
 import { badRequest, forbidden, notFound, unauthorized } from "../errors.js";
-import type { RequestRing } from "../inspect.js";
+import type { RequestLog } from "../inspect.js";
 import { checkSeed } from "../seed/file.js";
 import { exportOrg, SnapshotError, snapshotKey } from "../seed/snapshot.js";
 import { named, type QueryParam, type Route, type RouteParam } from "./table.js";
@@ -27,7 +27,7 @@ export const IMPORT_BODY_LIMIT = 64 * 1024 * 1024;
 export interface EmulatorHooks {
   authenticator: Authenticator;
   records: RecordService;
-  recent: RequestRing;
+  recent: RequestLog;
   adminKey: string;
   version: string;
   /** Deletes every record of the org and seeds it again as at start (builtins, admin key, the start seed). */
@@ -121,6 +121,12 @@ const requestList = () =>
         status: z.number().int(),
         durationMs: z.number(),
         principal: z.string().optional().describe("Who called: a principal's link, or `anonymous`."),
+        client: z
+          .literal("console")
+          .optional()
+          .describe(
+            "`console`: a request of the console (header `x-cpln-local-client: console`), kept apart from the others.",
+          ),
         change: z
           .strictObject({ before: z.unknown(), after: z.unknown() })
           .optional()
@@ -130,9 +136,12 @@ const requestList = () =>
         body: z.unknown().optional().describe("The JSON body of the request (never headers or response bodies)."),
       }),
     ),
-    capacity: z.number().int().describe("How many requests are kept."),
+    capacity: z.number().int().describe("How many requests are kept (the console's own aside)."),
     bytes: z.number().int().describe("Bytes the kept requests account for (bodies and paths at 2 bytes a character)."),
     budget: z.number().int().describe("The most bytes the kept requests may account for; the oldest go first."),
+    console: z
+      .strictObject({ capacity: z.number().int(), bytes: z.number().int(), budget: z.number().int() })
+      .describe("The same for the console's own requests, kept in a ring of their own."),
   });
 
 /**
@@ -247,9 +256,10 @@ export function emulatorRoutes(hooks: EmulatorHooks, defaultOrg: string): Route[
           kind: "list",
           itemKind: "request",
           items: recent.list(limit),
-          capacity: recent.capacity,
-          bytes: recent.bytes,
-          budget: recent.budget,
+          capacity: recent.main.capacity,
+          bytes: recent.main.bytes,
+          budget: recent.main.budget,
+          console: { capacity: recent.console.capacity, bytes: recent.console.bytes, budget: recent.console.budget },
         };
       }),
     },

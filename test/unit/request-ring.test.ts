@@ -1,6 +1,6 @@
 /** The request ring: bounded by entries and by bytes, oldest dropped first, listed oldest first. */
 import { describe, expect, it } from "vitest";
-import { ENTRY_OVERHEAD_BYTES, RequestRing } from "../../server/inspect.js";
+import { ENTRY_OVERHEAD_BYTES, RequestLog, RequestRing } from "../../server/inspect.js";
 
 const noBody = { text: undefined, bytes: 0 };
 const push = (ring: RequestRing, n: number, body: { text: string | undefined; bytes: number } = noBody) =>
@@ -33,5 +33,31 @@ describe("RequestRing", () => {
     expect(ring.bytes).toBe(0);
     push(ring, 10);
     expect(ring.list().map((r) => [r.seq, r.path])).toEqual([[10, "/p10"]]);
+  });
+});
+
+describe("RequestLog", () => {
+  it("keeps the console's requests in a ring of their own: 50 of them push out none of a program's 3", () => {
+    const log = new RequestLog(3, 1024 * 1024, 4, 1024 * 1024);
+    const pushed = (path: string, client?: "console") =>
+      log.push({ method: "GET", path, status: 200, durationMs: 1, ...(client ? { client } : {}) }, noBody);
+    pushed("/console-0", "console");
+    for (let n = 1; n <= 3; n++) pushed(`/program-${n}`);
+    for (let n = 1; n <= 50; n++) pushed(`/console-${n}`, "console");
+    // Both rings listed as one, in the order the requests were answered (one sequence), the console's marked.
+    expect(log.list().map((r) => [r.seq, r.path, r.client])).toEqual([
+      [2, "/program-1", undefined],
+      [3, "/program-2", undefined],
+      [4, "/program-3", undefined],
+      [51, "/console-47", "console"],
+      [52, "/console-48", "console"],
+      [53, "/console-49", "console"],
+      [54, "/console-50", "console"],
+    ]);
+    expect(log.list(2).map((r) => r.path)).toEqual(["/console-49", "/console-50"]);
+    expect(log.main.capacity).toBe(3);
+    expect(log.console.capacity).toBe(4);
+    log.clear();
+    expect(log.list()).toEqual([]);
   });
 });

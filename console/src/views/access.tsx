@@ -1,25 +1,18 @@
 /**
  * Who can do what: for a principal, every grant it holds (directly or through a group, by link or by the group's
- * memberQuery) with the policy and binding that give it; and the whole picture — policies → principals → targets —
+ * memberQuery) with the policy and binding that give it; and the whole picture — policies → principals → permissions → targets —
  * drawn for the bindings the filter leaves (up to PICTURE_LIMIT, so it stays readable at hundreds of policies) above
- * one filterable table of every binding.
+ * one filterable table of every binding. The org's own policies come first; the builtins (two per kind, most of a new
+ * org's bindings) are folded behind a toggle.
  */
 import { useMemo, useState } from "preact/hooks";
 import { queryKind, selfLink, type ApiRecord, type QuerySpec, type Session } from "../api.js";
+import { AccessPicture, type Grant } from "./picture.js";
 import { Loading, objectHref, useLoad, VirtualTable } from "./shared.js";
 
 interface Binding {
   permissions: string[];
   principalLinks: string[];
-}
-
-interface Grant {
-  policy: string;
-  policyLink: string;
-  targetKind: string;
-  targets: string;
-  permissions: string[];
-  principals: string[];
 }
 
 /** `all`, the target links, or the target query in one line. */
@@ -31,11 +24,15 @@ function targetsOf(policy: ApiRecord): string {
   return parts.join(", ") || "nothing";
 }
 
+/** Every binding of every policy, the org's own policies' first (the order of the query otherwise). */
 function grantsOf(policies: ApiRecord[]): Grant[] {
-  return policies.flatMap((policy) =>
+  const builtin = (policy: ApiRecord) => policy.origin === "builtin";
+  const ordered = [...policies.filter((p) => !builtin(p)), ...policies.filter(builtin)];
+  return ordered.flatMap((policy) =>
     ((policy["bindings"] as Binding[] | undefined) ?? []).map((binding) => ({
       policy: policy.name,
       policyLink: selfLink(policy),
+      builtin: builtin(policy),
       targetKind: String(policy["targetKind"]),
       targets: targetsOf(policy),
       permissions: binding.permissions,
@@ -56,19 +53,23 @@ export function AccessView({ session, principal }: { session: Session; principal
     };
   }, [session.token]);
   const [filter, setFilter] = useState("");
+  const [withBuiltins, setWithBuiltins] = useState(false);
   const shown = useMemo(() => {
     const text = filter.trim().toLowerCase();
-    const grants = data.value?.grants ?? [];
+    const grants = (data.value?.grants ?? []).filter((grant) => withBuiltins || !grant.builtin);
     if (text === "") return grants;
     return grants.filter((grant) =>
       [grant.policy, grant.targetKind, grant.targets, ...grant.permissions, ...grant.principals].some((value) =>
         value.toLowerCase().includes(text),
       ),
     );
-  }, [data.value, filter]);
+  }, [data.value, filter, withBuiltins]);
   if (!data.value) return <Loading error={data.error} label="policies" />;
   const { grants, groups, principals } = data.value;
-  const title = `${shown.length} of ${grants.length} bindings`;
+  const builtins = grants.filter((grant) => grant.builtin).length;
+  const title =
+    `${shown.length} of ${grants.length} bindings` +
+    (withBuiltins || builtins === 0 ? "" : ` (${builtins} of builtin policies folded)`);
   return (
     <section>
       <h1>Who can do what</h1>
@@ -88,24 +89,50 @@ export function AccessView({ session, principal }: { session: Session; principal
         </select>
       </label>
       {principal && <PrincipalGrants session={session} principal={principal} grants={grants} groups={groups} />}
-      <h2>Policies → principals → targets</h2>
-      <label>
-        Filter <input name="policy-filter" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
-      </label>
+      <h2>Policies → principals → permissions → targets</h2>
+      <div class="filter">
+        <label>
+          Filter <input name="policy-filter" value={filter} onInput={(e) => setFilter(e.currentTarget.value)} />
+        </label>
+        <label>
+          <input
+            type="checkbox"
+            name="builtins"
+            checked={withBuiltins}
+            onChange={(event) => setWithBuiltins(event.currentTarget.checked)}
+          />{" "}
+          Show the builtin policies ({builtins} bindings)
+        </label>
+      </div>
       <p class="count">{title}</p>
-      <AccessPicture grants={shown} />
+      <AccessPicture grants={shown} org={session.org} />
       <VirtualTable
         label="Policy bindings"
         rows={shown}
         rowHeight={30}
         columns={[
-          { title: "Policy", width: "1.4fr", cell: (g: Grant) => <a href={objectHref(g.policyLink)}>{g.policy}</a> },
+          { title: "Policy", width: "1.4fr", cell: (g: Grant) => <PolicyName grant={g} /> },
           { title: "Permissions", width: "1fr", cell: (g: Grant) => g.permissions.join(", ") },
           { title: "Principals", width: "2fr", cell: (g: Grant) => g.principals.join(", ") },
           { title: "Targets", width: "2fr", cell: (g: Grant) => g.targets },
         ]}
       />
     </section>
+  );
+}
+
+/** A policy's name, a link to it, marked when it is a builtin. */
+function PolicyName({ grant }: { grant: Grant }) {
+  return (
+    <>
+      <a href={objectHref(grant.policyLink)}>{grant.policy}</a>
+      {grant.builtin && (
+        <>
+          {" "}
+          <span class="badge">builtin</span>
+        </>
+      )}
+    </>
   );
 }
 
@@ -168,7 +195,7 @@ function PrincipalGrants({
               <td>{grant.targets}</td>
               <td>{grant.permissions.join(", ")}</td>
               <td>
-                <a href={objectHref(grant.policyLink)}>{grant.policy}</a>
+                <PolicyName grant={grant} />
               </td>
               <td>{through(grant)}</td>
             </tr>
@@ -176,103 +203,5 @@ function PrincipalGrants({
         </tbody>
       </table>
     </>
-  );
-}
-
-/** The most bindings the picture draws; past it, the filter narrows them (the table below always holds them all). */
-const PICTURE_LIMIT = 60;
-const NODE_HEIGHT = 24;
-const COLUMN_X = [0, 380, 760];
-const NODE_WIDTH = 300;
-
-/**
- * Policies → principals → targets as a drawing: one column per role, one box per distinct policy, principal and
- * target set, a line from a policy to each principal its bindings name and from the principal to the policy's targets
- * (labelled with the permissions). Boxes are links (keyboard-reachable) to the object.
- */
-function AccessPicture({ grants }: { grants: Grant[] }) {
-  if (grants.length === 0) return null;
-  if (grants.length > PICTURE_LIMIT)
-    return (
-      <p class="picture-note">
-        The picture draws up to {PICTURE_LIMIT} bindings: narrow the filter to draw these {grants.length}.
-      </p>
-    );
-  const columns: string[][] = [[], [], []];
-  const row = (column: number, name: string): number => {
-    const names = columns[column]!;
-    const index = names.indexOf(name);
-    return index >= 0 ? index : names.push(name) - 1;
-  };
-  const policyLinks = new Map<string, string>();
-  const edges: { from: [number, number]; to: [number, number]; label?: string }[] = [];
-  for (const grant of grants) {
-    policyLinks.set(grant.policy, grant.policyLink);
-    const policyRow = row(0, grant.policy);
-    const targetRow = row(2, grant.targets);
-    for (const principal of grant.principals) {
-      const principalRow = row(1, principal);
-      edges.push({ from: [0, policyRow], to: [1, principalRow] });
-      edges.push({ from: [1, principalRow], to: [2, targetRow], label: grant.permissions.join(", ") });
-    }
-  }
-  const height = Math.max(...columns.map((names) => names.length)) * (NODE_HEIGHT + 8) + 8;
-  const y = (index: number) => 8 + index * (NODE_HEIGHT + 8) + NODE_HEIGHT / 2;
-  const href = (column: number, name: string) =>
-    column === 0 ? objectHref(policyLinks.get(name)!) : column === 1 ? objectHref(name) : undefined;
-  return (
-    <svg
-      class="picture"
-      role="img"
-      aria-label="Access picture"
-      viewBox={`0 0 ${COLUMN_X[2]! + NODE_WIDTH} ${height}`}
-      width={COLUMN_X[2]! + NODE_WIDTH}
-      height={height}
-    >
-      {edges.map(({ from, to, label }, index) => {
-        const x1 = COLUMN_X[from[0]]! + NODE_WIDTH;
-        const x2 = COLUMN_X[to[0]]!;
-        const [y1, y2] = [y(from[1]), y(to[1])];
-        const middle = (x1 + x2) / 2;
-        return (
-          <g key={index}>
-            <path class="edge" d={`M${x1},${y1} C${middle},${y1} ${middle},${y2} ${x2},${y2}`} />
-            {label && (
-              <text class="edge-label" x={middle} y={(y1 + y2) / 2 - 3} text-anchor="middle">
-                {label}
-              </text>
-            )}
-          </g>
-        );
-      })}
-      {columns.map((names, column) =>
-        names.map((name, index) => {
-          const box = (
-            <g data-column={["policy", "principal", "target"][column]}>
-              <rect
-                class="node"
-                x={COLUMN_X[column]}
-                y={y(index) - NODE_HEIGHT / 2}
-                width={NODE_WIDTH}
-                height={NODE_HEIGHT}
-                rx={4}
-              />
-              <text class="node-label" x={COLUMN_X[column]! + 8} y={y(index) + 4}>
-                <title>{name}</title>
-                {name.length > 44 ? `…${name.slice(-43)}` : name}
-              </text>
-            </g>
-          );
-          const link = href(column, name);
-          return link ? (
-            <a key={`${column}:${name}`} href={link}>
-              {box}
-            </a>
-          ) : (
-            <g key={`${column}:${name}`}>{box}</g>
-          );
-        }),
-      )}
-    </svg>
   );
 }

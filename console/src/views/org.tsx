@@ -1,7 +1,7 @@
 /** The org: every kind with counts, a list per kind (filtered with the query API), and one object. */
 import { Fragment } from "preact";
 import { useMemo, useState } from "preact/hooks";
-import { call, queryKind, selfLink, servedKinds, type ApiRecord, type Session } from "../api.js";
+import { call, objectLinkProblem, queryKind, selfLink, servedKinds, type ApiRecord, type Session } from "../api.js";
 import { toCplnYaml } from "../format.js";
 import { Loading, objectHref, useLoad, VirtualTable } from "./shared.js";
 
@@ -114,7 +114,25 @@ interface AccessReport {
 
 const TABS = ["Fields", "YAML", "JSON", "Links", "Access"] as const;
 
+/**
+ * One object, named by the link in the page's address. A crafted address must not make the console send its key
+ * elsewhere or read another org: only links into the session's org are opened (no request otherwise).
+ */
 export function ObjectView({ session, link }: { session: Session; link: string }) {
+  const problem = objectLinkProblem(session.org, link);
+  if (problem)
+    return (
+      <section>
+        <h1>Not opened</h1>
+        <p role="alert" class="error">
+          Refused: {problem}. The console opens objects of org {session.org} only, and sends nothing for this link.
+        </p>
+      </section>
+    );
+  return <ObjectDetails session={session} link={link} />;
+}
+
+function ObjectDetails({ session, link }: { session: Session; link: string }) {
   const [tab, setTab] = useState<(typeof TABS)[number]>("Fields");
   const record = useLoad(() => call<ApiRecord>(session, "GET", link), [link]);
   const yaml = useMemo(() => (record.value ? toCplnYaml(record.value) : ""), [record.value]);

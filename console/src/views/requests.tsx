@@ -1,7 +1,8 @@
 /**
  * What was sent: the request log, live (polled each second), filterable by principal, kind and status. Requests less
  * than two seconds apart form one burst (a `pulumi up` shows as one). A PATCH opens as its directive body and as a
- * field-by-field diff of the object before and after.
+ * field-by-field diff of the object before and after. The console's own requests (marked by it, see CONSOLE_HEADERS)
+ * are left out unless asked for, so what a program sent stands alone.
  */
 import { Fragment } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
@@ -16,6 +17,8 @@ export interface LoggedRequest {
   status: number;
   durationMs: number;
   principal?: string;
+  /** `console`: one of the console's own requests. */
+  client?: string;
   body?: unknown;
   change?: { before: unknown; after: unknown };
 }
@@ -34,6 +37,7 @@ export function RequestsView({ session }: { session: Session }) {
   const [error, setError] = useState("");
   const [filters, setFilters] = useState({ principal: "", kind: "", status: "" });
   const [open, setOpen] = useState<number | undefined>();
+  const [withConsole, setWithConsole] = useState(false);
   useEffect(() => {
     let live = true;
     const poll = async () => {
@@ -58,8 +62,10 @@ export function RequestsView({ session }: { session: Session }) {
     () => [...new Set(requests.map((r) => r.principal ?? ""))].filter(Boolean).sort(),
     [requests],
   );
+  const fromConsole = requests.filter((r) => r.client === "console").length;
   const shown = requests.filter(
     (r) =>
+      (withConsole || r.client !== "console") &&
       (!filters.principal || r.principal === filters.principal) &&
       (!filters.kind || kindOfPath(r.path) === filters.kind) &&
       (!filters.status || String(r.status).startsWith(filters.status)),
@@ -105,9 +111,19 @@ export function RequestsView({ session }: { session: Session }) {
             <option value="5">5xx</option>
           </select>
         </label>
+        <label>
+          <input
+            type="checkbox"
+            name="console"
+            checked={withConsole}
+            onChange={(event) => setWithConsole(event.currentTarget.checked)}
+          />{" "}
+          Show the console's own requests ({fromConsole})
+        </label>
       </div>
       <p class="count">
         {shown.length} requests in {bursts.length} bursts
+        {withConsole || fromConsole === 0 ? "" : ` (${fromConsole} of the console's own not shown)`}
       </p>
       {bursts
         .slice()
@@ -125,7 +141,7 @@ export function RequestsView({ session }: { session: Session }) {
               <tbody>
                 {burst.map((r) => (
                   <Fragment key={r.seq}>
-                    <tr class={r.status >= 400 ? "failed" : ""}>
+                    <tr class={`${r.status >= 400 ? "failed" : ""}${r.client === "console" ? " console" : ""}`}>
                       <td>
                         <button
                           type="button"
@@ -138,7 +154,15 @@ export function RequestsView({ session }: { session: Session }) {
                       <td class="path">{r.path}</td>
                       <td>{r.status}</td>
                       <td class="num">{r.durationMs} ms</td>
-                      <td>{r.principal ?? ""}</td>
+                      <td>
+                        {r.principal ?? ""}
+                        {r.client === "console" && (
+                          <>
+                            {" "}
+                            <span class="badge">console</span>
+                          </>
+                        )}
+                      </td>
                     </tr>
                     {open === r.seq && (
                       <tr>
