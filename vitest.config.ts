@@ -47,6 +47,8 @@ export default defineConfig({
     // expect.poll's default of 1 s is too short for a browser page on a loaded CI machine to settle.
     expect: { poll: { timeout: 60_000 } },
     pool: "forks",
+    // Kills what a test file started when its worker ends or is interrupted (test/support/reap.ts).
+    setupFiles: ["test/support/reap.ts"],
     // Vitest's default (cores − 1) is one worker on a 2-core machine. Most files spend their time waiting on child
     // processes (the Pulumi CLI, language hosts, plugins, cpln-local), so two files at a time on 2 cores took the
     // suite from 1,895 s to 1,092 s with the same 1,351 tests passing (README, "npm test").

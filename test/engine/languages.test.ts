@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (root !== "") fs.rmSync(root, { recursive: true, force: true });
-}, 300_000);
+});
 
 /** The engine's environment for this file: its own backend per work directory, the PULUMI_HOME with the plugin. */
 function env(work: string): Record<string, string> {
@@ -115,7 +115,7 @@ function scenario(language: string, start: (server: RunningServer, work: string)
       server = await serverModule.startServer({ recordRequests: true });
       org = server.org;
       program = await start(server, fs.mkdtempSync(path.join(root, `${language}-`)));
-    }, 900_000);
+    });
 
     afterAll(async () => {
       await server?.close();
@@ -179,7 +179,7 @@ function scenario(language: string, start: (server: RunningServer, work: string)
       expect(asRobot.status).toBe(200);
       expect(text).not.toContain(plaintext);
       expect(text).not.toContain(server.adminKey);
-    }, 600_000);
+    });
 
     it("up with another note patches the three descriptions, nothing else", async () => {
       await program.up("second");
@@ -192,7 +192,7 @@ function scenario(language: string, start: (server: RunningServer, work: string)
       for (const type of ["VolumeSet", "Policy", "ServiceAccount"]) {
         expect(byType(resources, type).outputs!.description, type).toBe("second");
       }
-    }, 600_000);
+    });
 
     it("destroy deletes what up made (binding and key first) and leaves an empty stack", async () => {
       await program.destroy();
@@ -234,7 +234,7 @@ function scenario(language: string, start: (server: RunningServer, work: string)
         });
         expect(response.status, link).toBe(404);
       }
-    }, 600_000);
+    });
   });
 }
 

@@ -53,5 +53,5 @@ describe("npm run demo", () => {
     expect(output).toMatch(/^ {4}view: \[.*"\/org\/demo\/group\/viewers".*\]$/m);
     expect(output).toMatch(/- Policy data-access +deleted/);
     expect(output).toMatch(/no process left running\.$/m);
-  }, 450_000);
+  });
 });
