@@ -13,7 +13,7 @@ const needsBuild = [
   "test/server/data-lock.test.ts",
 ];
 
-export const tiers = {
+const tiers = {
   /** Unit, contract and in-process server tests. */
   quick: ["test/unit/**/*.test.ts", "test/server/**/*.test.ts", "test/fidelity/**/*.test.ts"],
   /** The provider (dynamic classes and native plugin), its programs, the packed package, the CLIs. */
