@@ -9,8 +9,10 @@ const needsBuild = [
   // tsc's declarations of dist/ compiled in a user's project
   "test/unit/publicTypes.test.ts",
   // run dist/server/cli.js, as `npx cpln-local` does
+  "test/server/cli.test.ts",
   "test/server/cli-secrets.test.ts",
   "test/server/data-lock.test.ts",
+  "test/server/stalls.test.ts",
 ];
 
 const tiers = {
