@@ -24,7 +24,7 @@ function dynamicProvider(typeName: ResourceTypeName): pulumi.dynamic.ResourcePro
       return runtime().configure(req.config);
     },
     async check(olds, news) {
-      return runtime().check(typeName, olds, news);
+      return runtime().checkWithLink(typeName, olds, news);
     },
     async diff(id, olds, news) {
       return runtime().diff(typeName, id, olds, news);

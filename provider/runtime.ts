@@ -19,6 +19,7 @@ import {
   LOGICAL_NAME,
   NAME_GENERATED,
   planAdoption,
+  UNKNOWN,
   type CheckOutcome,
   type DiffOutcome,
 } from "./resources/engine.js";
@@ -131,6 +132,24 @@ export async function check(typeName: ResourceTypeName, olds: Props, news: Props
     }
   }
   return outcome;
+}
+
+/**
+ * Check for the dynamic providers: `check`, plus the object's `selfLink` among the checked inputs where they fix it.
+ * Pulumi's dynamic-provider host cannot preview an update (it runs `update` for real, so it does not claim previews),
+ * and for such a provider the engine takes the checked inputs as a previewed update's outputs
+ * (pulumi/pulumi sdk/go/common/resource/plugin/provider_plugin.go, `Update`: `!protocol.supportsPreview` → `NewInputs`):
+ * every output they lack is unknown in the preview. A policy targeting an edited volume set's `selfLink` then showed
+ * `targetLinks[0] => [unknown]` and an update that `up` never made. The native plugin previews with old outputs and
+ * new inputs, so it needs none of this.
+ */
+export async function checkWithLink(typeName: ResourceTypeName, olds: Props, news: Props): Promise<CheckOutcome> {
+  const outcome = await check(typeName, olds, news);
+  const def = definition(typeName);
+  const org = outcome.inputs.org;
+  if (outcome.failures.length > 0 || def.adoption === undefined || typeof org !== "string") return outcome;
+  const link = def.adoption.link(org, outcome.inputs);
+  return link.includes(UNKNOWN) ? outcome : { ...outcome, inputs: { ...outcome.inputs, selfLink: link } };
 }
 
 export async function diff(typeName: ResourceTypeName, _id: string, olds: Props, news: Props): Promise<DiffOutcome> {

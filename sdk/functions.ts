@@ -9,6 +9,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { StackConfig } from "../provider/config.js";
+import { FunctionArgsError } from "../provider/functions/errors.js";
+import { describeFailure, settingSources } from "../provider/functions/failure.js";
 import * as functions from "../provider/functions/index.js";
 import type { FunctionEnv } from "../provider/functions/index.js";
 import type {
@@ -56,7 +58,7 @@ export type {
   QueryCloudAccountsArgs,
   QueryCloudAccountsResult,
 };
-export { FunctionArgsError } from "../provider/functions/errors.js";
+export { FunctionArgsError };
 
 /** The arguments of an Output form: each field may be an Input. */
 export type InputArgs<T> = { [K in keyof T]: pulumi.Input<T[K]> };
@@ -72,6 +74,26 @@ function stackConfig(): StackConfig {
 
 function env(): FunctionEnv {
   return { stackConfig: stackConfig() };
+}
+
+/**
+ * Runs a function; a failure (a refused token, an unknown org, an unreachable endpoint, a missing setting) becomes one line (provider/functions/failure.ts) thrown as a `pulumi.RunError`, which
+ * the Node SDK prints without a stack.
+ */
+async function called<R>(
+  name: string,
+  args: { org?: unknown } | undefined,
+  call: (env: FunctionEnv) => Promise<R>,
+): Promise<R> {
+  const functionEnv = env();
+  try {
+    return await call(functionEnv);
+  } catch (error) {
+    // Exported, so a program may catch it by class: it stays as it is (its message is one line already).
+    if (error instanceof FunctionArgsError) throw error;
+    const org = typeof args?.org === "string" ? args.org : undefined;
+    throw new pulumi.RunError(describeFailure(name, error, settingSources(org, functionEnv.stackConfig)));
+  }
 }
 
 /** `pulumi.output(args).apply(fetch)`, after `dependsOn` (resources' ids, or urns for components) are known. */
@@ -93,7 +115,7 @@ function outputForm<A, R>(
 
 /** Every quota of the org (`GET /org/{org}/quota`). */
 export function getQuotas(args?: GetQuotasArgs, _opts?: pulumi.InvokeOptions): Promise<GetQuotasResult> {
-  return functions.getQuotas(args, env());
+  return called("getQuotas", args, (e) => functions.getQuotas(args, e));
 }
 export function getQuotasOutput(
   args?: InputArgs<GetQuotasArgs>,
@@ -104,7 +126,7 @@ export function getQuotasOutput(
 
 /** One quota by id (UUID) (`GET /org/{org}/quota/{id}`). */
 export function getQuota(args: GetQuotaArgs, _opts?: pulumi.InvokeOptions): Promise<GetQuotaResult> {
-  return functions.getQuota(args, env());
+  return called("getQuota", args, (e) => functions.getQuota(args, e));
 }
 export function getQuotaOutput(
   args: InputArgs<GetQuotaArgs>,
@@ -120,7 +142,7 @@ export function getCloudAccountPermissions(
   args?: GetCloudAccountPermissionsArgs,
   _opts?: pulumi.InvokeOptions,
 ): Promise<GetCloudAccountPermissionsResult> {
-  return functions.getCloudAccountPermissions(args, env());
+  return called("getCloudAccountPermissions", args, (e) => functions.getCloudAccountPermissions(args, e));
 }
 export function getCloudAccountPermissionsOutput(
   args?: InputArgs<GetCloudAccountPermissionsArgs>,
@@ -134,7 +156,7 @@ export function queryCloudAccounts(
   args?: QueryCloudAccountsArgs,
   _opts?: pulumi.InvokeOptions,
 ): Promise<QueryCloudAccountsResult> {
-  return functions.queryCloudAccounts(args, env());
+  return called("queryCloudAccounts", args, (e) => functions.queryCloudAccounts(args, e));
 }
 export function queryCloudAccountsOutput(
   args?: InputArgs<QueryCloudAccountsArgs>,
@@ -150,7 +172,7 @@ export function getServiceAccounts(
   args?: GetServiceAccountsArgs,
   _opts?: pulumi.InvokeOptions,
 ): Promise<GetServiceAccountsResult> {
-  return functions.getServiceAccounts(args, env());
+  return called("getServiceAccounts", args, (e) => functions.getServiceAccounts(args, e));
 }
 export function getServiceAccountsOutput(
   args?: InputArgs<GetServiceAccountsArgs>,
@@ -161,7 +183,7 @@ export function getServiceAccountsOutput(
 
 /** The org's groups (`GET /org/{org}/group`). */
 export function getGroups(args?: GetGroupsArgs, _opts?: pulumi.InvokeOptions): Promise<GetGroupsResult> {
-  return functions.getGroups(args, env());
+  return called("getGroups", args, (e) => functions.getGroups(args, e));
 }
 export function getGroupsOutput(
   args?: InputArgs<GetGroupsArgs>,
@@ -175,7 +197,7 @@ export function getGroupAccessReport(
   args: GetGroupAccessReportArgs,
   _opts?: pulumi.InvokeOptions,
 ): Promise<GetGroupAccessReportResult> {
-  return functions.getGroupAccessReport(args, env());
+  return called("getGroupAccessReport", args, (e) => functions.getGroupAccessReport(args, e));
 }
 export function getGroupAccessReportOutput(
   args: InputArgs<GetGroupAccessReportArgs>,
@@ -188,7 +210,7 @@ export function getGroupAccessReportOutput(
 
 /** A policy by name (`GET /org/{org}/policy/{name}`). */
 export function getPolicy(args: GetPolicyArgs, _opts?: pulumi.InvokeOptions): Promise<GetPolicyResult> {
-  return functions.getPolicy(args, env());
+  return called("getPolicy", args, (e) => functions.getPolicy(args, e));
 }
 export function getPolicyOutput(
   args: InputArgs<GetPolicyArgs>,
@@ -199,7 +221,7 @@ export function getPolicyOutput(
 
 /** A location by name (`GET /org/{org}/location/{name}`). */
 export function getLocation(args: GetLocationArgs, _opts?: pulumi.InvokeOptions): Promise<GetLocationResult> {
-  return functions.getLocation(args, env());
+  return called("getLocation", args, (e) => functions.getLocation(args, e));
 }
 export function getLocationOutput(
   args: InputArgs<GetLocationArgs>,
@@ -222,7 +244,9 @@ export function getMk8sJoinScript(
   _opts?: pulumi.InvokeOptions,
 ): Promise<GetMk8sJoinScriptResult> {
   // The public type allows an explicitly undefined option; the function's zod schema validates the value at run time.
-  return functions.getMk8sJoinScript(args as Parameters<typeof functions.getMk8sJoinScript>[0], env());
+  return called("getMk8sJoinScript", args, (e) =>
+    functions.getMk8sJoinScript(args as Parameters<typeof functions.getMk8sJoinScript>[0], e),
+  );
 }
 /** The join script as a secret Output (the whole result is secret). */
 export function getMk8sJoinScriptOutput(

@@ -14,6 +14,20 @@ const USAGE =
   "usage: cpln-pulumi import-file --org <org> [--endpoint <url>] [--include-builtins] [--token-file <file>] " +
   "[--out <file>]\n  The token is read from CPLN_TOKEN, or from --token-file.";
 
+const HELP = `cpln-pulumi: commands for bringing an existing Control Plane org under Pulumi (docs/import-file.md).
+
+${USAGE}
+
+  import-file   write the org's objects of the managed kinds as a \`pulumi import --file\` document
+    --org <org>            the org (or CPLN_ORG)
+    --endpoint <url>       the API (or CPLN_ENDPOINT; default https://api.cpln.io)
+    --include-builtins     also the objects every org starts with (named builtin_...)
+    --token-file <file>    read the token from a file instead of CPLN_TOKEN
+    --out <file>           write the document there instead of stdout
+`;
+
+const isHelp = (arg: string | undefined): boolean => arg === "--help" || arg === "-h" || arg === "help";
+
 /** A problem with the command line: printed with the usage, exit code 2. */
 class UsageError extends Error {}
 
@@ -110,6 +124,10 @@ async function importFile(argv: string[]): Promise<void> {
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    if (isHelp(command) || (command === "import-file" && rest.some(isHelp))) {
+      process.stdout.write(HELP);
+      return 0;
+    }
     if (command === "import-file") {
       await importFile(rest);
       return 0;

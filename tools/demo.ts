@@ -139,7 +139,8 @@ function printSteps(steps: readonly DemoStep[], only?: readonly DemoStep["op"][]
   const width = Math.max(0, ...shown.map((step) => `${step.type} ${step.name}`.length));
   for (const step of shown) {
     const label = `${step.type} ${step.name}`.padEnd(width);
-    const verb = pastTense[step.op];
+    // Destroying a Location restores the builtin it adopted (settings before the first up); nothing is deleted.
+    const verb = step.op === "delete" && step.type === "Location" ? "restored" : pastTense[step.op];
     console.log(`  ${symbols[step.op]} ${label}  ${verb.padEnd(9)}  ${step.id ?? ""}`.trimEnd());
   }
 }
@@ -234,7 +235,7 @@ async function main(): Promise<void> {
     console.log("\n4. destroy");
     const destroyed = await run.destroy();
     printSteps(destroyed.steps);
-    console.log("  (a builtin location is never deleted: destroy puts back the settings it had before the first up)");
+    console.log("  (a builtin location is never deleted: destroy restores the settings it had before the first up)");
     await newRequests();
   } finally {
     await run?.close();

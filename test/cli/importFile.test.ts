@@ -232,6 +232,29 @@ describe("cpln-pulumi import-file", () => {
     expect(result.stdout + result.stderr).not.toContain(ADMIN_KEY);
   });
 
+  it("--help, -h and help print the commands and options on stdout with exit 0, before any request", async () => {
+    takeRequests(server);
+    for (const args of [["--help"], ["-h"], ["help"], ["import-file", "--help"]]) {
+      const result = await run(args, {});
+      expect(result.code, args.join(" ")).toBe(0);
+      expect(result.stderr, args.join(" ")).toBe("");
+      expect(result.stdout, args.join(" ")).toMatch(
+        /^cpln-pulumi: commands for bringing an existing Control Plane org/,
+      );
+      for (const option of [
+        "import-file",
+        "--org <org>",
+        "--endpoint <url>",
+        "--include-builtins",
+        "--token-file",
+        "--out",
+      ]) {
+        expect(result.stdout, option).toContain(option);
+      }
+    }
+    expect(server.requests()).toEqual([]);
+  });
+
   it("refuses --token, a missing token, a missing org and a bad endpoint with exit 2, before any request", async () => {
     takeRequests(server);
     const cases: [string[], Record<string, string>, string][] = [

@@ -93,7 +93,7 @@ describe.skipIf(skip)("the console in Chromium", () => {
     viewerKey = await principalKey("console-viewer", "viewers");
     strangerKey = await principalKey("console-stranger");
     browser = await launchChromium(found.executable);
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await server?.close();
@@ -388,7 +388,7 @@ describe.skipIf(skip)("the console with 10,000 objects and 300 policies", () => 
     await page.getByLabel("Key or token").fill(ADMIN_KEY);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("table", { name: "Kinds" }).waitFor();
-  }, 300_000);
+  });
   afterAll(async () => {
     await bigBrowser?.close();
     await big?.close();
@@ -405,7 +405,7 @@ describe.skipIf(skip)("the console with 10,000 objects and 300 policies", () => 
     expect(await table.locator(".vbody [role=row]").count()).toBeLessThan(80);
     await table.locator(".vbody").evaluate((box) => (box.scrollTop = box.scrollHeight));
     await expect.poll(() => table.locator(".vbody [role=row]").last().innerText()).toContain("viewers");
-  }, 180_000);
+  });
 
   it("draws the access picture of 300 policies and filters it", async () => {
     const started = Date.now();
@@ -447,7 +447,7 @@ describe.skipIf(skip)("the console with 10,000 objects and 300 policies", () => 
     // A box of the picture is a link to its object.
     await page.getByRole("img", { name: "Access picture" }).getByRole("link").first().click();
     await expect.poll(() => page.url()).toContain(encodeURIComponent(`/org/${ORG}/policy/access-123`));
-  }, 180_000);
+  });
 });
 
 async function request<T = unknown>(

@@ -75,6 +75,6 @@ describe.skipIf(skipWithoutEngine)("adopt: true through the real engine", () => 
       } finally {
         await driver.close();
       }
-    }, 600_000);
+    });
   }
 });

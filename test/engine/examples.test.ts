@@ -172,7 +172,7 @@ function describeExample(example: ExampleCase): void {
             config: stackConfig(suite.server, example.config),
             env: suite.world.env,
           });
-        }, 120_000);
+        });
 
         afterAll(async () => {
           await driver?.close();
@@ -212,7 +212,7 @@ function describeExample(example: ExampleCase): void {
               ).toEqual([]);
             }
           }
-        }, 300_000);
+        });
 
         it("pulumi stack export: secret outputs are ciphertext, the token and the secrets are nowhere in it", async () => {
           const exported = await suite.world.pulumi(
@@ -243,14 +243,14 @@ function describeExample(example: ExampleCase): void {
             for (const secret of secrets) expect(content.includes(secret), file).toBe(false);
           }
           expect(newRequests().filter(isMutating)).toEqual([]);
-        }, 300_000);
+        });
 
         it("a second up changes nothing: every step is same, zero mutating requests", async () => {
           const result = await driver.run({ cmd: "up" });
           expect(result.steps.filter((step) => step.op !== "same" && step.op !== "read")).toEqual([]);
           expect(labels(result.steps, "same")).toEqual([...example.creates].sort());
           expect(newRequests().filter(isMutating)).toEqual([]);
-        }, 300_000);
+        });
 
         it("preview --diff of the edit shows the changed resource (and, native, its detailed-diff paths); sends nothing", async () => {
           const result = await driver.run({ cmd: "preview", config: example.edit });
@@ -278,7 +278,7 @@ function describeExample(example: ExampleCase): void {
             expect(update!.detailedDiff).toBeUndefined();
           }
           expect(newRequests().filter(isMutating)).toEqual([]);
-        }, 300_000);
+        });
 
         let editedPath = "";
         let beforeEdit: Record<string, unknown> = {};
@@ -301,7 +301,7 @@ function describeExample(example: ExampleCase): void {
           );
           expect(sent.every((request) => request.status === 200)).toBe(true);
           expect(result.steps.filter((step) => step.op === "update")).toHaveLength(example.expected.length);
-        }, 300_000);
+        });
 
         it("an out-of-band change: refresh takes it in; preview and up --expect-no-changes fail; up's fix is the PATCH", async () => {
           // The edited object put back as it was before the edit (a PUT of its earlier body), outside Pulumi.
@@ -325,14 +325,14 @@ function describeExample(example: ExampleCase): void {
           expect(sent.map(({ method, path: p, body: b }) => ({ method, path: p, body: b }))).toEqual(
             example.expected.map((request) => ({ method: request.method, path: editedPath, body: request.body })),
           );
-        }, 300_000);
+        });
 
         it("destroy leaves the org as it was before the first up", async () => {
           const result = await driver.run({ cmd: "destroy" });
           expect(labels(result.steps, "delete")).toEqual([...example.creates].sort());
           newRequests(); // destroy's requests, for the table
           expect(await orgAfterDestroy(suite.server, before)).toEqual(before);
-        }, 300_000);
+        });
       });
     }
 
@@ -382,6 +382,6 @@ function describeExample(example: ExampleCase): void {
         await run.close();
       }
       expect(await orgAfterDestroy(suite.server, before)).toEqual(before);
-    }, 300_000);
+    });
   });
 }

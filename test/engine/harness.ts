@@ -161,7 +161,7 @@ export function engineSuite(
     suite.server = await startCplnLocal();
     suite.world = engineWorld(name, withPlugin);
     await setUp?.(suite);
-  }, 900_000);
+  });
   afterAll(async () => {
     await suite.server?.close();
     suite.world?.close();

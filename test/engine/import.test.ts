@@ -115,7 +115,7 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
     // The state is the project's and the stack's, whatever the runtime: the imports below run with the YAML
     // language host (which the engine has), and the TypeScript program then runs inline against the same stack.
     fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), "name: imported\nruntime: yaml\n");
-  }, 300_000);
+  });
 
   it("imports one object at a time, by self link, <gvc>:<name> and <name>; no request writes; YAML code", async () => {
     const newRequests = requestLog(suite.server);
@@ -164,7 +164,7 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
       ].sort(),
     );
     expect(newRequests().filter(isMutating)).toEqual([]);
-  }, 300_000);
+  });
 
   it("imports several objects at once with --file (keys and bindings by <self link>#<key>)", async () => {
     const newRequests = requestLog(suite.server);
@@ -204,7 +204,7 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
     expect(key.outputs!.key).toBeUndefined();
     expect(JSON.stringify(state).includes(ADMIN_KEY)).toBe(false);
     expect(newRequests().filter(isMutating)).toEqual([]);
-  }, 300_000);
+  });
 
   it("then an up of a program declaring them changes nothing: every step is same, zero writes", async () => {
     const newRequests = requestLog(suite.server);
@@ -226,5 +226,5 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
     } finally {
       await driver.close();
     }
-  }, 300_000);
+  });
 });

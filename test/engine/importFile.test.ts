@@ -81,5 +81,5 @@ describe.skipIf(skipWithoutEngine)("cpln-pulumi import-file output through the r
     );
     expect(JSON.stringify(exported).includes(ADMIN_KEY)).toBe(false);
     expect(newRequests().filter(isMutating)).toEqual([]);
-  }, 600_000);
+  });
 });

@@ -73,6 +73,6 @@ describe.skipIf(skipWithoutEngine)("dynamic → native migration through the rea
       } finally {
         await native.close();
       }
-    }, 600_000);
+    });
   }
 });

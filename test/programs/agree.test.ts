@@ -68,7 +68,7 @@ describe("a Policy, its PolicyBinding, a ServiceAccount and its key in one stack
       view: ["/org/demo/group/viewers"],
       edit: [`/org/demo/serviceaccount/${account}`],
     });
-  }, 120_000);
+  });
 
   it("refresh: only computed outputs of the policy and the account changed (versions), nothing outside the program", async () => {
     const result = await run({ refresh: true });
@@ -79,7 +79,7 @@ describe("a Policy, its PolicyBinding, a ServiceAccount and its key in one stack
       "same ci-edit: unchanged",
       "same ci-key: unchanged",
     ]);
-  }, 120_000);
+  });
 
   it("up after the refresh: all four unchanged, no write, and the account keeps its grant", async () => {
     const result = await run();
@@ -89,7 +89,7 @@ describe("a Policy, its PolicyBinding, a ServiceAccount and its key in one stack
       view: ["/org/demo/group/viewers"],
       edit: [`/org/demo/serviceaccount/${account}`],
     });
-  }, 120_000);
+  });
 
   it("a principal granted by hand is drift, named as such", async () => {
     const response = await fetch(`${server.url}/org/demo/policy/${policy}`, {
@@ -109,5 +109,5 @@ describe("a Policy, its PolicyBinding, a ServiceAccount and its key in one stack
     ]);
     const destroyed = await run({ destroy: true });
     expect(destroyed.steps.map((s) => s.op)).toEqual(["delete", "delete", "delete", "delete"]);
-  }, 120_000);
+  });
 });

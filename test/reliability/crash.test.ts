@@ -75,8 +75,8 @@ async function startChild(dataFile: string): Promise<Child> {
   child.stderr?.on("data", (chunk: Buffer) => errors.push(chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`cpln-local printed no URL within 20 s: ${errors.join("")}`)),
-      20_000,
+      () => reject(new Error(`cpln-local printed no URL within 120 s: ${errors.join("")}`)),
+      120_000,
     );
     createInterface({ input: child.stdout! }).on("line", (line) => {
       const match = /listening on (http:\/\/\S+)/.exec(line);
@@ -317,7 +317,7 @@ describe("cpln-local killed with SIGKILL under concurrent writes", () => {
           `(${ledger.length} records; ${lateCommits} unacknowledged writes had committed; seed ${SEED}) in ${(ms / 1000).toFixed(1)} s`,
       );
     },
-    sized(60_000, 300_000),
+    sized(900_000, 1_800_000),
   );
 
   it("killed during its first start (while seeding), it starts cleanly afterwards with the whole seed", async () => {

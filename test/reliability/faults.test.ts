@@ -317,7 +317,7 @@ beforeAll(async () => {
     () => ({ error: undefined, ms: performance.now() - started }),
     (error: unknown) => ({ error, ms: performance.now() - started }),
   );
-}, 60_000);
+});
 
 afterAll(async () => {
   server?.setFaults(undefined);

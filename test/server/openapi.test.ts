@@ -95,7 +95,7 @@ describe("the OpenAPI document", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
   it("every registered route is documented and every documented operation is registered", () => {
     const served = new Set<string>();

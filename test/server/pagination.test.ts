@@ -63,7 +63,7 @@ beforeAll(async () => {
     const data = provider === "aws" ? { roleArn: `arn:aws:iam::1:role/r${i}` } : { projectId: `project-${pad(i)}` };
     expect(await send("POST", "/org/demo/cloudaccount", { name: `ca${pad(i)}`, provider, data })).toBe(201);
   }
-}, 120_000);
+});
 afterAll(async () => {
   await client.close();
   await server.close();

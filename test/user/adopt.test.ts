@@ -175,7 +175,7 @@ describe.each(["dynamic", "native"] as const)("adopt: true through cpln-pulumi-r
     expect(again.stdout).toContain(`  =  same    ${type} legacy  unchanged\n`);
     expect(again.stdout).toContain("Resources: 1 unchanged");
     expect(sent().filter((r) => r.method !== "GET")).toEqual([]);
-  }, 120_000);
+  });
 });
 
 describe("adopt: true when nothing exists yet", () => {
@@ -196,5 +196,5 @@ describe("adopt: true when nothing exists yet", () => {
       `GET ${link} 404`,
       `POST /org/${ORG}/gvc/default/volumeset 201`,
     ]);
-  }, 120_000);
+  });
 });
