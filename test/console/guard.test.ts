@@ -46,7 +46,7 @@ describe.skipIf(skip)("what the console sends", () => {
     await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
     elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
     browser = await launchChromium(found.executable);
-  }, 60_000);
+  }, 600_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();

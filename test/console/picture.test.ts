@@ -111,7 +111,7 @@ describe.skipIf(skip)("the access picture", () => {
       .filter((policy) => policy.origin === "builtin")
       .reduce((sum, policy) => sum + (policy.bindings?.length ?? 0), 0);
     browser = await launchChromium(found.executable);
-  }, 120_000);
+  }, 600_000);
   afterAll(async () => {
     await browser?.close();
     await server?.close();
@@ -147,7 +147,7 @@ describe.skipIf(skip)("the access picture", () => {
     expect(first.slice(0, OWN)).toEqual(own);
     expect(first.slice(OWN).every((name) => /^(superusers|viewers)-.* ?builtin$/.test(name ?? ""))).toBe(true);
     await page.close();
-  }, 120_000);
+  }, 600_000);
 
   it("draws 28 bindings, and then builtins among them, with no label over another or out of its box", async () => {
     const page = await signIn(browser, server);
@@ -174,5 +174,5 @@ describe.skipIf(skip)("the access picture", () => {
     );
     expect(collisions(withBuiltins)).toEqual([]);
     await page.close();
-  }, 120_000);
+  }, 600_000);
 });
