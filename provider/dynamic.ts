@@ -33,7 +33,7 @@ function dynamicProvider(typeName: ResourceTypeName): pulumi.dynamic.ResourcePro
       return runtime().create(typeName, inputs);
     },
     async read(id, props) {
-      return runtime().read(typeName, id, props);
+      return runtime().readWithLink(typeName, id, props);
     },
     async update(id, olds, news) {
       return runtime().update(typeName, id, olds, news);

@@ -179,6 +179,23 @@ export async function read(
   });
 }
 
+/**
+ * Read for the dynamic providers: `read`, with the `selfLink` that `checkWithLink` puts among the checked inputs kept
+ * among the read inputs too, so a refresh leaves the inputs as the last check made them.
+ */
+export async function readWithLink(
+  typeName: ResourceTypeName,
+  id: string,
+  props: Props,
+): Promise<{ id: string; props?: Props; inputs?: Props }> {
+  const result = await read(typeName, id, props);
+  const selfLink = result.props?.selfLink;
+  if (result.inputs === undefined || definition(typeName).adoption === undefined || typeof selfLink !== "string") {
+    return result;
+  }
+  return { ...result, inputs: { ...result.inputs, selfLink } };
+}
+
 export async function update(
   typeName: ResourceTypeName,
   id: string,
