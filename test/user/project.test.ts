@@ -47,8 +47,8 @@ const allowed = [
   // The native plugin: its launcher for PATH and its source-based plugin folder (`pulumi package add`).
   /^package\/bin\/pulumi-resource-cpln-native$/,
   /^package\/plugin\/(PulumiPlugin\.yaml|index\.cjs|package\.json)$/,
-  // cpln-local's console: the page and its two assets, built by `npm run build`.
-  /^package\/dist\/console\/(index\.html|app\.js|app\.css)$/,
+  // cpln-local's console: the page, its two assets and its icon, built by `npm run build`.
+  /^package\/dist\/console\/(index\.html|app\.js|app\.css|icon\.svg)$/,
   // `cpln-pulumi import-file`: an org as a `pulumi import --file` document.
   /^package\/dist\/tools\/cpln-pulumi\.js$/,
   /^package\/dist\/tools\/importFile\/[^/]+\.js$/,
