@@ -272,7 +272,7 @@ scenario("go", async (server, work) => {
   const template = path.join(repoRoot, "test", "engine", "languages", "go");
   for (const file of ["go.mod", "go.sum", "driver_test.go"])
     fs.copyFileSync(path.join(template, file), path.join(work, file));
-  fs.appendFileSync(path.join(work, "go.mod"), `\nreplace cpln-pulumi/sdk/go => ${sdks.go}\n`);
+  fs.appendFileSync(path.join(work, "go.mod"), `\nreplace github.com/cpln-pulumi/cpln-pulumi/sdk/go => ${sdks.go}\n`);
   fs.writeFileSync(path.join(work, "main.go"), docProgram("go"));
   const goEnv = { ...(process.env as Record<string, string>), GOFLAGS: "-mod=readonly" };
   succeeded(
