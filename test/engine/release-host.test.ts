@@ -3,7 +3,7 @@
 // the real CLI installs from it — `pulumi plugin install resource cpln-native <v> --server <url>` with the checksum,
 // and the engine on its own from a program's `pluginDownloadURL`. The installed single executable then runs a YAML
 // program's up and destroy against cpln-local with no `node` on PATH.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -41,8 +41,21 @@ function world(name: string): { env: Record<string, string>; home: string; dir: 
   return { env, home: env.PULUMI_HOME!, dir };
 }
 
-function pulumi(env: Record<string, string>, cwd: string, args: string[]) {
-  return spawnSync(requireEngine().pulumi, args, { cwd, env, encoding: "utf8", timeout: 300_000 });
+/** The CLI, asynchronously: the release host and cpln-local answer it from this process. */
+function pulumi(
+  env: Record<string, string>,
+  cwd: string,
+  args: string[],
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      requireEngine().pulumi,
+      args,
+      { cwd, env, encoding: "utf8", timeout: 300_000, maxBuffer: 1 << 26 },
+      (error, stdout, stderr) =>
+        resolve({ status: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
+    );
+  });
 }
 
 const sha256Of = (name: string): string => {
@@ -91,10 +104,10 @@ describe.skipIf(skipWithoutEngine || process.platform !== "linux" || process.arc
       );
     });
 
-    it("a wrong checksum is refused and installs nothing", () => {
+    it("a wrong checksum is refused and installs nothing", async () => {
       const { env, home, dir } = world("bad-checksum");
       served.length = 0;
-      const result = pulumi(env, dir, [
+      const result = await pulumi(env, dir, [
         "plugin",
         "install",
         "resource",
@@ -109,12 +122,12 @@ describe.skipIf(skipWithoutEngine || process.platform !== "linux" || process.arc
       expect(`${result.stdout}${result.stderr}`).toMatch(/checksum/i);
       expect(served).toEqual([`GET ${releasePath()}/${archiveName} → 200`]);
       expect(fs.existsSync(path.join(home, "plugins", `resource-cpln-native-v${version}`, PLUGIN))).toBe(false);
-    });
+    }, 300_000);
 
-    it("`pulumi plugin install --server` fetches the archive once, checks its SHA-256 and installs the binary", () => {
+    it("`pulumi plugin install --server` fetches the archive once, checks its SHA-256 and installs the binary", async () => {
       const { env, home, dir } = world("install");
       served.length = 0;
-      const result = pulumi(env, dir, [
+      const result = await pulumi(env, dir, [
         "plugin",
         "install",
         "resource",
@@ -132,13 +145,13 @@ describe.skipIf(skipWithoutEngine || process.platform !== "linux" || process.arc
       fs.mkdirSync(unpacked);
       execFileSync("tar", ["-xzf", path.join(releaseDir, archiveName), "-C", unpacked, PLUGIN]);
       expect(fs.readFileSync(installed).equals(fs.readFileSync(path.join(unpacked, PLUGIN)))).toBe(true);
-      const listed = pulumi(env, dir, ["plugin", "ls", "--json"]);
+      const listed = await pulumi(env, dir, ["plugin", "ls", "--json"]);
       expect(JSON.parse(listed.stdout)).toEqual([
         expect.objectContaining({ name: "cpln-native", kind: "resource", version }),
       ]);
-    });
+    }, 300_000);
 
-    it("the engine installs it on its own from a program's pluginDownloadURL, then runs up and destroy without node", () => {
+    it("the engine installs it on its own from a program's pluginDownloadURL, then runs up and destroy without node", async () => {
       const { env, home, dir } = world("program");
       // Automatic acquisition on, as for a user: the engine fetches what the program names and is not installed.
       delete env.PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION;
@@ -158,22 +171,24 @@ describe.skipIf(skipWithoutEngine || process.platform !== "linux" || process.arc
           "      performanceClass: general-purpose-ssd",
           "    options:",
           `      version: ${version}`,
-          `      pluginDownloadURL: ${downloadUrl()}`,
+          // The release's own address: a YAML option is a plain string (pulumi-yaml refuses an interpolation there,
+          // and `${VERSION}` is one); the SDKs carry the template, which the engine fills.
+          `      pluginDownloadURL: ${downloadUrl().replace("${VERSION}", version)}`,
           "",
         ].join("\n"),
       );
-      const ok = (args: string[]) => {
-        const result = pulumi(env, dir, args);
+      const ok = async (args: string[]) => {
+        const result = await pulumi(env, dir, args);
         expect(result.status, `pulumi ${args.join(" ")}\n${result.stdout}${result.stderr}`).toBe(0);
         return result;
       };
-      ok(["stack", "init", "dev"]);
-      ok(["config", "set", "cpln-native:org", ORG]);
-      ok(["config", "set", "cpln-native:endpoint", server.url]);
-      ok(["config", "set", "--secret", "cpln-native:token", ADMIN_KEY]);
+      await ok(["stack", "init", "dev"]);
+      await ok(["config", "set", "cpln-native:org", ORG]);
+      await ok(["config", "set", "cpln-native:endpoint", server.url]);
+      await ok(["config", "set", "--secret", "cpln-native:token", ADMIN_KEY]);
       served.length = 0;
       const log = requestLog(server);
-      ok(["up", "--yes", "--non-interactive"]);
+      await ok(["up", "--yes", "--non-interactive"]);
       expect(served).toEqual([`GET ${releasePath()}/${archiveName} → 200`]);
       expect(fs.existsSync(path.join(home, "plugins", `resource-cpln-native-v${version}`, PLUGIN))).toBe(true);
       const link = `/org/${ORG}/gvc/default/volumeset/data`;
@@ -182,13 +197,13 @@ describe.skipIf(skipWithoutEngine || process.platform !== "linux" || process.arc
           .filter((r) => r.method !== "GET")
           .map((r) => `${r.method} ${r.path} ${r.status}`),
       ).toEqual([`POST /org/${ORG}/gvc/default/volumeset 201`]);
-      ok(["destroy", "--yes", "--non-interactive"]);
+      await ok(["destroy", "--yes", "--non-interactive"]);
       expect(
         log()
           .filter((r) => r.method !== "GET")
           .map((r) => `${r.method} ${r.path} ${r.status}`),
       ).toEqual([`DELETE ${link} 202`]);
       expect(served).toHaveLength(1);
-    });
+    }, 600_000);
   },
 );
