@@ -27,7 +27,6 @@ arch=$(node -p '({ x64: "amd64", arm64: "arm64" })[process.arch] || process.arch
 exe=$plugin
 [ "$os" = windows ] && exe=$plugin.exe
 archive_name="$plugin-v$version-$os-$arch.tar.gz"
-checksums_name="$plugin-v$version-checksums.txt"
 
 # LIEF (inside postject) warns about node's unnamed note sections on every ELF injection; nothing is wrong with them.
 quiet() { grep -v "Can't find string offset for section name" || true; }
@@ -102,5 +101,5 @@ fi
 
 cp "$target/$archive_name" "$out/$archive_name"
 # Every archive of this version in the output directory (the release job gathers all os/arch archives in one).
-(cd "$out" && sha256 "$plugin-v$version"-*.tar.gz >"$checksums_name")
+bash "$root/scripts/release-checksums.sh" "$out" "$version" >/dev/null
 echo "$out/$archive_name"

@@ -63,7 +63,12 @@ export interface PackageMetadata {
     python: { packageName: string; pyproject: { enabled: boolean }; respectSchemaVersion: boolean };
     go: { importBasePath: string; respectSchemaVersion: boolean };
     csharp: { rootNamespace: string; packageReferences: Record<string, string>; respectSchemaVersion: boolean };
-    java: { basePackage: string; buildFiles: string; dependencies: Record<string, string> };
+    java: {
+      basePackage: string;
+      buildFiles: string;
+      gradleNexusPublishPluginVersion: string;
+      dependencies: Record<string, string>;
+    };
   };
 }
 

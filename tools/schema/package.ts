@@ -62,7 +62,9 @@ export function packageMetadata(version: string): PackageMetadata {
       nodejs: {
         packageName: "@cpln-pulumi/cpln-native",
         packageDescription,
-        dependencies: { "@pulumi/pulumi": "^3.248.0" },
+        // The generated classes call runtime APIs of the generator's own release (`runtime.existsResource`, absent
+        // from 3.248): tools/engine/gen pins pulumi/pkg v3.274.1.
+        dependencies: { "@pulumi/pulumi": "^3.274.0" },
         respectSchemaVersion: true,
       },
       // The version each generator stamps into its SDK (`respectSchemaVersion`) is the one that asks the engine for
@@ -75,6 +77,8 @@ export function packageMetadata(version: string): PackageMetadata {
       java: {
         basePackage: "io.github.cplnpulumi",
         buildFiles: "gradle",
+        // The generated build.gradle publishes to Maven Central through this plugin (the release workflow).
+        gradleNexusPublishPluginVersion: "2.0.0",
         dependencies: { "com.pulumi:pulumi": "1.+" },
       },
     },
