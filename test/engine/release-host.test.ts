@@ -205,5 +205,47 @@ describe.skipIf(skipWithoutEngine || process.platform !== "linux" || process.arc
       ).toEqual([`DELETE ${link} 202`]);
       expect(served).toHaveLength(1);
     }, 600_000);
+
+    it("docs/_index.md's YAML example runs with the plugin installed from the release host", async () => {
+      const { env, dir } = world("registry-example");
+      const ok = async (args: string[]) => {
+        const result = await pulumi(env, dir, args);
+        expect(result.status, `pulumi ${args.join(" ")}\n${result.stdout}${result.stderr}`).toBe(0);
+        return result;
+      };
+      await ok(["plugin", "install", "resource", "cpln-native", version, "--server", downloadUrl()]);
+      const page = fs.readFileSync(path.join(repoRoot, "docs", "_index.md"), "utf8");
+      const example = /```yaml\n([\s\S]*?)```/.exec(page)?.[1];
+      expect(example).toContain("type: cpln-native:index:ServiceAccount");
+      fs.writeFileSync(path.join(dir, "Pulumi.yaml"), example!);
+      await ok(["stack", "init", "dev"]);
+      await ok(["config", "set", "cpln-native:org", ORG]);
+      await ok(["config", "set", "cpln-native:endpoint", server.url]);
+      await ok(["config", "set", "--secret", "cpln-native:token", ADMIN_KEY]);
+      const log = requestLog(server);
+      await ok(["up", "--yes", "--non-interactive"]);
+      const created = log()
+        .filter((r) => r.method === "POST")
+        .map((r) => `${r.path} ${r.status}`)
+        .sort();
+      // The group, the service account, and its key (the -addKey action).
+      expect(created).toEqual([
+        expect.stringMatching(new RegExp(`^/org/${ORG}/group 201$`)),
+        expect.stringMatching(new RegExp(`^/org/${ORG}/serviceaccount 201$`)),
+        expect.stringMatching(new RegExp(`^/org/${ORG}/serviceaccount/ci-[0-9a-f]{7}/-addKey 20[01]$`)),
+      ]);
+      const outputs = JSON.parse((await ok(["stack", "output", "--json"])).stdout) as Record<string, string>;
+      expect(outputs.group).toMatch(new RegExp(`^/org/${ORG}/group/deployers-[0-9a-f]{7}$`));
+      expect(outputs.key).toBe("[secret]");
+      const group = (await (
+        await fetch(`${server.url}${outputs.group}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+      ).json()) as { memberLinks: string[] };
+      expect(group.memberLinks).toEqual([
+        expect.stringMatching(new RegExp(`^/org/${ORG}/serviceaccount/ci-[0-9a-f]{7}$`)),
+      ]);
+      await ok(["destroy", "--yes", "--non-interactive"]);
+      const gone = await fetch(`${server.url}${outputs.group}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      expect(gone.status).toBe(404);
+    }, 600_000);
   },
 );
