@@ -74,7 +74,7 @@ interface LoggedRequest {
 const isMutating = (request: LoggedRequest): boolean =>
   ["POST", "PUT", "PATCH", "DELETE"].includes(request.method) && !/\/-(query|join|cloudinit)$/.test(request.path);
 
-function engineBinDir(): { binDir: string } | { reason: string } {
+export function engineBinDir(): { binDir: string } | { reason: string } {
   const result = spawnSync("bash", [path.join(repoRoot, "scripts", "engine.sh"), "--print-dir"], { encoding: "utf8" });
   if (result.status !== 0) return { reason: result.stderr.trim() || "scripts/engine.sh --print-dir failed" };
   return { binDir: result.stdout.trim() };
@@ -132,12 +132,28 @@ function profileNativePlugin(home: string, profileDir: string): void {
 }
 
 function install(pulumi: string, env: Record<string, string>, cwd: string, name: string, file: string): void {
-  const result = spawnSync(pulumi, ["plugin", "install", "resource", name, VERSION, "--file", file], {
-    cwd,
-    env,
-    encoding: "utf8",
-    timeout: 300_000,
-  });
+  installPlugin(path.dirname(pulumi), env, cwd, name, VERSION, file);
+}
+
+/** `pulumi plugin install resource <name> <version> --file <archive>` into the PULUMI_HOME of `env`. */
+export function installPlugin(
+  binDir: string,
+  env: Record<string, string>,
+  cwd: string,
+  name: string,
+  version: string,
+  file: string,
+): void {
+  const result = spawnSync(
+    path.join(binDir, "pulumi"),
+    ["plugin", "install", "resource", name, version, "--file", file],
+    {
+      cwd,
+      env,
+      encoding: "utf8",
+      timeout: 300_000,
+    },
+  );
   if (result.status !== 0) throw new Error(`pulumi plugin install resource ${name} failed: ${result.stderr}`);
 }
 

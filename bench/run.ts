@@ -3,12 +3,13 @@
  * process, prints one JSON object per figure as it is measured, then a short table, and writes the whole run to
  * `bench/results/latest.json`. The exit code is 1 only when the request counts of benchmark 1 differ from their
  * targets (or could not be measured); every other figure is printed, never enforced — a slow machine must not fail
- * a build. `--only=requests,provider,native,service,scaling,startup,moto,engine` runs a subset (the
- * exit rule is the same; moto only when named, engine not in `--quick`'s default set); `--profile`
+ * a build. `--only=requests,provider,native,service,scaling,startup,moto,engine,coldstart` runs a subset
+ * (the exit rule is the same; moto only when named, engine and coldstart not in `--quick`'s default set); `--profile`
  * starts every server process with `--cpu-prof` (profiles in `bench/results/profiles/`, summarized by
  * `node dist/bench/profile-summary.js bench/results/profiles`).
  */
 import path from "node:path";
+import { coldStart } from "./coldstart.js";
 import { BenchContext } from "./context.js";
 import { engineRuns } from "./engine.js";
 import { footprint } from "./footprint.js";
@@ -30,6 +31,7 @@ const benchmarks = {
   startup: footprint,
   moto: motoSideBySide,
   engine: engineRuns,
+  coldstart: coldStart,
 } as const;
 type BenchName = keyof typeof benchmarks;
 
@@ -51,7 +53,9 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Be
       only = names as BenchName[];
     } else throw new Error(`unknown argument "${arg}" (use --quick, --profile, --only=<names>)`);
   }
-  only ??= (Object.keys(benchmarks) as BenchName[]).filter((name) => name !== "moto" && !(quick && name === "engine"));
+  only ??= (Object.keys(benchmarks) as BenchName[]).filter(
+    (name) => name !== "moto" && !(quick && (name === "engine" || name === "coldstart")),
+  );
   return { quick, profile, only };
 }
 

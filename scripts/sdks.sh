@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Generates the Python and Go SDKs of the native plugin from schema.json with Pulumi's own code generators
+# Generates the Python, Go and Node.js SDKs of the native plugin from schema.json with Pulumi's own code generators
 # (tools/engine/gen, pinned to the CLI's pulumi/pkg version), and makes the Python virtual environment the Python
 # programs run in (the pinned `pulumi` package from PyPI plus the generated SDK). Everything goes to a cache keyed by
 # what it is made from, so a second run reuses it:
 #   <cache>/engine/gen-<pkg version>-<hash of tools/engine/gen>/cpln-pulumi-gen    the generator
-#   <cache>/sdks/<version>-<hash of schema.json and the generator>/{python,go}     the SDKs
+#   <cache>/sdks/<version>-<hash of schema.json and the generator>/{python,go,nodejs}  the SDKs (TypeScript sources
+#                                                                                   for nodejs; release-sdks.sh builds)
 #   <cache>/python/pulumi-<pulumi version>-<same key>/                             the venv
-#   scripts/sdks.sh               build what is missing, then print `python=<sdk dir>`, `go=<sdk dir>`, `venv=<dir>`
+#   scripts/sdks.sh               build what is missing, then print `python=<sdk dir>`, `go=<sdk dir>`, `venv=<dir>`,
+#                                 `nodejs=<sdk dir>`
 #   scripts/sdks.sh --print-dirs  print them if all exist, exit 1 (one line on stderr) if not
 # `pulumi package gen-sdk` cannot do this here: it hands generation to pulumi-language-python / pulumi-language-go,
 # which the Go module proxy does not serve (docs/languages.md).
@@ -26,7 +28,7 @@ sdks="$cache_root/sdks/$sdk_key"
 venv="$cache_root/python/pulumi-$python_pulumi-$sdk_key"
 
 complete() { [ -f "$sdks/.complete" ] && [ -f "$venv/.complete" ]; }
-print() { printf 'python=%s\ngo=%s\nvenv=%s\n' "$sdks/python" "$sdks/go" "$venv"; }
+print() { printf 'python=%s\ngo=%s\nvenv=%s\nnodejs=%s\n' "$sdks/python" "$sdks/go" "$venv" "$sdks/nodejs"; }
 
 if [ "${1:-}" = "--print-dirs" ]; then
   complete || { echo "sdks: the SDKs of schema.json are not generated; run \`npm run sdks\` (needs Go and Python 3)" >&2; exit 1; }
@@ -47,10 +49,10 @@ if [ ! -x "$gen" ]; then
 fi
 
 if [ ! -f "$sdks/.complete" ]; then
-  echo "sdks: generating the Python and Go SDKs of schema.json (version $version) into $sdks" >&2
+  echo "sdks: generating the Python, Go and Node.js SDKs of schema.json (version $version) into $sdks" >&2
   rm -rf "$sdks"
   mkdir -p "$sdks"
-  for language in python go; do
+  for language in python go nodejs; do
     "$gen" -schema "$root/schema.json" -language "$language" -version "$version" -out "$sdks/$language"
   done
   touch "$sdks/.complete"

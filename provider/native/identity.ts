@@ -22,6 +22,26 @@ export function withNativeConfigKeys(text: string): string {
 /** The package root (where package.json and schema.json live), from `dist/provider/native/`. */
 export const packageRoot = path.resolve(__dirname, "..", "..", "..");
 
+/** Node's single-executable API, when this Node has it (20.12+); the plugin binary is built with it. */
+function singleExecutable(): typeof import("node:sea") | undefined {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- absent before Node 20.12, so not imported
+    const sea = require("node:sea") as typeof import("node:sea");
+    return sea.isSea() ? sea : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A file of the package (`package.json`, `schema.json`): an asset of the executable when the plugin runs as the
+ * single executable (scripts/plugin-binary.sh embeds both), else the file beside dist/.
+ */
+export function packageFile(name: string): string {
+  const sea = singleExecutable();
+  return sea ? sea.getAsset(name, "utf8") : fs.readFileSync(path.join(packageRoot, name), "utf8");
+}
+
 /** `cpln-native:index:VolumeSet`, `cpln-native:index:getPolicy`. */
 export function nativeToken(name: string): string {
   return `${NATIVE_PACKAGE}:index:${name}`;
@@ -35,6 +55,5 @@ export function tokenMember(token: string): string | undefined {
 
 /** The plugin version: the package's. */
 export function pluginVersion(): string {
-  const text = fs.readFileSync(path.join(packageRoot, "package.json"), "utf8");
-  return (JSON.parse(text) as { version: string }).version;
+  return (JSON.parse(packageFile("package.json")) as { version: string }).version;
 }

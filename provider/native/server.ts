@@ -10,8 +10,6 @@
  * only an id (`pulumi import`, self link or the Terraform short forms), Invoke, and the old `__provider` input carried
  * over so that a stack moved from the dynamic classes to the native ones diffs clean.
  */
-import * as fs from "node:fs";
-import * as path from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
@@ -26,7 +24,7 @@ import { changedFields, diffOfChanged, LOGICAL_NAME, managedValue, prune } from 
 import type { AnyResourceDefinition, ResourceTypeName } from "../resources/types.js";
 import * as runtime from "../runtime.js";
 import { CallerCheck, guardService } from "./caller.js";
-import { NATIVE_PACKAGE, packageRoot, pluginVersion, tokenMember, withNativeConfigKeys } from "./identity.js";
+import { NATIVE_PACKAGE, packageFile, pluginVersion, tokenMember, withNativeConfigKeys } from "./identity.js";
 import { rewrap, toStruct, unwrapProps, type Props } from "./values.js";
 import { PropsResponse, RESPONSE_PROPS_FIELDS, withDecodedRequests, type PropsRequest } from "./wire.js";
 
@@ -73,7 +71,7 @@ export class NativeProvider {
   // ---- identity and schema -----------------------------------------------------------------------------------------
 
   schema(): string {
-    this.schemaText ??= fs.readFileSync(path.join(packageRoot, "schema.json"), "utf8");
+    this.schemaText ??= packageFile("schema.json");
     return this.schemaText;
   }
 

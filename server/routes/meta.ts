@@ -4,14 +4,17 @@ import { z } from "zod";
 import { buildOpenApi } from "../openapi.js";
 import { named, type Route } from "./table.js";
 
-/** The package version, from the nearest package.json named cpln-pulumi (works from sources and from dist/). */
+/**
+ * The package version, from the nearest package.json named cpln-pulumi (a checkout, from sources and from dist/) or
+ * cpln-local (the published package, assembled by scripts/release-packages.mjs); both carry the one release version.
+ */
 export function packageVersion(): string {
   let dir = __dirname;
   for (let i = 0; i < 6; i++) {
     const file = join(dir, "package.json");
     if (existsSync(file)) {
       const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
-      if (pkg.name === "cpln-pulumi") return pkg.version ?? "0.0.0";
+      if (pkg.name === "cpln-pulumi" || pkg.name === "cpln-local") return pkg.version ?? "0.0.0";
     }
     dir = dirname(dir);
   }

@@ -307,7 +307,7 @@ scenario("go", async (server, work) => {
   const goMod = fs.readFileSync(path.join(repoRoot, "test", "engine", "languages", "go", "go.mod"), "utf8");
   return projectProgram(server, work, "cpln-go", {
     "Pulumi.yaml": "name: cpln-go\nruntime: go\n",
-    "go.mod": `${goMod}\nreplace cpln-pulumi/sdk/go => ${sdks.go}\n`,
+    "go.mod": `${goMod}\nreplace github.com/cpln-pulumi/cpln-pulumi/sdk/go => ${sdks.go}\n`,
     "go.sum": fs.readFileSync(path.join(repoRoot, "test", "engine", "languages", "go", "go.sum"), "utf8"),
     "main.go": docProgram("go"),
   });

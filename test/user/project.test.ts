@@ -35,20 +35,20 @@ const typescript5 = (
 const allowed = [
   /^package\/package\.json$/,
   /^package\/README\.md$/,
+  /^package\/LICENSE$/,
   // The reference pages the README links to.
   /^package\/docs\/[^/]+\.md$/,
   /^package\/schema\.json$/,
   /^package\/examples\/seed\.json$/,
   /^package\/examples\/ci\/(README\.md|pulumi-cpln\.yml)$/,
-  /^package\/dist\/(api|provider|sdk|server)\/.+\.(js|d\.ts)$/,
+  // The server (cpln-local) is a package of its own (scripts/release-packages.mjs), not part of the provider's.
+  /^package\/dist\/(api|provider|sdk)\/.+\.(js|d\.ts)$/,
   /^package\/dist\/tools\/runner\/[^/]+\.(js|d\.ts)$/,
   // The plugin client the runner's `--provider native` drives the plugin with.
   /^package\/dist\/tools\/native\/client\.(js|d\.ts)$/,
   // The native plugin: its launcher for PATH and its source-based plugin folder (`pulumi package add`).
   /^package\/bin\/pulumi-resource-cpln-native$/,
   /^package\/plugin\/(PulumiPlugin\.yaml|index\.cjs|package\.json)$/,
-  // cpln-local's console: the page, its two assets and its icon, built by `npm run build`.
-  /^package\/dist\/console\/(index\.html|app\.js|app\.css|icon\.svg)$/,
   // `cpln-pulumi import-file`: an org as a `pulumi import --file` document.
   /^package\/dist\/tools\/cpln-pulumi\.js$/,
   /^package\/dist\/tools\/importFile\/[^/]+\.js$/,

@@ -40,21 +40,44 @@ export interface SchemaFunction {
   secretResultFields?: readonly string[];
 }
 
-export interface PackageSchema {
-  name: string;
+/** The package's own facts (tools/schema/package.ts): who publishes it, where, and how each SDK is named. */
+export interface PackageMetadata {
   displayName: string;
   description: string;
+  version: string;
   keywords: string[];
   license: string;
+  publisher: string;
+  repository: string;
+  homepage: string;
+  logoUrl: string;
+  /** Where `pulumi plugin install` and the SDKs fetch the plugin's release archives (`${VERSION}` interpolated). */
+  pluginDownloadURL: string;
+  language: {
+    nodejs: {
+      packageName: string;
+      packageDescription: string;
+      dependencies: Record<string, string>;
+      respectSchemaVersion: boolean;
+    };
+    python: { packageName: string; pyproject: { enabled: boolean }; respectSchemaVersion: boolean };
+    go: { importBasePath: string; respectSchemaVersion: boolean };
+    csharp: { rootNamespace: string; packageReferences: Record<string, string>; respectSchemaVersion: boolean };
+    java: {
+      basePackage: string;
+      buildFiles: string;
+      gradleNexusPublishPluginVersion: string;
+      dependencies: Record<string, string>;
+    };
+  };
+}
+
+export interface PackageSchema extends PackageMetadata {
+  name: string;
   config: { variables: Record<string, PropertySpec>; defaults: string[] };
   types: Record<string, unknown>;
   resources: Record<string, ResourceSpec>;
   functions: Record<string, FunctionSpec>;
-  language: {
-    nodejs: { packageName: string; packageDescription: string; dependencies: Record<string, string> };
-    python: { packageName: string; respectSchemaVersion: boolean };
-    go: { importBasePath: string; respectSchemaVersion: boolean };
-  };
 }
 
 export interface ResourceSpec extends ObjectTypeSpec {
@@ -158,7 +181,7 @@ function functionSpec(definition: SchemaFunction, collector: TypeCollector): Fun
 export function generateSchema(
   resources: readonly SchemaResource[],
   functions: readonly SchemaFunction[],
-  packageDescription: string,
+  metadata: PackageMetadata,
 ): PackageSchema {
   const collector = new TypeCollector(
     PACKAGE_NAME,
@@ -171,26 +194,12 @@ export function generateSchema(
   for (const definition of functions)
     functionSpecs[functionToken(definition.name)] = functionSpec(definition, collector);
   const schema: PackageSchema = {
+    ...metadata,
     name: PACKAGE_NAME,
-    displayName: "Control Plane (native provider)",
-    description: packageDescription,
-    keywords: ["pulumi", "cpln", "controlplane", "category/cloud", "kind/native"],
-    license: "Apache-2.0",
     config: { variables: configVariables(), defaults: ["endpoint", "org", "token"] },
     types: {},
     resources: resourceSpecs,
     functions: functionSpecs,
-    language: {
-      nodejs: {
-        packageName: "@cpln-pulumi/cpln-native",
-        packageDescription,
-        dependencies: { "@pulumi/pulumi": "^3.248.0" },
-      },
-      // The Python and Go SDKs (docs/languages.md): their package and import path, and the version the SDK's
-      // generator stamps into them (`respectSchemaVersion`) is the one that asks the engine for this plugin version.
-      python: { packageName: "pulumi_cpln_native", respectSchemaVersion: true },
-      go: { importBasePath: "cpln-pulumi/sdk/go/cplnnative", respectSchemaVersion: true },
-    },
   };
   const { document, types } = collector.finalize(schema);
   document.types = types;

@@ -1,9 +1,9 @@
-// Command gen writes the Python and Go SDKs of a Pulumi package schema (the project's schema.json) with Pulumi's own
+// Command gen writes the Python, Go and Node.js SDKs of a Pulumi package schema (the project's schema.json) with Pulumi's own
 // code generators (github.com/pulumi/pulumi/pkg/v3/codegen/python and .../codegen/go), at the version pinned in
 // go.mod. It exists because `pulumi package gen-sdk` delegates SDK generation to the language hosts
 // (pulumi-language-python, pulumi-language-go), which the Go module proxy here does not serve (docs/languages.md).
 //
-//	gen -schema schema.json -language python|go -version 0.1.0 -out DIR
+//	gen -schema schema.json -language python|go|nodejs -version 0.1.0 -out DIR
 //
 // The schema is bound with validation (schema.BindSpec) first, so a schema the engine would reject fails here with the
 // binder's diagnostics. It references no other package, so the loader refuses every load.
@@ -20,6 +20,7 @@ import (
 
 	"github.com/blang/semver"
 	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
+	nodegen "github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
 	pygen "github.com/pulumi/pulumi/pkg/v3/codegen/python"
 	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
 )
@@ -53,12 +54,12 @@ const tool = "cpln-pulumi-gen"
 
 func run() error {
 	schemaPath := flag.String("schema", "", "the package schema (JSON)")
-	language := flag.String("language", "", "python or go")
+	language := flag.String("language", "", "python, go or nodejs")
 	out := flag.String("out", "", "the directory to write the SDK into (replaced)")
 	version := flag.String("version", "", "the package version to stamp into the SDK (the plugin version it asks for)")
 	flag.Parse()
-	if *schemaPath == "" || *out == "" || *version == "" || (*language != "python" && *language != "go") {
-		return errors.New("usage: gen -schema schema.json -language python|go -version X.Y.Z -out DIR")
+	if *schemaPath == "" || *out == "" || *version == "" || (*language != "python" && *language != "go" && *language != "nodejs") {
+		return errors.New("usage: gen -schema schema.json -language python|go|nodejs -version X.Y.Z -out DIR")
 	}
 	raw, err := os.ReadFile(*schemaPath)
 	if err != nil {
@@ -91,6 +92,8 @@ func run() error {
 		files, err = pygen.GeneratePackage(tool, pkg, nil, nil)
 	case "go":
 		files, err = gogen.GeneratePackage(tool, pkg, nil)
+	case "nodejs":
+		files, err = nodegen.GeneratePackage(tool, pkg, nil, nil, false, noLoader{})
 	}
 	if err != nil {
 		return fmt.Errorf("generating the %s SDK: %w", *language, err)

@@ -3,7 +3,7 @@ module cpln-pulumi/test/languages
 go 1.26.6
 
 require (
-	cpln-pulumi/sdk/go v0.0.0
+	github.com/cpln-pulumi/cpln-pulumi/sdk/go v0.0.0
 	github.com/pulumi/pulumi/sdk/v3 v3.274.1
 )
 
