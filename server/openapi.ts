@@ -166,10 +166,35 @@ function linksOf(creator: Route, created: CreatedObject, routes: readonly Route[
 }
 
 /**
+ * The org segment of a full link as the contract's link patterns write it: `(//|/org/[^/]+/)group/[^/]+`, or with
+ * escaped slashes (`\/org\/[^/]+`) where the pattern came from a regular-expression literal.
+ */
+const ANY_ORG = /\\?\/org\\?\/\[\^\/\]\+/g;
+
+/**
+ * A request schema whose link patterns name `org` where the contract's name any org: a body's full links must name
+ * the request's org (server/domain/orgLinks.ts), and this server serves one org, so the document can say which.
+ * One pattern per link, no intersection for a generator to filter.
+ */
+function linksInOrg(schema: JsonSchema, org: string): JsonSchema {
+  const literal = `/org/${org.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`;
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== "object") return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(value)) {
+      out[key] = key === "pattern" && typeof child === "string" ? child.replace(ANY_ORG, () => literal) : walk(child);
+    }
+    return out;
+  };
+  return walk(schema) as JsonSchema;
+}
+
+/**
  * The OpenAPI 3.1 document of the served routes: one operation per route, with its path parameters, request body,
  * responses and security, and the schemas the routes name (generated from the contract's zod schemas).
  */
-export function buildOpenApi(routes: readonly Route[], version: string, serverUrl: string): JsonSchema {
+export function buildOpenApi(routes: readonly Route[], version: string, serverUrl: string, org?: string): JsonSchema {
   const named = new Map<string, NamedSchema>();
   const use = (schema: NamedSchema) => {
     const known = named.get(schema.name);
@@ -247,7 +272,8 @@ export function buildOpenApi(routes: readonly Route[], version: string, serverUr
     if (schema.io === "input") {
       const keys = schema.keys ?? "any";
       keyRules.add(keys);
-      schemas[name] = restrictKeys(built, keys);
+      const restricted = restrictKeys(built, keys);
+      schemas[name] = org === undefined ? restricted : linksInOrg(restricted, org);
     } else schemas[name] = built;
   }
   for (const keys of keyRules) schemas[jsonValueName[keys]] = jsonValueSchema(keys);

@@ -106,7 +106,7 @@ export function metaRoutes(org: string, routes: () => readonly Route[]): Route[]
         const origin = `${request.protocol}://${request.host}`;
         let text = documents.get(origin);
         if (text === undefined) {
-          text = JSON.stringify(buildOpenApi(routes(), version, origin));
+          text = JSON.stringify(buildOpenApi(routes(), version, origin, org));
           if (documents.size < 16) documents.set(origin, text);
         }
         return reply.type("application/json").send(text);

@@ -136,4 +136,20 @@ describe("the document", () => {
     }
     expect(matches("/org/{org}/policy/-query", "post")).toEqual([]);
   });
+
+  it("link patterns of request schemas name the served org, so a generator draws no link the server refuses", async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { properties?: Record<string, { items?: { pattern?: string } }> }> };
+    };
+    const append = doc.components.schemas["PolicyPatch"]?.properties?.["$append/targetLinks"]?.items?.pattern ?? "";
+    const pattern = new RegExp(append, "u");
+    expect(pattern.test(`/org/${ORG}/secret/x`)).toBe(true);
+    expect(pattern.test("//secret/x")).toBe(true);
+    expect(pattern.test("/org/other-org/secret/x")).toBe(false);
+    const members = doc.components.schemas["GroupCreate"]?.properties?.["memberLinks"]?.items?.pattern ?? "";
+    expect(new RegExp(members, "u").test("/org/other-org/user/a@b.c")).toBe(false);
+    expect(new RegExp(members, "u").test(`/org/${ORG}/user/a@b.c`)).toBe(true);
+    // Response schemas are left as the contract states them.
+    expect(JSON.stringify(doc.components.schemas["PolicyCreate"])).not.toContain("/org/[^/]+");
+  });
 });
