@@ -34,7 +34,7 @@ function importFile(args: string[]): Promise<{ code: number; stdout: string; std
     execFile(
       process.execPath,
       [COMMAND, "import-file", ...args],
-      { env: { PATH: process.env.PATH ?? "", CPLN_TOKEN: ADMIN_KEY }, timeout: 60_000 },
+      { env: { PATH: process.env.PATH ?? "", CPLN_TOKEN: ADMIN_KEY }, timeout: 600_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
     );
