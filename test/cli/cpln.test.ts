@@ -45,7 +45,7 @@ function cpln(...args: string[]): Promise<Run> {
           CPLN_GVC: "default",
           NO_COLOR: "1",
         },
-        timeout: 30_000,
+        timeout: 600_000,
       },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;

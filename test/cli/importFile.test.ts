@@ -36,7 +36,7 @@ function run(args: string[], env: Record<string, string> = { CPLN_TOKEN: ADMIN_K
     execFile(
       process.execPath,
       [COMMAND, ...args],
-      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 60_000 },
+      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 600_000 },
       (error, stdout, stderr) => {
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
       },

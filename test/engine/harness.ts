@@ -115,7 +115,7 @@ export function engineWorld(name: string, withPlugin: boolean): EngineWorld {
       execFile(
         pulumi,
         args,
-        { cwd, env, encoding: "utf8", timeout: 300_000, maxBuffer: 1 << 28 },
+        { cwd, env, encoding: "utf8", timeout: 900_000, maxBuffer: 1 << 28 },
         (error, stdout, stderr) =>
           resolve({ status: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
       );
@@ -124,7 +124,7 @@ export function engineWorld(name: string, withPlugin: boolean): EngineWorld {
     const installed = spawnSync(
       pulumi,
       ["plugin", "install", "resource", "cpln-native", pluginVersion, "--file", pluginArchive()],
-      { cwd: workDir, env, encoding: "utf8", timeout: 300_000 },
+      { cwd: workDir, env, encoding: "utf8", timeout: 900_000 },
     );
     if (installed.status !== 0) throw new Error(`pulumi plugin install failed: ${installed.stderr}`);
   }

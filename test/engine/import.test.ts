@@ -2,8 +2,8 @@
  * `pulumi import` by the REAL CLI through the cpln-native plugin (installed from its release archive): objects of
  * every resource type, created through the API, imported one at a time and several at once (`--file`), by the id
  * forms the plugin documents (self link, `<gvc>:<name>`, `<name>`, and `<self link>#<key>` for keys and bindings);
- * then an up of a program declaring them (test/engine/fixtures/imported) changes nothing. Also what TypeScript code
- * generation does on this engine (it needs the Node.js language host, which the engine here does not have).
+ * then an up of a program declaring them (test/engine/fixtures/imported) changes nothing. First, TypeScript code
+ * generation in the fixture's TypeScript project, through the Node.js language host `npm run engine` builds.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -15,6 +15,7 @@ import {
   engineSuite,
   isMutating,
   ORG,
+  repoRoot,
   requestLog,
   stackConfig,
   nativeStackProject,
@@ -88,32 +89,34 @@ describe.skipIf(skipWithoutEngine)("pulumi import through the native plugin (rea
       target: "all",
       bindings: [{ permissions: ["edit"], principalLinks: ["//group/imp-group"] }],
     });
-    // The fixture's project (runtime: nodejs) first: what code generation does without the Node.js language host.
+    // The fixture's project (runtime: nodejs) first: TypeScript code generation through the Node.js language host.
     const pulumiYaml = fs.readFileSync(path.join(fixture, "Pulumi.yaml"), "utf8");
     project = await nativeStackProject(suite, "imported", STACK, pulumiYaml);
+    fs.copyFileSync(
+      path.join(repoRoot, "test", "fixtures", "pulumi-template", "nodenext", "package.json"),
+      path.join(project.dir, "package.json"),
+    );
   });
 
-  it("TypeScript code generation needs the Node.js language host, which this engine lacks: the exact error", async () => {
-    const result = await suite.world.pulumi(
-      ["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--non-interactive"],
-      project.dir,
-    );
-    expect({ status: result.status, output: `${result.stdout}${result.stderr}` }).toEqual({
-      status: 1,
-      output:
-        "Previewing import (imp):\nerror: failed to load language plugin nodejs: no language plugin " +
-        "'pulumi-language-nodejs' found in the workspace or on your $PATH\n",
-    });
-    // Without code generation too: `pulumi import` loads the project's language plugin whatever the flags.
-    const plain = await suite.world.pulumi(
-      ["import", token("VolumeSet"), "data", "default:imp-data", "--yes", "--generate-code=false", "--non-interactive"],
-      project.dir,
-    );
-    expect(plain.status).toBe(1);
-    expect(plain.stderr).toContain("no language plugin 'pulumi-language-nodejs' found");
+  it("in the TypeScript project, pulumi import prints the TypeScript that declares the object (Node.js host)", async () => {
+    const result = await pulumi([
+      "import",
+      token("VolumeSet"),
+      "data",
+      "default:imp-data",
+      "--yes",
+      "--non-interactive",
+    ]);
+    const output = `${result.stdout}${result.stderr}`;
+    expect(output).toMatch(/^import \* as \w+ from "@cpln-pulumi\/cpln-native";$/m);
+    expect(output).toMatch(/^const data = new \w+\.VolumeSet\("data", \{$/m);
+    expect(output).toContain('name: "imp-data"');
+    expect(output).toContain("protect: true");
+    expect((await stateResources()).map((r) => r.type)).toEqual([token("VolumeSet")]);
+    // Out of the state again (it was imported protected): the imports below start from an empty stack, with the YAML
+    // language host, whose generated code they check; the TypeScript program then runs inline against the same stack.
+    await pulumi(["state", "delete", `urn:pulumi:${STACK}::imported::${token("VolumeSet")}::data`, "--force", "--yes"]);
     expect(await stateResources()).toEqual([]);
-    // The state is the project's and the stack's, whatever the runtime: the imports below run with the YAML
-    // language host (which the engine has), and the TypeScript program then runs inline against the same stack.
     fs.writeFileSync(path.join(project.dir, "Pulumi.yaml"), "name: imported\nruntime: yaml\n");
   });
 

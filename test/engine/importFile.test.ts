@@ -14,6 +14,7 @@ import {
   engineSuite,
   isMutating,
   ORG,
+  repoRoot,
   requestLog,
   nativeStackProject,
   type EngineSuite,
@@ -33,7 +34,7 @@ function importFile(args: string[]): Promise<{ code: number; stdout: string; std
     execFile(
       process.execPath,
       [COMMAND, "import-file", ...args],
-      { env: { PATH: process.env.PATH ?? "", CPLN_TOKEN: ADMIN_KEY }, timeout: 60_000 },
+      { env: { PATH: process.env.PATH ?? "", CPLN_TOKEN: ADMIN_KEY }, timeout: 600_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr }),
     );
@@ -51,8 +52,12 @@ describe.skipIf(skipWithoutEngine)("cpln-pulumi import-file output through the r
       provider: "aws",
       data: { roleArn: "arn:aws:iam::444444444444:role/cpln" },
     });
-    // The YAML language host (the one this engine has): `pulumi import` needs the project's language plugin.
-    project = await nativeStackProject(suite, "org", "org", "name: org\nruntime: yaml\n");
+    // A TypeScript project, as docs/import-file.md's commands assume (`--out index.ts`).
+    project = await nativeStackProject(suite, "org", "org", "name: org\nruntime: nodejs\n");
+    fs.copyFileSync(
+      path.join(repoRoot, "test", "fixtures", "pulumi-template", "nodenext", "package.json"),
+      path.join(project.dir, "package.json"),
+    );
   });
 
   it("every resource of the file is in the state, by type, name and id; zero writes", async () => {
@@ -69,7 +74,15 @@ describe.skipIf(skipWithoutEngine)("cpln-pulumi import-file output through the r
     }
 
     const newRequests = requestLog(suite.server);
-    await pulumi(["import", "--file", file, "--yes", "--generate-code=false", "--non-interactive"]);
+    // docs/import-file.md's second command, as written (plus --yes for no prompt).
+    await pulumi(["import", "--file", "import.json", "--out", "index.ts", "--yes", "--non-interactive"]);
+    const code = fs.readFileSync(path.join(project.dir, "index.ts"), "utf8");
+    // One declaration per resource of the file, each under its resource name and protected.
+    for (const r of document.resources) {
+      const type = r.type.replace("cpln-native:index:", "");
+      expect(code, `${type} ${r.logicalName ?? r.name}`).toContain(`.${type}("${r.logicalName ?? r.name}", {`);
+    }
+    expect(code.match(/protect: true/g)?.length).toBe(document.resources.length);
     const exported = JSON.parse((await pulumi(["stack", "export"])).stdout) as {
       deployment: { resources?: { urn: string; type: string; id?: string }[] };
     };

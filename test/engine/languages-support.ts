@@ -102,7 +102,7 @@ export async function installPlugin(pulumi: string, env: Record<string, string>,
     await run(pulumi, ["plugin", "install", "resource", "cpln-native", version, "--file", archive], {
       cwd: outDir,
       env,
-      timeoutMs: 120_000,
+      timeoutMs: 900_000,
     }),
   );
   return version;
@@ -115,7 +115,7 @@ async function buildArchive(outDir: string): Promise<string> {
       cwd: repoRoot,
       // npm needs the ordinary environment; the engine's is only for the install.
       env: Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => !!entry[1])),
-      timeoutMs: 600_000,
+      timeoutMs: 900_000,
     }),
   );
   return archived.stdout.trim().split("\n").pop()!;

@@ -52,7 +52,7 @@ async function pulumiIn(work: string, args: string[], input?: string) {
   const { pulumi } = requireEngine();
   return succeeded(
     `pulumi ${args.join(" ")}`,
-    await run(pulumi, args, { cwd: work, env: env(work), input, timeoutMs: 600_000 }),
+    await run(pulumi, args, { cwd: work, env: env(work), input, timeoutMs: 900_000 }),
   );
 }
 

@@ -1,5 +1,5 @@
 /**
- * The real Pulumi engine for the tests: the CLI (and the YAML language host, and the dynamic-provider launcher) that
+ * The real Pulumi engine for the tests: the CLI, its YAML, Node.js, Python and Go language hosts and the launchers that
  * `npm run engine` (scripts/engine.sh) builds from the Go module proxy into a cache. Tests that need it call
  * `describe.skipIf(!engine.available)` and print `engine.reason` once; on the project's machines and in CI
  * (`.ci/run` builds the engine first) they run.

@@ -64,7 +64,11 @@ describe("dynamic → native migration", () => {
     const urn = "urn:pulumi:stack::project::cpln-native:index:VolumeSet::data";
     const checked = await plugin.check(urn, dynamicStack.inputs, news);
     expect(checked.failures).toEqual([]);
-    expect(checked.inputs).toEqual(dynamicStack.inputs);
+    // The same inputs, but the self link the dynamic classes' check adds for previews (provider/runtime.ts,
+    // checkWithLink): the native plugin previews an update with the old outputs, so it has no need of it.
+    const { selfLink, ...withoutLink } = dynamicStack.inputs;
+    expect(selfLink).toBe(dynamicStack.id);
+    expect(checked.inputs).toEqual(withoutLink);
     const diff = await plugin.diff(dynamicStack.id, urn, dynamicStack.outputs, checked.inputs, dynamicStack.inputs);
     expect(diff).toMatchObject({ changes: "none", replaces: [], detailedDiff: {} });
     expect(takeRequests(env.server)).toEqual([]);

@@ -48,7 +48,7 @@ function runner(args: string[]): Promise<{ code: number; stdout: string; stderr:
     execFile(
       process.execPath,
       [cli, ...args, "--state", stateFile],
-      { cwd: work, env, timeout: 120_000 },
+      { cwd: work, env, timeout: 900_000 },
       (e, o, r) => {
         printed.push(String(o), String(r));
         resolve({ code: e ? ((e as { code?: number }).code ?? 1) : 0, stdout: String(o), stderr: String(r) });

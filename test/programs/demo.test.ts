@@ -20,7 +20,7 @@ describe("npm run demo", () => {
       cwd: repoRoot,
       env,
       encoding: "utf8",
-      timeout: 420_000,
+      timeout: 900_000,
     });
     const output = `${result.stdout}${result.stderr}`;
     expect(result.status, output).toBe(0);

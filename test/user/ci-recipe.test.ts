@@ -55,7 +55,7 @@ function stepScript(name: string): string {
 
 function bash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
-    execFile("bash", ["-e", "-c", script], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile("bash", ["-e", "-c", script], { cwd, env, timeout: 900_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: stdout + stderr });
     });
   });
