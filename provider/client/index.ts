@@ -125,23 +125,9 @@ export interface QueryResult<T> {
 /** `GET /about`: what the service says about itself (free-form). */
 export type About = Record<string, unknown>;
 
-/** The record schema of each kind, for link-based reads. */
+/** The record schema of each kind, for link-based reads: the kind's declaration (`api/kinds/<kind>.ts`). */
 function recordSchema(kind: Kind): z.ZodType {
-  const schemas: Record<Kind, () => z.ZodType> = {
-    org: orgRecord,
-    gvc,
-    volumeset: volumeSet,
-    location,
-    policy,
-    group,
-    serviceaccount: serviceAccount,
-    user,
-    cloudaccount: cloudAccount,
-    mk8s,
-    auditctx: auditCtx,
-    quota,
-  };
-  return schemas[kind]();
+  return kinds[kind].schemas.record();
 }
 
 const maxPages = 1000;
