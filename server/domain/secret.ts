@@ -23,17 +23,14 @@ function certificatesParse(text: string): boolean {
 /** Why a PEM private key does not load, or undefined; never the key or the library's text (it may quote input). */
 function privateKeyProblem(key: string, passphrase: string | undefined): string | undefined {
   if (!key.includes("-----BEGIN")) return "must be a PEM-encoded private key";
+  // PKCS#8 `ENCRYPTED PRIVATE KEY` or a legacy PEM header `Proc-Type: 4,ENCRYPTED` (the docs' sample keypair).
+  const encrypted = /-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type:\s*4,ENCRYPTED/.test(key);
+  if (encrypted && passphrase === undefined) return "is encrypted: a passphrase is required";
   try {
     createPrivateKey(passphrase === undefined ? { key, format: "pem" } : { key, format: "pem", passphrase });
     return undefined;
-  } catch (error) {
-    const code = (error as { code?: string }).code ?? "";
-    if (/PASSPHRASE|BAD_DECRYPT/.test(code) || /passphrase|decrypt/i.test(String(error))) {
-      return passphrase === undefined
-        ? "is encrypted: a passphrase is required"
-        : "cannot be decrypted with the passphrase given";
-    }
-    return "must be a PEM-encoded private key";
+  } catch {
+    return encrypted ? "cannot be decrypted with the passphrase given" : "must be a PEM-encoded private key";
   }
 }
 
