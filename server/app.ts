@@ -349,7 +349,12 @@ export function buildApp(context: AppContext): FastifyInstance {
     }
     if (context.requestLog) {
       const path = request.url;
-      context.requestLog.push({ method: request.method, path, body: loggedBody(request).body, status: reply.statusCode });
+      context.requestLog.push({
+        method: request.method,
+        path,
+        body: loggedBody(request).body,
+        status: reply.statusCode,
+      });
     }
     const settled = store?.settled?.();
     if (settled === undefined && request.fault === undefined) {
@@ -374,7 +379,8 @@ export function buildApp(context: AppContext): FastifyInstance {
     app.addHook("onResponse", (request, reply, done) => {
       const durationMs = reply.elapsedTime;
       const logged = loggedBody(request);
-      if (textLog) textLog.write(`${logLine(request.method, request.url, reply.statusCode, durationMs, logged.body)}\n`);
+      if (textLog)
+        textLog.write(`${logLine(request.method, request.url, reply.statusCode, durationMs, logged.body)}\n`);
       if (context.recent && !request.routeOptions.config.emulator) {
         const pushed: PushedRequest = {
           method: request.method,

@@ -146,10 +146,12 @@ const dataSchemas: Readonly<Record<SecretType, () => z.ZodType>> = {
       .describe("azure-connector: an Azure function app's URL and code."),
   ),
   docker: lazy(() =>
-    jsonObjectText("docker: a Docker config, as JSON text {auths: {REGISTRY: {username, password} | {auth}}}.", (doc) =>
-      typeof doc["auths"] === "object" && doc["auths"] !== null && !Array.isArray(doc["auths"])
-        ? undefined
-        : 'must hold an "auths" object (a Docker config: {"auths": {"REGISTRY": {...}}})',
+    jsonObjectText(
+      "docker: a Docker config, as JSON text {auths: {REGISTRY: {username, password} | {auth}}}.",
+      (doc) =>
+        typeof doc["auths"] === "object" && doc["auths"] !== null && !Array.isArray(doc["auths"])
+          ? undefined
+          : 'must hold an "auths" object (a Docker config: {"auths": {"REGISTRY": {...}}})',
     ),
   ),
   dictionary: lazy(() =>

@@ -548,8 +548,13 @@ export class RecordService {
     const patch: JsonObject = {};
     for (const [field, value] of Object.entries(body)) if (!replaceable.includes(field)) patch[field] = value;
     // Fields left out get their create defaults: description = name, no tags, and the kind's own (`omittedDefaults`).
+    // A reveal-only field left out is kept: GET never returns it, so a record as read, sent back, changes nothing.
     const defaults: JsonObject = { description: key, tags: {}, ...this.rules[kind].omittedDefaults };
-    for (const field of replaceable) patch[`${REPLACE}${field}`] = body[field] ?? defaults[field] ?? null;
+    const kept = kinds[kind].revealOnly ?? [];
+    for (const field of replaceable) {
+      if (body[field] === undefined && kept.includes(field)) continue;
+      patch[`${REPLACE}${field}`] = body[field] ?? defaults[field] ?? null;
+    }
     return this.patch(call, kind, key, patch, (path) => (path.startsWith(REPLACE) ? path.slice(REPLACE.length) : path));
   }
 
@@ -734,16 +739,7 @@ export class RecordService {
     // Queries read records as callers see them: a term or sort on a reveal-only field finds nothing to compare.
     const docs = records.map((r) => presentRecord(kind, r.doc));
     const byDoc = new Map(records.map((r, i) => [docs[i] as JsonObject, r]));
-    const {
-      items: found,
-      query,
-      sortBy,
-      direction,
-    } = runQueryDocument(
-      kind,
-      body,
-      docs,
-    );
+    const { items: found, query, sortBy, direction } = runQueryDocument(kind, body, docs);
     const fetchLinks = query["fetch"] === "links";
     const page = pageAfter(
       found,
@@ -828,6 +824,11 @@ export class RecordService {
           }
           if (createBody instanceof z.ZodObject) {
             for (const field of rules.readOnly) if (!(field in createBody.shape)) delete manifest[field];
+          }
+          // A reveal-only field left out is kept by the replace (see `put`): the manifest is checked with it.
+          for (const field of kinds[kind].revealOnly ?? []) {
+            if (manifest[field] === undefined && existing.doc[field] !== undefined)
+              manifest[field] = existing.doc[field];
           }
           const { parsed } = parseCoerced(createBody, manifest);
           if (!parsed.success) {

@@ -75,7 +75,8 @@ function dataIssues(record: JsonObject): Issue[] {
   const type = record["type"];
   const data = record["data"] as JsonValue | undefined;
   if (!isSecretType(type)) return []; // the record schema names a bad type
-  if (data === undefined || data === null) return [{ path: "data", message: `is required (the ${type} secret's value)` }];
+  if (data === undefined || data === null)
+    return [{ path: "data", message: `is required (the ${type} secret's value)` }];
   const parsed = secretDataSchema(type).safeParse(data);
   // The issue names the field at fault (`data.accessKey`) or `data` itself for a value of the wrong form.
   if (!parsed.success) return issuesFromZod(parsed.error, ["data"]);

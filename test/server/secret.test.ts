@@ -137,6 +137,18 @@ describe("secret CRUD over every type", () => {
     expect(after.body).toMatchObject({ type: "aws", version: 1, data: valid["aws"] });
   });
 
+  it("a record as GET returned it, PUT back to the object or the collection, changes nothing (data kept)", async () => {
+    const url = `${base}/${nameOf("ecr")}`;
+    const read = (await admin(server).get(url)).body as Record<string, unknown>;
+    for (const target of [url, base]) {
+      const put = await call(server, "PUT", target, { auth: bearer(ADMIN_KEY), body: read });
+      expect(put.status, target).toBe(200);
+      expect(put.body).not.toHaveProperty("data");
+    }
+    const after = await admin(server).get(`${url}/-reveal`);
+    expect(after.body).toMatchObject({ version: read["version"], data: valid["ecr"] });
+  });
+
   it("DELETE removes a secret (202), and reveal then answers 404", async () => {
     const url = `${base}/${nameOf("gcp")}`;
     expect((await admin(server).delete(url)).status).toBe(202);
@@ -254,7 +266,9 @@ describe("no secret value in logs", () => {
       body: { type: "opaque", data: { payload: `${MARK}-put` } },
     });
     expect(put.status).toBe(200);
-    expect((await admin(server).get(`${base}/${name}/-reveal`)).body).toMatchObject({ data: { payload: `${MARK}-put` } });
+    expect((await admin(server).get(`${base}/${name}/-reveal`)).body).toMatchObject({
+      data: { payload: `${MARK}-put` },
+    });
 
     expect(JSON.stringify(server.requests())).not.toContain(MARK);
     expect(server.requests()).toContainEqual({
