@@ -244,6 +244,22 @@ describe("reveal needs the reveal permission", () => {
     expect((await asRevealer.get(`${base}/${nameOf("aws")}/-reveal`)).status).toBe(404);
   });
 
+  it("a policy's targetQuery on a data field selects nothing: grants cannot probe secret values", async () => {
+    const data = { payload: "probe-me" };
+    expect((await admin(server).post(base, { name: "probed", type: "opaque", data })).status).toBe(201);
+    const prober = await serviceAccountWithKey(server, "prober");
+    const policy = await admin(server).post(`/org/${ORG}/policy`, {
+      name: "probe-data",
+      targetKind: "secret",
+      targetQuery: { spec: { match: "all", terms: [{ op: "=", property: "data.payload", value: "probe-me" }] } },
+      bindings: [{ permissions: ["view"], principalLinks: [`/org/${ORG}/serviceaccount/prober`] }],
+    });
+    expect(policy.status).toBe(201);
+    // The stored payload equals the term's value, yet the query reads the secret without data: nothing is selected.
+    expect((await as(server, bearer(prober)).get(`${base}/probed`)).status).toBe(404);
+    expect((await as(server, bearer(prober)).get(base)).body).toMatchObject({ items: [] });
+  });
+
   it("the permission catalog is the documented one, reveal implied by edit and manage", async () => {
     const answer = await admin(server).get(`${base}/-schema/permissions`);
     expect(answer.status).toBe(200);
