@@ -18,11 +18,9 @@ import {
   filesUnder,
   isMutating,
   orgSnapshot as snapshotOf,
-  undeletableAdded,
+  forgetUndeletable,
   type Recorded,
 } from "../support/org.js";
-import { parseLink } from "../../api/links.js";
-import { quotaDefinitions } from "../../server/domain/quota.js";
 import { engineEnv, requireEngine } from "./support.js";
 
 export { EngineDriver };
@@ -242,27 +240,14 @@ export function orgSnapshot(server: RunningServer): Promise<Record<string, unkno
 
 /**
  * The org after a destroy, less the objects it created that cannot be deleted (audit contexts: destroy forgets them
- * and they stay, as on the real API) and what they hold of the org's quotas: their kind's count quota is up by exactly
- * their number, and `stored-bytes` by at most twice their JSON as listed (stored records carry no more than that).
- * Either off, or anything else changed, and the result differs from `before`.
+ * and they stay, as on the real API) and their share of the org's quotas (`forgetUndeletable`). Everything else must
+ * be as `before`.
  */
 export async function orgAfterDestroy(
   server: RunningServer,
   before: Record<string, unknown>,
 ): Promise<Record<string, unknown>> {
   const after = await orgSnapshot(server);
-  const left = undeletableAdded(before, after);
-  const leftBytes = left.reduce((sum, link) => sum + Buffer.byteLength(JSON.stringify(after[link])), 0);
-  for (const link of left) delete after[link];
-  for (const [link, record] of Object.entries(after)) {
-    const quota = record as { kind?: string; name?: string; current?: number };
-    const was = (before[link] as { current?: number } | undefined)?.current;
-    if (quota.kind !== "quota" || was === undefined || quota.current === undefined) continue;
-    const definition = quotaDefinitions.find((d) => d.name === quota.name);
-    const grew = quota.current - was;
-    const counted = left.filter((l) => parseLink(l)?.kind === definition?.counts).length;
-    const held = definition?.measuresBytes === true ? grew > 0 && grew <= 2 * leftBytes : grew === counted;
-    if (grew !== 0 && held) quota.current = was;
-  }
+  forgetUndeletable(before, after);
   return after;
 }

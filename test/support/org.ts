@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { kinds } from "../../dist/api/kinds.js";
 import { parseLink } from "../../dist/api/links.js";
+import { quotaDefinitions } from "../../dist/server/domain/quota.js";
 import type { RunningServer } from "../../dist/server/index.js";
 
 export interface Recorded {
@@ -77,6 +78,28 @@ export function undeletableAdded(before: Record<string, unknown>, after: Record<
     const kind = parseLink(link)?.kind;
     return !(link in before) && kind !== undefined && kinds[kind].deletable === false;
   });
+}
+
+/**
+ * Takes out of `after` the objects that were not in `before` and cannot be deleted, and their share of the org's
+ * quotas: their kind's count quota up by exactly their number, `stored-bytes` up by at most twice their JSON as
+ * listed (a stored record carries no more than that). Any other difference stays. Returns the links taken out.
+ */
+export function forgetUndeletable(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const left = undeletableAdded(before, after);
+  const leftBytes = left.reduce((sum, link) => sum + Buffer.byteLength(JSON.stringify(after[link])), 0);
+  for (const link of left) delete after[link];
+  for (const [link, record] of Object.entries(after)) {
+    const quota = record as { kind?: string; name?: string; current?: number };
+    const was = (before[link] as { current?: number } | undefined)?.current;
+    if (quota.kind !== "quota" || was === undefined || quota.current === undefined) continue;
+    const definition = quotaDefinitions.find((d) => d.name === quota.name);
+    const grew = quota.current - was;
+    const counted = left.filter((l) => parseLink(l)?.kind === definition?.counts).length;
+    const held = definition?.measuresBytes === true ? grew > 0 && grew <= 2 * leftBytes : grew === counted;
+    if (grew !== 0 && held) quota.current = was;
+  }
+  return left;
 }
 
 /** Every file under `dir` (not following links), as text. */
