@@ -453,7 +453,6 @@ export type Kind =
   | "user"
   | "group"
   | "serviceaccount"
-  | "secret"
   | "quota"
   | "auditctx"
   | "mk8s"

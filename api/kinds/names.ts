@@ -15,6 +15,5 @@ export const kindNames = [
   "mk8s",
   "auditctx",
   "quota",
-  "secret",
 ] as const;
 export type Kind = (typeof kindNames)[number];

@@ -14,4 +14,3 @@ export * from "./auditCtx.js";
 export * from "./gvc.js";
 export * from "./org.js";
 export * from "./user.js";
-export * from "./secret.js";
