@@ -240,8 +240,8 @@ export function orgSnapshot(server: RunningServer): Promise<Record<string, unkno
 
 /**
  * The org after a destroy, less the objects it created that cannot be deleted (audit contexts: destroy forgets them
- * and they stay, as on the real API) and their share of the org's quotas (`forgetUndeletable`). Everything else must
- * be as `before`.
+ * and they stay, as on the real API) and their share of the org's count quotas (`forgetUndeletable`). Everything else
+ * must be as `before`.
  */
 export async function orgAfterDestroy(
   server: RunningServer,
