@@ -5,44 +5,15 @@
  *
  *   npm run build && node dist/bench/hostile.js memory [count] [path/to/server/cli.js]
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import * as path from "node:path";
-import { createInterface } from "node:readline";
+import { killChild, rssBytes, startCliChild } from "./lib/procs.js";
 
 const ORG = "hostile";
 const KEY = "hostileadmin.hostile-admin-key-0123456789ab";
 
-async function startChild(cli: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [cli, "--port", "0", "--org", ORG], {
-    env: { ...process.env, CPLN_TOKEN: KEY },
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("no URL within 20 s")), 20_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    });
-  });
-  return { child, url };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
-  await exited;
-}
-
 function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-  return kb / 1024;
+  return rssBytes(pid) / 1048576;
 }
 
 /** One chunked POST of `body` without credentials; resolves with the status, or 0 when the connection was reset. */
@@ -72,7 +43,7 @@ function chunkedPost(url: string, urlPath: string, body: Buffer): Promise<number
 }
 
 async function memory(count: number, cli: string): Promise<void> {
-  const { child, url } = await startChild(cli);
+  const { child, url } = await startCliChild(cli, ["--org", ORG], KEY);
   try {
     const body = Buffer.from(JSON.stringify({ name: "x", description: "x".repeat(1024 * 1024 - 40) }));
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -101,7 +72,7 @@ async function memory(count: number, cli: string): Promise<void> {
         `${alive ? `${after.toFixed(0)} MiB` : "— the server died"}`,
     );
   } finally {
-    await stopChild(child);
+    await killChild(child);
   }
 }
 

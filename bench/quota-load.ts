@@ -8,11 +8,10 @@
  *
  *   npm run build && node dist/bench/quota-load.js [creates per phase, default 120] [concurrency, default 8] [cli.js]
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
-import { createInterface } from "node:readline";
+import { killChild, rssBytes, startCliChild } from "./lib/procs.js";
 import { Worker } from "node:worker_threads";
 
 const ORG = "load";
@@ -28,34 +27,8 @@ interface Answer {
   bytes: number;
 }
 
-async function startChild(cli: string, data: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [cli, "--port", "0", "--org", ORG, "--data", data], {
-    env: { ...process.env, CPLN_TOKEN: KEY },
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("no URL within 20 s")), 20_000);
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const match = /listening on (http:\/\/\S+)/.exec(line);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    });
-  });
-  return { child, url };
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGKILL");
-  await exited;
-}
-
 function rssMiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  return rssBytes(pid) / 1048576;
 }
 
 async function send(url: string, token: string, method: string, urlPath: string, body?: unknown): Promise<Answer> {
@@ -193,7 +166,7 @@ async function main(): Promise<void> {
   const cli = path.resolve(process.argv[4] || path.join(__dirname, "..", "server", "cli.js"));
   const dir = mkdtempSync(path.join(tmpdir(), "cpln-quota-load-"));
   const data = path.join(dir, "load.db");
-  const { child, url } = await startChild(cli, data);
+  const { child, url } = await startCliChild(cli, ["--org", ORG, "--data", data], KEY);
   try {
     const pid = child.pid!;
     // The narrow principal: a service account whose only grant is `create` on mk8s.
@@ -248,7 +221,7 @@ async function main(): Promise<void> {
       `data file (with its WAL) ${(dataBytes / 1048576).toFixed(1)} MiB; RSS at the end ${rssMiB(pid).toFixed(0)} MiB`,
     );
   } finally {
-    await stopChild(child);
+    await killChild(child);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -2,6 +2,7 @@ import { fork, spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
 
@@ -49,6 +50,40 @@ export function rssBytes(pid: number): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * Starts a cpln-local CLI (`cli`: a path, so a benchmark can run another build's) with `args` on port 0, the admin key
+ * in its environment, and resolves with the URL it prints (within 20 s).
+ */
+export async function startCliChild(
+  cli: string,
+  args: readonly string[],
+  adminKey: string,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [cli, "--port", "0", ...args], {
+    env: { ...process.env, CPLN_TOKEN: adminKey },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no URL within 20 s")), 20_000);
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const match = /listening on (http:\/\/\S+)/.exec(line);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1] as string);
+      }
+    });
+  });
+  return { child, url };
+}
+
+/** SIGKILL (a stalled event loop ignores SIGTERM), then waits for the exit; a child already gone is left alone. */
+export async function killChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await exited;
 }
 
 /** Keeps the last lines a child wrote, so a failure can say why. */
