@@ -142,7 +142,8 @@ export async function nativeThroughput(ctx: BenchContext, report: Report): Promi
     const dynamicRun = () => {
       round++;
       return runConcurrent(dynamicStates, CONCURRENCY, async (state, i) => {
-        const { __provider: _p, ...inputs } = state.inputs;
+        // A program's inputs: the checked ones less what check adds (the provider, the dynamic providers' selfLink).
+        const { __provider: _p, selfLink: _s, ...inputs } = state.inputs;
         dynamicStates[i] = await dynamicUpdate(host, state, {
           ...inputs,
           description: `dyn ${round}`,
