@@ -8,7 +8,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type * as runtimeModule from "./runtime.js";
-import type { ResourceTypeName } from "./resources/types.js";
+import { resourceTypeNames, type ResourceTypeName } from "./resources/typeNames.js";
 
 /** The package path the serialized providers load; `package.json` `exports` must keep it resolvable. */
 export const RUNTIME_MODULE = "cpln-pulumi/dist/provider/runtime.js";
@@ -44,15 +44,7 @@ function dynamicProvider(typeName: ResourceTypeName): pulumi.dynamic.ResourcePro
   };
 }
 
-/** One provider instance per kind: Pulumi caches a provider's serialization per object. */
-export const providers: Readonly<Record<ResourceTypeName, pulumi.dynamic.ResourceProvider>> = {
-  VolumeSet: dynamicProvider("VolumeSet"),
-  Policy: dynamicProvider("Policy"),
-  Location: dynamicProvider("Location"),
-  Group: dynamicProvider("Group"),
-  ServiceAccount: dynamicProvider("ServiceAccount"),
-  ServiceAccountKey: dynamicProvider("ServiceAccountKey"),
-  AuditContext: dynamicProvider("AuditContext"),
-  CloudAccount: dynamicProvider("CloudAccount"),
-  PolicyBinding: dynamicProvider("PolicyBinding"),
-};
+/** One provider instance per type: Pulumi caches a provider's serialization per object. */
+export const providers: Readonly<Record<ResourceTypeName, pulumi.dynamic.ResourceProvider>> = Object.fromEntries(
+  resourceTypeNames.map((typeName) => [typeName, dynamicProvider(typeName)]),
+) as Record<ResourceTypeName, pulumi.dynamic.ResourceProvider>;

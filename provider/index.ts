@@ -23,10 +23,14 @@ import { policyDefinition } from "./resources/policy.js";
 import { policyBindingDefinition } from "./resources/policyBinding.js";
 import { serviceAccountDefinition } from "./resources/serviceAccount.js";
 import { serviceAccountKeyDefinition } from "./resources/serviceAccountKey.js";
+import { declaredDefinitions } from "./resources/declared.js";
+import type { DeclaredTypeName } from "./resources/declaredNames.js";
+import { kinds } from "../api/kinds.js";
 import type { AnyResourceDefinition, ResourceTypeName } from "./resources/types.js";
+import type { handWrittenTypeNames } from "./resources/typeNames.js";
 import { volumeSetDefinition } from "./resources/volumeSet.js";
 
-export const resources = {
+const handWritten = {
   VolumeSet: volumeSetDefinition,
   Policy: policyDefinition,
   Location: locationDefinition,
@@ -36,7 +40,16 @@ export const resources = {
   AuditContext: auditContextDefinition,
   CloudAccount: cloudAccountDefinition,
   PolicyBinding: policyBindingDefinition,
-} satisfies Record<ResourceTypeName, AnyResourceDefinition>;
+} satisfies Record<(typeof handWrittenTypeNames)[number], AnyResourceDefinition>;
+
+/**
+ * Every resource type: the hand-written definitions and one per kind that declares a resource (`npm run gen` writes
+ * their names into `declaredNames.ts` for the types; a test holds the two equal).
+ */
+export const resources = {
+  ...handWritten,
+  ...(declaredDefinitions(Object.values(kinds)) as Record<DeclaredTypeName, AnyResourceDefinition>),
+};
 
 /** The Pulumi type token of a resource: `pulumi-nodejs:dynamic/cpln:<TypeName>`. */
 export function resourceToken(typeName: ResourceTypeName): string {

@@ -37,6 +37,7 @@ export { CloudAccount } from "./cloudAccount.js";
 export type { CloudAccountArgs } from "./cloudAccount.js";
 export { PolicyBinding } from "./policyBinding.js";
 export type { PolicyBindingArgs } from "./policyBinding.js";
+export * from "./declared.js";
 export * from "./functions.js";
 export { CplnApiError, isCplnApiError } from "../provider/client/errors.js";
 export { CplnClient } from "./client.js";

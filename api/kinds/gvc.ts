@@ -20,6 +20,13 @@ export const gvcKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  resource: {
+    typeName: "Gvc",
+    description:
+      "A Control Plane global virtual cloud (GVC): the locations its workloads run in, its pull secrets and the " +
+      "environment every workload of it gets. name and org cannot change in place; every other change is one PATCH " +
+      "holding only what changed (environment variables keyed by name, links as sets).",
+  },
   examples: {
     create: (name) => ({ name, description: "a gvc" }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),

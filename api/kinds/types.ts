@@ -93,6 +93,18 @@ export interface KindDescriptor {
   /** Endpoints by name (the path segment after `-`); the server implements each (checked when its rules are built). */
   readonly endpoints?: Readonly<Record<string, EndpointContract>>;
   /**
+   * Create-body fields fixed at create (dotted paths): the server answers a change with 409 and the provider's
+   * resource replaces the object instead.
+   */
+  readonly immutable?: readonly string[];
+  /**
+   * The values the server fills in a create body that leaves them out (a pure function of the validated body): the
+   * server stores them, and the provider fills them before it compares, so a program that omits them sees no change.
+   */
+  readonly defaults?: (body: Readonly<Record<string, unknown>>) => Record<string, unknown>;
+  /** The kind as a Pulumi resource (both adapters, every SDK), when its declaration alone says how to manage it. */
+  readonly resource?: ResourceDeclaration;
+  /**
    * Example bodies, which generic tests, fixtures and benchmarks use for this kind (never a per-kind list of their
    * own): `create` names the new object `name` (absent: the kind is not created through the API); `patch` changes
    * the object without widening anyone's access, `marker` making it unique.
@@ -101,4 +113,17 @@ export interface KindDescriptor {
     readonly create?: (name: string) => Record<string, unknown>;
     readonly patch: (marker: string) => Record<string, unknown>;
   };
+}
+
+/**
+ * What a Pulumi resource needs beyond the kind's contract: its name and its paragraph. The args are the create body
+ * (`spec`'s fields flat, as @pulumiverse/cpln has them), the outputs the record; `immutable` fields replace.
+ */
+export interface ResourceDeclaration {
+  /** The type name: `cpln-native:index:<typeName>` and `pulumi-nodejs:dynamic/cpln:<typeName>`. */
+  readonly typeName: string;
+  /** One paragraph for the package schema, the SDK class and the docs. */
+  readonly description: string;
+  /** Args (and the outputs of the same name) that are Pulumi secrets in both adapters. */
+  readonly secrets?: readonly string[];
 }

@@ -7,21 +7,12 @@
 import type { z } from "zod";
 import type { Kind } from "../../api/kinds.js";
 import type { JsonObject, PatchRules } from "../../api/patch/index.js";
+import type { ResourceTypeName } from "./typeNames.js";
 
 /** Property bags as the dynamic-provider host passes them (plain JSON, `__provider` included). */
 export type Props = Record<string, unknown>;
 
-/** The Pulumi type names (`pulumi-nodejs:dynamic/cpln:<TypeName>`). */
-export type ResourceTypeName =
-  | "VolumeSet"
-  | "Policy"
-  | "Location"
-  | "Group"
-  | "ServiceAccount"
-  | "ServiceAccountKey"
-  | "AuditContext"
-  | "CloudAccount"
-  | "PolicyBinding";
+export type { ResourceTypeName } from "./typeNames.js";
 
 export interface CheckFailure {
   /** Input property path, dotted (`autoscaling.maxCapacity`, `bindings.1.permissions`). */

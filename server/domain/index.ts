@@ -46,8 +46,14 @@ export function rulesOf(kind: Kind, server: KindServerRules): KindRules {
       `The endpoints of ${kind} differ: the contract has [${contractEndpoints.join(", ")}], the server [${serverEndpoints.join(", ")}]`,
     );
   }
+  const defaults = contract.defaults;
   return {
     ...server,
+    // The declaration's immutable fields and create defaults hold for the server as for the provider's resource.
+    immutable: [...server.immutable, ...(contract.immutable ?? [])],
+    ...(defaults !== undefined
+      ? { initialize: (body, ctx) => server.initialize(defaults(body) as typeof body, ctx) }
+      : {}),
     record: contract.schemas.record,
     patchBody: contract.schemas.patch,
     ...(contract.schemas.create ? { createBody: contract.schemas.create } : {}),

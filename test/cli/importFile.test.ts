@@ -117,6 +117,8 @@ function userObjects() {
       logicalName: "aws-prod",
     },
     { type: T("Group"), name: "group_ops", id: `${o}/group/ops`, logicalName: "ops" },
+    { type: T("Gvc"), name: "gvc_default", id: `${o}/gvc/default`, logicalName: "default" },
+    { type: T("Gvc"), name: "gvc_other", id: `${o}/gvc/other`, logicalName: "other" },
     { type: T("Policy"), name: "policy_volumes", id: `${o}/policy/volumes`, logicalName: "volumes" },
     { type: T("ServiceAccount"), name: "serviceaccount_ci", id: `${o}/serviceaccount/ci`, logicalName: "ci" },
     {
@@ -153,7 +155,7 @@ describe("cpln-pulumi import-file", () => {
     expect(JSON.parse(result.stdout)).toEqual({ resources: userObjects() });
     expect(result.stderr).toMatch(
       new RegExp(
-        `^9 resources of org ${ORG}; \\d+ built-in objects left out \\(--include-builtins\\)\\. Next: pulumi import --file <file>\\n$`,
+        `^${userObjects().length} resources of org ${ORG}; \\d+ built-in objects left out \\(--include-builtins\\)\\. Next: pulumi import --file <file>\\n$`,
       ),
     );
     const methods = new Set(takeRequests(server).map((r) => r.method));

@@ -10,7 +10,7 @@ import type { RecordedRequest, RunningServer } from "../../server/index.js";
 import type * as HarnessModule from "../harness/index.js";
 import type { DiffResult, DynamicProviderHost, PropertyMap } from "../harness/index.js";
 
-const load = createRequire(__filename);
+export const load = createRequire(__filename);
 export const harness = load("../../dist/test/harness/index.js") as typeof HarnessModule;
 export const sdk = load("../../dist/sdk/index.js") as typeof SdkModule;
 export const clientModule = load("../../dist/provider/client/index.js") as typeof ClientModule;

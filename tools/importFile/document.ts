@@ -7,9 +7,11 @@
  * generated code (unique in the file). No `nameTable`: nothing here has a parent or an explicit provider.
  */
 import { collectionPath, selfLink } from "../../api/links.js";
-import type { Kind } from "../../api/kinds.js";
+import { kinds, type Kind } from "../../api/kinds.js";
 import type { ApiRecord } from "../../provider/client/index.js";
 import type { ResourceTypeName } from "../../provider/resources/types.js";
+import type { DeclaredTypeName } from "../../provider/resources/declaredNames.js";
+import type { handWrittenTypeNames } from "../../provider/resources/typeNames.js";
 
 export const NATIVE_TYPE_PREFIX = "cpln-native:index:";
 
@@ -53,7 +55,7 @@ type Source =
   | { kind: Kind; scope: "gvc" }
   | { kind: Kind; scope: "children"; of: ResourceTypeName; items: (parent: ApiRecord) => string[] };
 
-export const sources: Record<ResourceTypeName, Source | undefined> = {
+const handWrittenSources: Record<(typeof handWrittenTypeNames)[number], Source | undefined> = {
   AuditContext: { kind: "auditctx", scope: "org" },
   CloudAccount: { kind: "cloudaccount", scope: "org" },
   Group: { kind: "group", scope: "org" },
@@ -77,6 +79,18 @@ export const sources: Record<ResourceTypeName, Source | undefined> = {
   VolumeSet: { kind: "volumeset", scope: "gvc" },
   // A binding belongs to its policy: importing the Policy imports its bindings.
   PolicyBinding: undefined,
+};
+
+/** Every type's source: a declared resource's objects are those of its kind, in the kind's scope. */
+export const sources: Record<ResourceTypeName, Source | undefined> = {
+  ...handWrittenSources,
+  ...(Object.fromEntries(
+    Object.values(kinds).flatMap((descriptor) =>
+      descriptor.resource === undefined
+        ? []
+        : [[descriptor.resource.typeName, { kind: descriptor.kind, scope: descriptor.scope }]],
+    ),
+  ) as Record<DeclaredTypeName, Source>),
 };
 
 /** Every object of the managed kinds in `org`, in a stable order (type, then gvc or account, then name). */

@@ -1,0 +1,126 @@
+// Every resource a kind declares (`resource` in api/kinds/<kind>.ts), through Pulumi's real dynamic-provider host
+// against cpln-local, from its declaration's example bodies alone: create (one POST of exactly the program's values),
+// a no-op (no request), an update (one PATCH of exactly what changed), a rename (replace: DELETE then POST), .get
+// by self link, a refresh after another client's change (drift shown, the next up puts it back with one PATCH),
+// delete (one DELETE). No per-kind list: a new declared kind is covered here by its declaration. Needs `npm run build`.
+import { describe, expect, it } from "vitest";
+import {
+  harness,
+  inputsOf,
+  load,
+  programInputs,
+  ResourceStack,
+  sdk,
+  serverRecord,
+  withEnv,
+  type Env,
+} from "./support.js";
+import type * as KindsModule from "../../api/kinds.js";
+
+const { kindNames, kinds } = load("../../dist/api/kinds.js") as typeof KindsModule;
+
+type Body = Record<string, unknown>;
+
+/** The resource args of an API body: `spec`'s fields flat, as the declared resources take them. */
+function argsOf(body: Body): Body {
+  const { spec, ...top } = body;
+  return { ...top, ...((spec as Body | undefined) ?? {}) };
+}
+
+const declaredKinds = kindNames.filter((kind) => kinds[kind].resource !== undefined);
+
+let env: Env;
+let org = "";
+withEnv((started) => {
+  env = started;
+  org = started.server.org;
+});
+
+it("at least one kind declares its resource, and the SDK has a dynamic and a native class for each", () => {
+  expect(declaredKinds.length).toBeGreaterThan(0);
+  const native = load("../../dist/sdk/native/index.js") as Record<string, unknown>;
+  for (const kind of declaredKinds) {
+    const typeName = kinds[kind].resource!.typeName;
+    expect(typeof (sdk as unknown as Record<string, unknown>)[typeName], typeName).toBe("function");
+    expect(typeof native[typeName], typeName).toBe("function");
+  }
+});
+
+describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
+  const descriptor = kinds[kind];
+  const typeName = descriptor.resource!.typeName;
+  const type = `pulumi-nodejs:dynamic/cpln:${typeName}`;
+  const Resource = (sdk as unknown as Record<string, new (name: string, args: Body) => unknown>)[typeName]!;
+  const gvc = descriptor.scope === "gvc" ? { gvc: "default" } : {};
+  const collection = descriptor.scope === "gvc" ? `/org/${"ORG"}/gvc/default/${kind}` : `/org/ORG/${kind}`;
+  const at = (path: string) => path.replace("ORG", org);
+  const name = `declared-${kind}`;
+  const created = descriptor.examples.create!(name);
+  const patch = descriptor.examples.patch("m1");
+  let args: Body = { ...argsOf(created), ...gvc };
+  let stack: ResourceStack;
+  const inputs = (values: Body, logical = "r") => inputsOf(type, () => new Resource(logical, values));
+
+  it("create: one POST of the example body (description defaults to the name)", async () => {
+    stack = new ResourceStack(env, type, "r");
+    const step = await stack.up(await inputs(args));
+    expect(step.requests).toEqual([
+      { method: "POST", path: at(collection), status: 201, body: { description: name, tags: {}, ...created } },
+    ]);
+    expect(stack.id).toBe(`${at(collection)}/${name}`);
+    expect(stack.outputs).toMatchObject({ ...args, org, selfLink: stack.id, version: 1 });
+  });
+
+  it("the same program again: no change, no request", async () => {
+    expect(await stack.up(await inputs(args))).toMatchObject({ op: "same", requests: [] });
+  });
+
+  it("update: one PATCH holding exactly the example patch", async () => {
+    args = { ...args, ...argsOf(patch) };
+    const step = await stack.up(await inputs(args));
+    expect(step.op).toBe("update");
+    expect(step.requests).toEqual([{ method: "PATCH", path: stack.id, status: 200, body: patch }]);
+    expect(await serverRecord(env, stack.id)).toMatchObject(patch);
+  });
+
+  it("refresh after another client's change shows it; the next up puts the program's value back in one PATCH", async () => {
+    await env.client.patchByLink(stack.id, { description: "changed elsewhere" });
+    const refreshed = await stack.refresh();
+    expect(refreshed.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${stack.id}`]);
+    expect(stack.outputs.description).toBe("changed elsewhere");
+    const step = await stack.up(await inputs(args));
+    expect(step.requests).toEqual([
+      { method: "PATCH", path: stack.id, status: 200, body: { description: patch.description ?? name } },
+    ]);
+  });
+
+  it(".get reads the object by its self link with one GET", async () => {
+    const { inputs: getInputs } = await programInputs(() =>
+      (Resource as unknown as { get(n: string, id: string): unknown }).get("existing", stack.id),
+    );
+    const read = await env.host.read(stack.id, harness.urnFor(type, "existing"), getInputs, {});
+    expect(read.id).toBe(stack.id);
+    expect(read.props).toMatchObject({ name, selfLink: stack.id, org });
+  });
+
+  it("a new name replaces: the old object deleted first, then one POST", async () => {
+    const renamed = `${name}-2`;
+    args = { ...args, name: renamed };
+    const step = await stack.up(await inputs(args));
+    expect(step.op).toBe("replace");
+    expect(step.diff?.replaces).toEqual(["name"]);
+    expect(step.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `DELETE ${at(collection)}/${name}`,
+      `POST ${at(collection)}`,
+    ]);
+    expect(await serverRecord(env, `${at(collection)}/${name}`)).toBeUndefined();
+    expect(stack.id).toBe(`${at(collection)}/${renamed}`);
+  });
+
+  it("delete: one DELETE, and the object is gone", async () => {
+    const link = stack.id;
+    const requests = await stack.destroy();
+    expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([`DELETE ${link}`]);
+    expect(await serverRecord(env, link)).toBeUndefined();
+  });
+});
