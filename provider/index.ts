@@ -15,6 +15,7 @@ import {
   serviceAccount,
 } from "../api/schemas/index.js";
 import * as fn from "./functions/index.js";
+import { declaredFunctions } from "./functions/declared.js";
 import { auditContextDefinition } from "./resources/auditContext.js";
 import { cloudAccountDefinition } from "./resources/cloudAccount.js";
 import { groupDefinition } from "./resources/group.js";
@@ -82,7 +83,7 @@ function listOf(item: () => z.ZodType, description: string) {
     });
 }
 
-export const functions = {
+const handWrittenFunctions = {
   getQuotas: {
     name: "getQuotas",
     description: "Every quota of the org (GET /org/{org}/quota); per-gvc quotas have one record per gvc.",
@@ -157,6 +158,15 @@ export const functions = {
     secretResultFields: ["script"],
   },
 } satisfies Record<string, FunctionDefinition>;
+
+/** `get<Type>` of every kind that declares a resource (their implementations run the request themselves). */
+export const declaredFunctionsByName = declaredFunctions(Object.values(kinds));
+
+/** Every data-source function: the hand-written ones and the `get<Type>` of each declared resource. */
+export const functions: Record<string, FunctionDefinition> & typeof handWrittenFunctions = {
+  ...handWrittenFunctions,
+  ...declaredFunctionsByName,
+};
 
 export {
   volumeSetDefinition,

@@ -2,6 +2,7 @@
 // Do not edit.
 import type * as pulumi from "@pulumi/pulumi";
 import { declaredResource } from "./declaredResource.js";
+import { invokeDeclared, invokeDeclaredOutput, type InputArgs } from "./functions.js";
 
 /** The args of a `Gvc`. */
 export interface GvcArgs {
@@ -10,7 +11,7 @@ export interface GvcArgs {
   /** Free-form description, at most 250 characters; defaults to the name. */
   description?: pulumi.Input<string>;
   /** Environment variables. */
-  env?: pulumi.Input<pulumi.Input<GvcEnvItemArgs>[]>;
+  env?: pulumi.Input<pulumi.Input<EnvItemArgs>[]>;
   /** Name of the gvc; defaults to `<resource name>-<7 hex>`. Changing it replaces the gvc. */
   name?: pulumi.Input<string>;
   /** Org of the gvc; defaults to the `cpln-native:org` stack config or CPLN_ORG. Changing it replaces. */
@@ -18,7 +19,7 @@ export interface GvcArgs {
   /** Image pull secrets. */
   pullSecretLinks?: pulumi.Input<pulumi.Input<string>[]>;
   /** Where the gvc's workloads run. */
-  staticPlacement?: pulumi.Input<GvcStaticPlacementArgs>;
+  staticPlacement?: pulumi.Input<StaticPlacementArgs>;
   /** Key/value tags, at most 50. Keys under 'cpln/' are set by the server. */
   tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean>>>;
 }
@@ -36,7 +37,7 @@ export interface GvcOutputs {
   /** Description (the name unless set). */
   readonly description: string;
   /** Environment variables. */
-  readonly env?: GvcEnvItem[];
+  readonly env?: EnvItem[];
   /** When the gvc last changed. */
   readonly lastModified: string;
   /** Name of the gvc. */
@@ -50,7 +51,7 @@ export interface GvcOutputs {
   /** Tags set by the server (keys under cpln/). */
   readonly serverTags?: Record<string, unknown>;
   /** Where the gvc's workloads run. */
-  readonly staticPlacement?: GvcStaticPlacement;
+  readonly staticPlacement?: StaticPlacement;
   /** Server-maintained state. */
   readonly status?: Record<string, unknown>;
   /** User tags (server tags under cpln/ are in serverTags). */
@@ -86,8 +87,56 @@ export const Gvc = declaredResource<GvcArgs, GvcOutputs>(
 );
 export type Gvc = InstanceType<typeof Gvc>;
 
+/** The arguments of `getGvc`. */
+export interface GetGvcArgs {
+  /** Name of the gvc. */
+  readonly name: string;
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getGvc`. */
+export interface GetGvcResult {
+  /** Short unique alias used in generated hostnames. */
+  readonly alias?: string;
+  /** When the object was created. */
+  readonly created: string;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'gvc'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** Global virtual cloud settings. */
+  readonly spec?: GetGvcResultSpec;
+  /** Server-maintained state. */
+  readonly status?: Record<string, unknown>;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
+/** One gvc by name (GET /org/{org}/gvc/{name}), as the API returns it. */
+export function getGvc(args: GetGvcArgs, _opts?: pulumi.InvokeOptions): Promise<GetGvcResult> {
+  return invokeDeclared("getGvc", args);
+}
+/** One gvc by name (GET /org/{org}/gvc/{name}), as the API returns it. The Output form: waits for its arguments. */
+export function getGvcOutput(
+  args: InputArgs<GetGvcArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetGvcResult> {
+  return invokeDeclaredOutput("getGvc", args, opts);
+}
+
 /** An environment variable for every workload of the gvc. */
-export interface GvcEnvItem {
+export interface EnvItem {
   /** Variable name. */
   readonly name: string;
   /** Value. */
@@ -95,21 +144,39 @@ export interface GvcEnvItem {
 }
 
 /** An environment variable for every workload of the gvc. */
-export interface GvcEnvItemArgs {
+export interface EnvItemArgs {
   /** Variable name. */
   name: pulumi.Input<string>;
   /** Value. */
   value?: pulumi.Input<string>;
 }
 
+/** Global virtual cloud settings. */
+export interface GetGvcResultSpec {
+  /** Environment variables. */
+  readonly env?: EnvItem[];
+  /** Image pull secrets. */
+  readonly pullSecretLinks?: string[];
+  /** Where the gvc's workloads run. */
+  readonly staticPlacement?: StaticPlacement;
+}
+
+/** A link to a related object or page. */
+export interface Link {
+  /** Path of the linked object, e.g. /org/acme/gvc/main/volumeset/data. */
+  readonly href: string;
+  /** Relation: self, org, gvc, next, ... */
+  readonly rel: string;
+}
+
 /** Where the gvc's workloads run. */
-export interface GvcStaticPlacement {
+export interface StaticPlacement {
   /** Locations the gvc's workloads run in. */
   readonly locationLinks?: string[];
 }
 
 /** Where the gvc's workloads run. */
-export interface GvcStaticPlacementArgs {
+export interface StaticPlacementArgs {
   /** Locations the gvc's workloads run in. */
   locationLinks?: pulumi.Input<pulumi.Input<string>[]>;
 }

@@ -13,6 +13,8 @@ import { FunctionArgsError } from "../provider/functions/errors.js";
 import { describeFailure, settingSources } from "../provider/functions/failure.js";
 import * as functions from "../provider/functions/index.js";
 import type { FunctionEnv } from "../provider/functions/index.js";
+import { declaredFunctions, type DeclaredFunction } from "../provider/functions/declared.js";
+import { kinds } from "../api/kinds.js";
 import type {
   GetCloudAccountPermissionsArgs,
   GetCloudAccountPermissionsResult,
@@ -109,6 +111,27 @@ function outputForm<A, R>(
       pulumi.all(resources.map((r) => (pulumi.CustomResource.isInstance(r) ? r.id : r.urn))),
     );
   return pulumi.all([pulumi.output(args ?? {}), dependencies]).apply(([unwrapped]) => fetch(unwrapped as unknown as A));
+}
+
+// ---- the get<Type> of every kind that declares a resource (called from the generated sdk/declared.ts) ----
+
+let declaredRuns: Record<string, DeclaredFunction> | undefined;
+
+/** Runs `get<Type>` of a declared kind. */
+export function invokeDeclared<R>(name: string, args: { org?: unknown }): Promise<R> {
+  declaredRuns ??= declaredFunctions(Object.values(kinds));
+  const fn = declaredRuns[name];
+  if (fn === undefined) throw new Error(`${name}: no kind declares this function`);
+  return called(name, args, (e) => fn.run(args, e) as Promise<R>);
+}
+
+/** The Output form of `invokeDeclared`. */
+export function invokeDeclaredOutput<A extends { org?: unknown }, R>(
+  name: string,
+  args: InputArgs<A>,
+  opts: pulumi.InvokeOutputOptions | undefined,
+): pulumi.Output<R> {
+  return outputForm(args, opts, (a: A) => invokeDeclared<R>(name, a));
 }
 
 // ---- quotas ----

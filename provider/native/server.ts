@@ -19,7 +19,7 @@ import { parseLink, selfLink } from "../../api/links.js";
 import { ConfigError, resolveOrg, type StackConfig } from "../config.js";
 import * as functionImpls from "../functions/index.js";
 import { FunctionArgsError } from "../functions/index.js";
-import { functions, resources, type FunctionDefinition } from "../index.js";
+import { declaredFunctionsByName, functions, resources, type FunctionDefinition } from "../index.js";
 import { changedFields, diffOfChanged, LOGICAL_NAME, managedValue, prune } from "../resources/engine.js";
 import type { AnyResourceDefinition, ResourceTypeName } from "../resources/types.js";
 import * as runtime from "../runtime.js";
@@ -295,7 +295,10 @@ export class NativeProvider {
     const name = tokenMember(request.getTok());
     const registry: Record<string, FunctionDefinition> = functions;
     const entry = name === undefined ? undefined : registry[name];
-    const impl = name === undefined ? undefined : (functionImpls as Record<string, unknown>)[name];
+    const impl =
+      name === undefined
+        ? undefined
+        : (declaredFunctionsByName[name]?.run ?? (functionImpls as Record<string, unknown>)[name]);
     if (name === undefined || entry === undefined || typeof impl !== "function") {
       throw new Error(`${NATIVE_PACKAGE}: unknown function "${request.getTok()}"`);
     }

@@ -407,8 +407,23 @@ describe("Invoke: every function", () => {
     getMk8sJoinScript: () => ({ name: "edge", options: { nodePoolName: "general" } }),
   };
 
-  it("the table covers the registry", () => {
-    expect(Object.keys(args).sort()).toEqual(Object.keys(providerModule.functions).sort());
+  const declared = Object.keys(providerModule.declaredFunctionsByName);
+
+  it("the table and the declared resources' get<Type> cover the registry", () => {
+    expect(declared.length).toBeGreaterThan(0);
+    expect([...Object.keys(args), ...declared].sort()).toEqual(Object.keys(providerModule.functions).sort());
+  });
+
+  it("each declared get<Type> answers through Invoke, and a missing object is an error naming it", async () => {
+    for (const name of declared) {
+      const fn = providerModule.declaredFunctionsByName[name]!;
+      const gvc = "gvc" in (fn.args() as unknown as { shape: object }).shape ? { gvc: "default" } : {};
+      await expect(plugin.invoke(token(name), { name: "missing", ...gvc }), name).rejects.toThrow(
+        /: no such [a-z0-9]+ \(404\)/,
+      );
+    }
+    const gvc = await plugin.invoke(token("getGvc"), { name: "default" });
+    expect(gvc.result).toMatchObject({ kind: "gvc", name: "default" });
   });
 
   it("each function answers through Invoke; the join script comes back as a secret", async () => {

@@ -16,6 +16,7 @@ import {
   type Env,
 } from "./support.js";
 import type * as KindsModule from "../../api/kinds.js";
+import type * as DeclaredFunctionsModule from "../../provider/functions/declared.js";
 
 const { kindNames, kinds } = load("../../dist/api/kinds.js") as typeof KindsModule;
 
@@ -26,6 +27,8 @@ function argsOf(body: Body): Body {
   const { spec, ...top } = body;
   return { ...top, ...((spec as Body | undefined) ?? {}) };
 }
+
+const { declaredFunctions } = load("../../dist/provider/functions/declared.js") as typeof DeclaredFunctionsModule;
 
 const declaredKinds = kindNames.filter((kind) => kinds[kind].resource !== undefined);
 
@@ -101,6 +104,22 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
     const read = await env.host.read(stack.id, harness.urnFor(type, "existing"), getInputs, {});
     expect(read.id).toBe(stack.id);
     expect(read.props).toMatchObject({ name, selfLink: stack.id, org });
+  });
+
+  it(`get${typeName} reads the object as the API returns it; an unknown name is an error naming it`, async () => {
+    const get = declaredFunctions(Object.values(kinds))[`get${typeName}`]!;
+    const settings: Record<string, string> = {
+      "cpln:org": org,
+      "cpln:endpoint": env.server.url,
+      "cpln:token": env.server.adminKey,
+    };
+    const functionEnv = { stackConfig: { get: (key: string) => settings[key] } };
+    const record = (await get.run({ name, ...gvc }, functionEnv)) as Body;
+    expect(record).toEqual(await serverRecord(env, stack.id));
+    await expect(get.run({ name: "missing", ...gvc }, functionEnv)).rejects.toThrow(
+      `GET ${at(collection)}/missing: no such ${kind} (404)`,
+    );
+    await expect(get.run({ ...gvc }, functionEnv)).rejects.toThrow(/name/);
   });
 
   it("a new name replaces: the old object deleted first, then one POST", async () => {

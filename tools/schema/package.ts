@@ -3,7 +3,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { resources } from "../../provider/index.js";
+import { declaredFunctionsByName, resources } from "../../provider/index.js";
 import { schemaFunctions } from "./functions.js";
 import {
   generateSchema,
@@ -24,7 +24,7 @@ export function registryResources(): SchemaResource[] {
 }
 
 export function registryFunctions(): SchemaFunction[] {
-  return schemaFunctions();
+  return [...schemaFunctions(), ...Object.values(declaredFunctionsByName)];
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import * as path from "node:path";
 import { kindNames, kinds } from "../../api/kinds.js";
-import { resourceToken } from "../schema/generate.js";
+import { functionToken, resourceToken } from "../schema/generate.js";
 import { DeclarationWriter, type PackageSchemaTypes } from "./typescript.js";
 
 const HEADER =
@@ -49,13 +49,35 @@ function dynamicFile(schema: PackageSchemaTypes, resources: ReturnType<typeof de
         `  ${JSON.stringify(typeName)},\n  ${JSON.stringify(outputNames)},\n  ${JSON.stringify(secrets)},\n);\n` +
         `export type ${typeName} = InstanceType<typeof ${typeName}>;\n`,
     );
+    parts.push(getterText(writer, schema, typeName));
   }
   const imports =
     resources.length === 0
       ? "export {};\n"
-      : 'import type * as pulumi from "@pulumi/pulumi";\nimport { declaredResource } from "./declaredResource.js";\n';
+      : 'import type * as pulumi from "@pulumi/pulumi";\nimport { declaredResource } from "./declaredResource.js";\n' +
+        'import { invokeDeclared, invokeDeclaredOutput, type InputArgs } from "./functions.js";\n';
   const types = writer.reachedTypes();
   return `${HEADER}${imports}\n${parts.join("\n")}${types === "" ? "" : `\n${types}`}`;
+}
+
+/** `get<Type>` and `get<Type>Output` of a declared resource's kind, with their args and result interfaces. */
+function getterText(writer: DeclarationWriter, schema: PackageSchemaTypes, typeName: string): string {
+  const name = `get${typeName}`;
+  const spec = schema.functions[functionToken(name)];
+  if (spec === undefined) throw new Error(`schema.json has no function ${name}: run gen-schema first`);
+  const Name = `Get${typeName}`;
+  return (
+    `/** The arguments of \`${name}\`. */\n` +
+    `export interface ${Name}Args {\n${writer.members(spec.inputs.properties, spec.inputs.required ?? [], "output")}}\n\n` +
+    `/** The result of \`${name}\`. */\n` +
+    `export interface ${Name}Result {\n${writer.members(spec.outputs.properties, spec.outputs.required ?? [], "output")}}\n\n` +
+    `/** ${spec.description ?? name} */\n` +
+    `export function ${name}(args: ${Name}Args, _opts?: pulumi.InvokeOptions): Promise<${Name}Result> {\n` +
+    `  return invokeDeclared(${JSON.stringify(name)}, args);\n}\n` +
+    `/** ${spec.description ?? name} The Output form: waits for its arguments. */\n` +
+    `export function ${name}Output(\n  args: InputArgs<${Name}Args>,\n  opts?: pulumi.InvokeOutputOptions,\n` +
+    `): pulumi.Output<${Name}Result> {\n  return invokeDeclaredOutput(${JSON.stringify(name)}, args, opts);\n}\n`
+  );
 }
 
 function nativeFile(resources: ReturnType<typeof declared>): string {

@@ -31,9 +31,15 @@ export interface SchemaResourceSpec {
   inputProperties: Record<string, SchemaProperty>;
   requiredInputs?: string[];
 }
+export interface SchemaFunctionSpec {
+  description?: string;
+  inputs: { properties: Record<string, SchemaProperty>; required?: string[] };
+  outputs: { properties: Record<string, SchemaProperty>; required?: string[] };
+}
 export interface PackageSchemaTypes {
   types: Record<string, SchemaObjectType>;
   resources: Record<string, SchemaResourceSpec>;
+  functions: Record<string, SchemaFunctionSpec>;
 }
 
 type Mode = "input" | "output";
