@@ -87,6 +87,50 @@ export const Gvc = declaredResource<GvcArgs, GvcOutputs>(
 );
 export type Gvc = InstanceType<typeof Gvc>;
 
+/** The arguments of `getOrg`. */
+export interface GetOrgArgs {
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getOrg`. */
+export interface GetOrgResult {
+  /** When the object was created. */
+  readonly created: string;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'org'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** Org settings. */
+  readonly spec?: Record<string, unknown>;
+  /** Server-maintained state. */
+  readonly status?: Record<string, unknown>;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
+/** One org (GET /org/{org}), as the API returns it. */
+export function getOrg(args?: GetOrgArgs, _opts?: pulumi.InvokeOptions): Promise<GetOrgResult> {
+  return invokeDeclared("getOrg", args ?? {});
+}
+/** One org (GET /org/{org}), as the API returns it. The Output form: waits for its arguments. */
+export function getOrgOutput(
+  args?: InputArgs<GetOrgArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetOrgResult> {
+  return invokeDeclaredOutput("getOrg", args ?? {}, opts);
+}
+
 /** The arguments of `getGvc`. */
 export interface GetGvcArgs {
   /** Name of the gvc. */
@@ -114,7 +158,7 @@ export interface GetGvcResult {
   /** Name of the object, unique within its scope. */
   readonly name: string;
   /** Global virtual cloud settings. */
-  readonly spec?: GetGvcResultSpec;
+  readonly spec?: Spec;
   /** Server-maintained state. */
   readonly status?: Record<string, unknown>;
   /** Key/value tags. Keys under 'cpln/' are set by the server. */
@@ -135,6 +179,109 @@ export function getGvcOutput(
   return invokeDeclaredOutput("getGvc", args, opts);
 }
 
+/** The arguments of `getGvcs`. */
+export interface GetGvcsArgs {
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getGvcs`. */
+export interface GetGvcsResult {
+  /** The gvc objects, as the API returns them. */
+  readonly items: GetGvcsResultItem[];
+  /** The org that was read. */
+  readonly org: string;
+}
+
+/** Every gvc the caller may view (GET /org/{org}/gvc), all pages. */
+export function getGvcs(args?: GetGvcsArgs, _opts?: pulumi.InvokeOptions): Promise<GetGvcsResult> {
+  return invokeDeclared("getGvcs", args ?? {});
+}
+/** Every gvc the caller may view (GET /org/{org}/gvc), all pages. The Output form: waits for its arguments. */
+export function getGvcsOutput(
+  args?: InputArgs<GetGvcsArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetGvcsResult> {
+  return invokeDeclaredOutput("getGvcs", args ?? {}, opts);
+}
+
+/** The arguments of `getLocations`. */
+export interface GetLocationsArgs {
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getLocations`. */
+export interface GetLocationsResult {
+  /** The location objects, as the API returns them. */
+  readonly items: GetLocationsResultItem[];
+  /** The org that was read. */
+  readonly org: string;
+}
+
+/** Every location the caller may view (GET /org/{org}/location), all pages. */
+export function getLocations(args?: GetLocationsArgs, _opts?: pulumi.InvokeOptions): Promise<GetLocationsResult> {
+  return invokeDeclared("getLocations", args ?? {});
+}
+/** Every location the caller may view (GET /org/{org}/location), all pages. The Output form: waits for its arguments. */
+export function getLocationsOutput(
+  args?: InputArgs<GetLocationsArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetLocationsResult> {
+  return invokeDeclaredOutput("getLocations", args ?? {}, opts);
+}
+
+/** The arguments of `getCloudAccount`. */
+export interface GetCloudAccountArgs {
+  /** Name of the cloudaccount. */
+  readonly name: string;
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getCloudAccount`. */
+export interface GetCloudAccountResult {
+  /** When the object was created. */
+  readonly created: string;
+  /** Provider-specific data, e.g. {roleArn} for aws, {projectId} for gcp, {secretLink} for azure and ngs. */
+  readonly data?: Record<string, unknown>;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'cloudaccount'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** Cloud provider. Read-only. */
+  readonly provider: GetCloudAccountResultProvider;
+  /** Server-maintained state: the result of the last check of the account. */
+  readonly status?: GetCloudAccountResultStatus;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
+/** One cloudaccount by name (GET /org/{org}/cloudaccount/{name}), as the API returns it. */
+export function getCloudAccount(
+  args: GetCloudAccountArgs,
+  _opts?: pulumi.InvokeOptions,
+): Promise<GetCloudAccountResult> {
+  return invokeDeclared("getCloudAccount", args);
+}
+/** One cloudaccount by name (GET /org/{org}/cloudaccount/{name}), as the API returns it. The Output form: waits for its arguments. */
+export function getCloudAccountOutput(
+  args: InputArgs<GetCloudAccountArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetCloudAccountResult> {
+  return invokeDeclaredOutput("getCloudAccount", args, opts);
+}
+
 /** An environment variable for every workload of the gvc. */
 export interface EnvItem {
   /** Variable name. */
@@ -151,14 +298,97 @@ export interface EnvItemArgs {
   value?: pulumi.Input<string>;
 }
 
-/** Global virtual cloud settings. */
-export interface GetGvcResultSpec {
-  /** Environment variables. */
-  readonly env?: EnvItem[];
-  /** Image pull secrets. */
-  readonly pullSecretLinks?: string[];
-  /** Where the gvc's workloads run. */
-  readonly staticPlacement?: StaticPlacement;
+/** Where the location is. */
+export interface Geo {
+  /** City. */
+  readonly city?: string;
+  /** Continent. */
+  readonly continent?: string;
+  /** Country. */
+  readonly country?: string;
+  /** Latitude. */
+  readonly lat?: number;
+  /** Longitude. */
+  readonly lon?: number;
+  /** State or region. */
+  readonly state?: string;
+}
+
+/** Cloud provider. Read-only. */
+export type GetCloudAccountResultProvider = "aws" | "azure" | "gcp" | "ngs";
+
+/** Server-maintained state: the result of the last check of the account. */
+export interface GetCloudAccountResultStatus {
+  /** When the account was last checked. */
+  readonly lastChecked?: string;
+  /** The error of the last check, if it failed. */
+  readonly lastError?: string;
+  /** Whether Control Plane can use the account. */
+  readonly usable?: boolean;
+}
+
+/** A global virtual cloud: the scope of workloads, identities and volume sets. */
+export interface GetGvcsResultItem {
+  /** Short unique alias used in generated hostnames. */
+  readonly alias?: string;
+  /** When the object was created. */
+  readonly created: string;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'gvc'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** Global virtual cloud settings. */
+  readonly spec?: Spec;
+  /** Server-maintained state. */
+  readonly status?: Record<string, unknown>;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
+export interface GetLocationResultSpec {
+  /** Whether workloads may run here. */
+  readonly enabled?: boolean;
+}
+
+/** A place workloads can run: a cloud region or a bring-your-own-Kubernetes cluster. */
+export interface GetLocationsResultItem {
+  /** When the object was created. */
+  readonly created: string;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'location'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** builtin (cloud regions), default, or custom (BYOK). Read-only. */
+  readonly origin: Origin;
+  /** Cloud provider. Read-only. */
+  readonly provider: Provider;
+  /** Provider region (a BYOK location's region is its name). Read-only. */
+  readonly region: string;
+  readonly spec: GetLocationResultSpec;
+  /** Server-maintained facts about the location. */
+  readonly status?: Status;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
 }
 
 /** A link to a related object or page. */
@@ -167,6 +397,22 @@ export interface Link {
   readonly href: string;
   /** Relation: self, org, gvc, next, ... */
   readonly rel: string;
+}
+
+/** builtin (cloud regions), default, or custom (BYOK). Read-only. */
+export type Origin = "builtin" | "default" | "custom";
+
+/** Cloud provider. Read-only. */
+export type Provider = "aws" | "gcp" | "azure" | "byok" | "linode" | "vultr" | "equinix" | "oci";
+
+/** Global virtual cloud settings. */
+export interface Spec {
+  /** Environment variables. */
+  readonly env?: EnvItem[];
+  /** Image pull secrets. */
+  readonly pullSecretLinks?: string[];
+  /** Where the gvc's workloads run. */
+  readonly staticPlacement?: StaticPlacement;
 }
 
 /** Where the gvc's workloads run. */
@@ -179,4 +425,12 @@ export interface StaticPlacement {
 export interface StaticPlacementArgs {
   /** Locations the gvc's workloads run in. */
   locationLinks?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** Server-maintained facts about the location. */
+export interface Status {
+  /** Where the location is. */
+  readonly geo?: Geo;
+  /** Egress IP ranges (CIDR). */
+  readonly ipRanges?: string[];
 }

@@ -44,6 +44,7 @@ export const cloudAccountKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  dataSources: { get: "getCloudAccount" },
   examples: {
     create: (name) => ({ name, provider: "aws", data: { roleArn: "arn:aws:iam::123456789012:role/cpln" } }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),

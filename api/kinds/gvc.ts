@@ -20,6 +20,7 @@ export const gvcKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  dataSources: { list: "getGvcs" },
   resource: {
     typeName: "Gvc",
     description:

@@ -20,6 +20,7 @@ export const locationKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  dataSources: { list: "getLocations" },
   examples: {
     create: (name) => ({ name, provider: "byok", description: "a byok location" }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),

@@ -20,6 +20,7 @@ export const orgKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  dataSources: { get: "getOrg" },
   examples: {
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },

@@ -105,6 +105,12 @@ export interface KindDescriptor {
   /** The kind as a Pulumi resource (both adapters, every SDK), when its declaration alone says how to manage it. */
   readonly resource?: ResourceDeclaration;
   /**
+   * Data-source functions derived from the declaration: `get` reads one object by name (the org itself for the
+   * singleton), `list` every object of the collection (of one gvc, for gvc-scoped kinds). A declared resource has
+   * `get<TypeName>` unless this names another.
+   */
+  readonly dataSources?: { readonly get?: string; readonly list?: string };
+  /**
    * Example bodies, which generic tests, fixtures and benchmarks use for this kind (never a per-kind list of their
    * own): `create` names the new object `name` (absent: the kind is not created through the API); `patch` changes
    * the object without widening anyone's access, `marker` making it unique.

@@ -1,12 +1,12 @@
 /**
- * `get<Type>` of every kind that declares a resource: one object by name (and gvc, for gvc-scoped kinds), as the API
- * returns it (`GET <self link>`). Derived from the declaration like the resource; a 404 is an error naming the
- * object.
+ * The data-source functions a kind's declaration names (`dataSources`, and `get<Type>` of a declared resource): `get`
+ * reads one object by name (the org itself for the singleton kind), `list` every object of a collection, all pages,
+ * each as the API returns it. Nothing here names a kind; a 404 is an error naming the object.
  */
 import { z } from "zod";
 import type { KindDescriptor } from "../../api/kinds/types.js";
 import { lazy } from "../../api/lazy.js";
-import { selfLink } from "../../api/links.js";
+import { collectionPath, selfLink } from "../../api/links.js";
 import { connect, orgArg, parseArgs, type FunctionEnv } from "./common.js";
 
 export interface DeclaredFunction {
@@ -17,29 +17,46 @@ export interface DeclaredFunction {
   run(args: unknown, env?: FunctionEnv): Promise<unknown>;
 }
 
-function getFunction(descriptor: KindDescriptor, typeName: string): DeclaredFunction {
+interface Located {
+  name?: string;
+  gvc?: string;
+  org?: string;
+}
+
+function nameArgs(descriptor: KindDescriptor, name: string, one: boolean) {
   const kind = descriptor.kind;
-  const gvcScoped = descriptor.scope === "gvc";
-  const name = `get${typeName}`;
-  const args = lazy(() =>
+  return lazy(() =>
     z
       .strictObject({
-        name: z.string().min(1, "must not be empty").describe(`Name of the ${kind}.`),
-        ...(gvcScoped ? { gvc: z.string().min(1, "must not be empty").describe(`Gvc of the ${kind}.`) } : {}),
+        ...(one && !descriptor.singleton
+          ? { name: z.string().min(1, "must not be empty").describe(`Name of the ${kind}.`) }
+          : {}),
+        ...(descriptor.scope === "gvc"
+          ? { gvc: z.string().min(1, "must not be empty").describe(`Gvc of the ${kind}.`) }
+          : {}),
         org: orgArg(),
       })
       .describe(`Arguments of ${name}.`),
   );
-  const path = gvcScoped ? `/org/{org}/gvc/{gvc}/${kind}/{name}` : `/org/{org}/${kind}/{name}`;
+}
+
+function getFunction(descriptor: KindDescriptor, name: string): DeclaredFunction {
+  const kind = descriptor.kind;
+  const args = nameArgs(descriptor, name, true);
+  const path = descriptor.singleton
+    ? "/org/{org}"
+    : descriptor.scope === "gvc"
+      ? `/org/{org}/gvc/{gvc}/${kind}/{name}`
+      : `/org/{org}/${kind}/{name}`;
   return {
     name,
-    description: `One ${kind} by name (GET ${path}), as the API returns it.`,
+    description: `One ${kind} ${descriptor.singleton ? "" : "by name "}(GET ${path}), as the API returns it.`,
     args,
     result: descriptor.schemas.record,
     async run(input, env = {}) {
-      const parsed = parseArgs(name, args(), input) as { name: string; gvc?: string; org?: string };
+      const parsed = parseArgs(name, args(), input) as Located;
       const { client, org } = connect(parsed.org, env);
-      const link = selfLink(org, kind, parsed.name, parsed.gvc);
+      const link = descriptor.singleton ? `/org/${org}` : selfLink(org, kind, parsed.name ?? "", parsed.gvc);
       const record = await client.getByLink(link);
       if (record === undefined) throw new Error(`GET ${link}: no such ${kind} (404)`);
       return record;
@@ -47,13 +64,41 @@ function getFunction(descriptor: KindDescriptor, typeName: string): DeclaredFunc
   };
 }
 
-/** The functions of every kind that declares a resource, by function name. */
+function listFunction(descriptor: KindDescriptor, name: string): DeclaredFunction {
+  const kind = descriptor.kind;
+  const args = nameArgs(descriptor, name, false);
+  const path = descriptor.scope === "gvc" ? `/org/{org}/gvc/{gvc}/${kind}` : `/org/{org}/${kind}`;
+  return {
+    name,
+    description: `Every ${kind} the caller may view (GET ${path}), all pages.`,
+    args,
+    result: lazy(() =>
+      z.object({
+        org: z.string().describe("The org that was read."),
+        items: z.array(descriptor.schemas.record()).describe(`The ${kind} objects, as the API returns them.`),
+      }),
+    ),
+    async run(input, env = {}) {
+      const parsed = parseArgs(name, args(), input) as Located;
+      const { client, org } = connect(parsed.org, env);
+      return { org, items: await client.listByLink(collectionPath(org, kind, parsed.gvc)) };
+    },
+  };
+}
+
+/** The functions the declarations name, by function name. */
 export function declaredFunctions(descriptors: Iterable<KindDescriptor>): Record<string, DeclaredFunction> {
   const out: Record<string, DeclaredFunction> = {};
   for (const descriptor of descriptors) {
-    if (descriptor.resource === undefined) continue;
-    const fn = getFunction(descriptor, descriptor.resource.typeName);
-    out[fn.name] = fn;
+    const get = descriptor.dataSources?.get ?? (descriptor.resource ? `get${descriptor.resource.typeName}` : undefined);
+    const list = descriptor.dataSources?.list;
+    for (const fn of [
+      ...(get !== undefined ? [getFunction(descriptor, get)] : []),
+      ...(list !== undefined ? [listFunction(descriptor, list)] : []),
+    ]) {
+      if (out[fn.name] !== undefined) throw new Error(`two declarations name the function ${fn.name}`);
+      out[fn.name] = fn;
+    }
   }
   return out;
 }

@@ -4,6 +4,7 @@
  */
 import * as path from "node:path";
 import { kindNames, kinds } from "../../api/kinds.js";
+import { declaredFunctions } from "../../provider/functions/declared.js";
 import { functionToken, resourceToken } from "../schema/generate.js";
 import { DeclarationWriter, type PackageSchemaTypes } from "./typescript.js";
 
@@ -49,10 +50,10 @@ function dynamicFile(schema: PackageSchemaTypes, resources: ReturnType<typeof de
         `  ${JSON.stringify(typeName)},\n  ${JSON.stringify(outputNames)},\n  ${JSON.stringify(secrets)},\n);\n` +
         `export type ${typeName} = InstanceType<typeof ${typeName}>;\n`,
     );
-    parts.push(getterText(writer, schema, typeName));
   }
+  for (const name of Object.keys(declaredFunctions(Object.values(kinds)))) parts.push(getterText(writer, schema, name));
   const imports =
-    resources.length === 0
+    parts.length === 0
       ? "export {};\n"
       : 'import type * as pulumi from "@pulumi/pulumi";\nimport { declaredResource } from "./declaredResource.js";\n' +
         'import { invokeDeclared, invokeDeclaredOutput, type InputArgs } from "./functions.js";\n';
@@ -60,23 +61,24 @@ function dynamicFile(schema: PackageSchemaTypes, resources: ReturnType<typeof de
   return `${HEADER}${imports}\n${parts.join("\n")}${types === "" ? "" : `\n${types}`}`;
 }
 
-/** `get<Type>` and `get<Type>Output` of a declared resource's kind, with their args and result interfaces. */
-function getterText(writer: DeclarationWriter, schema: PackageSchemaTypes, typeName: string): string {
-  const name = `get${typeName}`;
+/** A declared data source as `getX` and `getXOutput`, with its args and result interfaces. */
+function getterText(writer: DeclarationWriter, schema: PackageSchemaTypes, name: string): string {
   const spec = schema.functions[functionToken(name)];
   if (spec === undefined) throw new Error(`schema.json has no function ${name}: run gen-schema first`);
-  const Name = `Get${typeName}`;
+  const Name = `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+  const optional = (spec.inputs.required ?? []).length === 0 ? "?" : "";
+  const orEmpty = optional === "?" ? "args ?? {}" : "args";
   return (
     `/** The arguments of \`${name}\`. */\n` +
     `export interface ${Name}Args {\n${writer.members(spec.inputs.properties, spec.inputs.required ?? [], "output")}}\n\n` +
     `/** The result of \`${name}\`. */\n` +
     `export interface ${Name}Result {\n${writer.members(spec.outputs.properties, spec.outputs.required ?? [], "output")}}\n\n` +
     `/** ${spec.description ?? name} */\n` +
-    `export function ${name}(args: ${Name}Args, _opts?: pulumi.InvokeOptions): Promise<${Name}Result> {\n` +
-    `  return invokeDeclared(${JSON.stringify(name)}, args);\n}\n` +
+    `export function ${name}(args${optional}: ${Name}Args, _opts?: pulumi.InvokeOptions): Promise<${Name}Result> {\n` +
+    `  return invokeDeclared(${JSON.stringify(name)}, ${orEmpty});\n}\n` +
     `/** ${spec.description ?? name} The Output form: waits for its arguments. */\n` +
-    `export function ${name}Output(\n  args: InputArgs<${Name}Args>,\n  opts?: pulumi.InvokeOutputOptions,\n` +
-    `): pulumi.Output<${Name}Result> {\n  return invokeDeclaredOutput(${JSON.stringify(name)}, args, opts);\n}\n`
+    `export function ${name}Output(\n  args${optional}: InputArgs<${Name}Args>,\n  opts?: pulumi.InvokeOutputOptions,\n` +
+    `): pulumi.Output<${Name}Result> {\n  return invokeDeclaredOutput(${JSON.stringify(name)}, ${orEmpty}, opts);\n}\n`
   );
 }
 

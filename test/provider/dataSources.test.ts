@@ -1,0 +1,76 @@
+// Every data source a kind's declaration names (`dataSources`, and get<Type> of a declared resource), against a
+// seeded cpln-local, from the registry alone: a `get` answers exactly the object the API returns, a `list` exactly the
+// collection's items; an unknown argument is refused naming it before any request. Needs `npm run build`.
+import { describe, expect, it } from "vitest";
+import { load, serverRecord, withEnv, type Env } from "./support.js";
+import type * as KindsModule from "../../api/kinds.js";
+import type * as DeclaredFunctionsModule from "../../provider/functions/declared.js";
+import type * as LinksModule from "../../api/links.js";
+
+const { kinds } = load("../../dist/api/kinds.js") as typeof KindsModule;
+const { collectionPath, selfLink } = load("../../dist/api/links.js") as typeof LinksModule;
+const { declaredFunctions } = load("../../dist/provider/functions/declared.js") as typeof DeclaredFunctionsModule;
+const { FunctionArgsError } = load("../../dist/provider/functions/errors.js") as {
+  FunctionArgsError: new (...args: never[]) => Error;
+};
+
+/** Each declared function with the kind it reads and whether it reads one object or a collection. */
+const declared = Object.values(kinds).flatMap((descriptor) =>
+  Object.entries(declaredFunctions([descriptor])).map(([name, fn]) => ({
+    name,
+    fn,
+    descriptor,
+    one: !(descriptor.dataSources?.list === name),
+  })),
+);
+
+let env: Env;
+withEnv(
+  {
+    records: [{ kind: "cloudaccount", name: "aws-prod", provider: "aws", data: { roleArn: "arn:aws:iam::1:role/p" } }],
+  },
+  (started) => {
+    env = started;
+  },
+);
+
+const functionEnv = () => {
+  const settings: Record<string, string> = {
+    "cpln:org": env.server.org,
+    "cpln:endpoint": env.server.url,
+    "cpln:token": env.server.adminKey,
+  };
+  return { stackConfig: { get: (key: string) => settings[key] } };
+};
+
+it("the declarations name data sources", () => {
+  expect(declared.map((d) => d.name)).toEqual(
+    expect.arrayContaining(["getOrg", "getLocations", "getCloudAccount", "getGvc"]),
+  );
+});
+
+describe.each(declared)("$name", ({ fn, descriptor, one }) => {
+  const kind = descriptor.kind;
+  const gvc = descriptor.scope === "gvc" ? { gvc: "default" } : {};
+
+  it(one ? "answers the object exactly as the API returns it" : "answers the collection's items exactly", async () => {
+    const org = env.server.org;
+    const collection = descriptor.singleton
+      ? []
+      : ((await env.client.listByLink(collectionPath(org, kind, gvc.gvc))) as { name: string }[]);
+    if (one) {
+      const target = descriptor.singleton ? undefined : collection[0]?.name;
+      if (!descriptor.singleton) expect(target, `a seeded ${kind} to read`).toBeDefined();
+      const link = descriptor.singleton ? `/org/${org}` : selfLink(org, kind, target!, gvc.gvc);
+      const args = descriptor.singleton ? {} : { name: target, ...gvc };
+      expect(await fn.run(args, functionEnv())).toEqual(await serverRecord(env, link));
+    } else {
+      expect(await fn.run({ ...gvc }, functionEnv())).toEqual({ org, items: collection });
+    }
+  });
+
+  it("refuses an unknown argument, naming it", async () => {
+    await expect(fn.run({ ...gvc, nope: 1 }, functionEnv())).rejects.toBeInstanceOf(FunctionArgsError);
+    await expect(fn.run({ ...gvc, nope: 1 }, functionEnv())).rejects.toThrow(/nope/);
+  });
+});
