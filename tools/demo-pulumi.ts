@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { spawnSync } from "node:child_process";
-import { EngineDriver, type EngineStep } from "./realengine/client.js";
+import { EngineDriver, type EngineStep } from "./automation/client.js";
 import { runProgram, type ProviderKind } from "./runner/index.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
@@ -110,7 +110,7 @@ export function findPulumiEngine(): PulumiEngine | undefined {
 
 /**
  * Runs the program with the real Pulumi engine: the CLI through the Automation API, the program inline in a child
- * process (tools/realengine; no `pulumi-language-nodejs` needed), with its own PULUMI_HOME, a file backend and a
+ * process (tools/automation; no `pulumi-language-nodejs` needed), with its own PULUMI_HOME, a file backend and a
  * generated passphrase under `workDir`, the token a secret.
  */
 export async function runWithEngine(engine: PulumiEngine, options: DemoRunOptions): Promise<DemoRun> {
