@@ -23,7 +23,6 @@ const tiers = {
     "test/provider/**/*.test.ts",
     "test/native/**/*.test.ts",
     "test/harness/**/*.test.ts",
-    "test/programs/**/*.test.ts",
     "test/cli/**/*.test.ts",
     "test/user/**/*.test.ts",
     ...needsBuild,

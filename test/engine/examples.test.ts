@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EngineStep } from "../../dist/tools/automation/client.js";
-import { exampleCases, type ExampleCase } from "../programs/cases.js";
+import { exampleCases, type ExampleCase } from "./cases.js";
 import {
   ADMIN_KEY,
   api,
