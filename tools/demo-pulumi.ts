@@ -107,7 +107,6 @@ export function findPulumiCli(): PulumiCli | undefined {
   return undefined;
 }
 
-
 /** Whether `go` is on PATH (scripts/engine.sh builds the CLI with it). */
 export function hasGo(): boolean {
   return spawnSync("go", ["version"], { stdio: "ignore" }).status === 0;
