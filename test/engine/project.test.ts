@@ -107,7 +107,9 @@ describe.skipIf(skipWithoutEngine)("a user's project from the packed package, ru
       writes()
         .map((r) => `${r.method} ${r.path} ${r.status}`)
         .sort(),
-    ).toEqual([`DELETE /org/${ORG}/policy/user-readers 200`, `DELETE ${volumeSet} 200`].sort());
+    ).toEqual([`DELETE /org/${ORG}/policy/user-readers 202`, `DELETE ${volumeSet} 202`].sort());
+    await expect(api(suite.server, "GET", volumeSet)).rejects.toThrow(/→ 404/);
+    await expect(api(suite.server, "GET", `/org/${ORG}/policy/user-readers`)).rejects.toThrow(/→ 404/);
     fs.writeFileSync(path.join(project, "index.ts"), userProgram);
   });
 
