@@ -18,7 +18,7 @@ const needsBuild = [
 const tiers = {
   /** Unit, contract and in-process server tests. */
   quick: ["test/unit/**/*.test.ts", "test/server/**/*.test.ts", "test/fidelity/**/*.test.ts"],
-  /** The provider (dynamic classes and native plugin), its programs, the packed package, the CLIs. */
+  /** The provider (dynamic classes and native plugin), the packed package, the CLIs. */
   provider: [
     "test/provider/**/*.test.ts",
     "test/native/**/*.test.ts",
@@ -27,7 +27,7 @@ const tiers = {
     "test/user/**/*.test.ts",
     ...needsBuild,
   ],
-  /** Through the real Pulumi CLI and its language hosts (`npm run engine`). */
+  /** Through the real Pulumi CLI and its language hosts (`npm run engine`): the examples, a user's project, the demo. */
   engine: ["test/engine/**/*.test.ts"],
   /** cpln-local's console in Chromium (`bash scripts/browser.sh`). */
   browser: ["test/console/**/*.test.ts"],

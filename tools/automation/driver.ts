@@ -1,7 +1,7 @@
 /**
  * Runs a TypeScript program of examples/ through the REAL Pulumi CLI with the Node SDK's Automation API, as an inline
- * program: the SDK serves the language runtime in this process, so the CLI needs no `pulumi-language-nodejs` (which
- * the Go module proxy does not serve, see docs/real-engine.md). The program's `index.ts` is required inside the inline
+ * program: the SDK serves the language runtime in this process, so any installed CLI serves (no
+ * `pulumi-language-nodejs` needed) and one driver runs a program with either adapter. The program's `index.ts` is required inside the inline
  * program (transpiled by the TypeScript hook beside it, tshook.ts), and its exports are the stack outputs.
  *
  * It runs as a child process (`fork`) of whoever drives it, with commands over IPC, because dynamic resources
