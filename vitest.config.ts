@@ -18,17 +18,16 @@ const needsBuild = [
 const tiers = {
   /** Unit, contract and in-process server tests. */
   quick: ["test/unit/**/*.test.ts", "test/server/**/*.test.ts", "test/fidelity/**/*.test.ts"],
-  /** The provider (dynamic classes and native plugin), its programs, the packed package, the CLIs. */
+  /** The provider (dynamic classes and native plugin), the packed package, the CLIs. */
   provider: [
     "test/provider/**/*.test.ts",
     "test/native/**/*.test.ts",
     "test/harness/**/*.test.ts",
-    "test/programs/**/*.test.ts",
     "test/cli/**/*.test.ts",
     "test/user/**/*.test.ts",
     ...needsBuild,
   ],
-  /** Through the real Pulumi CLI and its language hosts (`npm run engine`). */
+  /** Through the real Pulumi CLI and its language hosts (`npm run engine`): the examples, a user's project, the demo. */
   engine: ["test/engine/**/*.test.ts"],
   /** cpln-local's console in Chromium (`bash scripts/browser.sh`). */
   browser: ["test/console/**/*.test.ts"],

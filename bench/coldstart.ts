@@ -11,7 +11,7 @@
  * round, so load from elsewhere on the machine falls on all three alike:
  * - `preview`: the wall time of `pulumi preview` of a one-resource YAML stack (a volume set for cpln-native, a random
  *   string for Go) — the CLI, the YAML language host, the plugin started for the schema and for the resource;
- * - `spawn`: the plugin alone, from spawn to its port on stdout (tools/runner's ProviderProcess, as the engine waits).
+ * - `spawn`: the plugin alone, from spawn to its port on stdout (tools/providerhost's ProviderProcess, as the engine waits).
  * Each figure is the median over rounds; a ratio is the median of the per-round ratios to the Go provider
  * (this plugin's time / Go's: the target is ≤ 2 for `sea`). One warm-up preview per plugin is run first and not counted.
  */
@@ -19,8 +19,8 @@ import { execFileSync, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import path from "node:path";
 import { startServer } from "../server/index.js";
-import { engineEnv, withoutCheckoutBin } from "../tools/realengine/env.js";
-import { ProviderProcess } from "../tools/runner/providerProcess.js";
+import { engineEnv, withoutCheckoutBin } from "../tools/automation/env.js";
+import { ProviderProcess } from "../tools/providerhost/providerProcess.js";
 import type { BenchContext } from "./context.js";
 import { engineBinDir, installPlugin } from "./engine.js";
 import { distDir, repoRoot } from "./lib/procs.js";

@@ -9,7 +9,7 @@
  *   one DELETE per delete, nothing else), installed the same way as `pulumi-resource-thin`, so the engine starts
  *   it exactly as it starts the native plugin.
  *
- * Steps, each one engine command run through the Automation API (tools/realengine): `up` (create all), `edit`
+ * Steps, each one engine command run through the Automation API (tools/automation): `up` (create all), `edit`
  * (an up that changes every description), `no-op` (an up with nothing to do), `destroy`. Wall time per step as the
  * bench process sees it (CLI start, the inline program, the plugins, the requests), and the requests cpln-local's
  * request log (`GET /_cpln-local/requests`) received during the step, all and mutating. Steps run adapter by adapter
@@ -26,8 +26,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import path from "node:path";
 import { startServer, type RunningServer } from "../server/index.js";
-import { EngineDriver, type DriverReply } from "../tools/realengine/client.js";
-import { engineEnv, withoutCheckoutBin } from "../tools/realengine/env.js";
+import { EngineDriver, type DriverReply } from "../tools/automation/client.js";
+import { engineEnv, withoutCheckoutBin } from "../tools/automation/env.js";
 import type { BenchContext } from "./context.js";
 import { Http } from "./lib/http.js";
 import { distDir, repoRoot } from "./lib/procs.js";

@@ -5,7 +5,7 @@
  * work from `CplnClient` directly, in this process: the ratio is the provider's overhead (gRPC, host, check, diff).
  */
 import { CplnClient } from "../provider/client/index.js";
-import type { DynamicProviderHost, PropertyMap } from "../tools/runner/host.js";
+import type { DynamicProviderHost, PropertyMap } from "../tools/providerhost/host.js";
 import { create, destroy, preview, startHost, update, urnOf, type Deployed } from "./lib/engine.js";
 import { Http, runConcurrent } from "./lib/http.js";
 import { childPids, cpuMs, startCplnLocal } from "./lib/procs.js";

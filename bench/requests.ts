@@ -4,7 +4,7 @@
  * calls (Check, Diff, Create/Update/Read/Delete). These counts are the one thing `--quick` enforces.
  */
 import { startServer } from "../server/index.js";
-import type { DynamicProviderHost, PropertyMap } from "../tools/runner/host.js";
+import type { DynamicProviderHost, PropertyMap } from "../tools/providerhost/host.js";
 import { create, destroy, preview, refresh, startHost, update, urnOf, type Deployed } from "./lib/engine.js";
 import { Http } from "./lib/http.js";
 import { providerText, typeToken, type ResourceKind } from "./lib/providers.js";

@@ -1,7 +1,7 @@
 /**
  * The diagnostic a create with `adopt: true` logs at check time, before anything changes, when the object exists
- * already: which object is taken over and what its PATCH will change. One format, written here and read by the
- * offline runner (tools/runner), which reports such a step as an adoption.
+ * already: which object is taken over and what its PATCH will change. The engine shows it as a warning of the step
+ * (test/engine/adopt.test.ts).
  */
 
 const PREFIX = "adopting ";
@@ -21,10 +21,4 @@ export function formatAdoptionNotice(notice: AdoptionNotice): string {
       : "it matches the inputs: no PATCH";
   const later = notice.unknown.length > 0 ? `; not known until the update: ${notice.unknown.join(", ")}` : "";
   return `${PREFIX}${notice.link} (it exists): ${what}${later}`;
-}
-
-/** The link and the text after it, for a message `formatAdoptionNotice` wrote; undefined for any other message. */
-export function parseAdoptionNotice(message: string): { link: string; detail: string } | undefined {
-  const match = /^adopting (\/org\/\S+) \(it exists\): (.+)$/s.exec(message);
-  return match ? { link: match[1] as string, detail: match[2] as string } : undefined;
 }

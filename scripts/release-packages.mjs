@@ -2,7 +2,7 @@
 // `npm run release:packages [-- --out DIR]` (default .tmp/packages/): packs the two npm packages of a release from
 // one build (`npm run build` first), at the one version of package.json:
 //
-//   cpln-pulumi-<v>.tgz  the provider (SDK classes, native classes, functions, client, runner, plugin launcher):
+//   cpln-pulumi-<v>.tgz  the provider (SDK classes, native classes, functions, client, plugin launcher, import-file):
 //                        the files this repository's package.json lists, with its manifest less what only a checkout
 //                        uses (scripts — npm warns about a tarball's `prepare` —, devDependencies, allowScripts).
 //                        No native module, nothing of the server.
@@ -56,7 +56,6 @@ const providerEntries = [
   "dist/sdk/index.js",
   "dist/sdk/native/index.js",
   "dist/api/index.js",
-  "dist/tools/runner/index.js",
   ...Object.values(manifest.bin),
 ];
 const serverEntries = ["dist/server/index.js", "dist/server/cli.js"];

@@ -1,8 +1,9 @@
 /**
  * `npm run demo`: starts cpln-local on a free port with a fresh SQLite file, runs examples/quickstart against it
  * (up → an edit → up → destroy) and prints what happened: each resource with its id, the PATCH the provider sent for
- * the edit, and the stack outputs. Uses the Pulumi CLI through the Automation API when one is installed, otherwise
- * the offline program runner. Leaves nothing running.
+ * the edit, and the stack outputs, through the Pulumi CLI (Automation API). The CLI is the one `npm run engine` built,
+ * or one installed; where there is none and Go is, the demo builds it first (about 20 minutes cold, said before it
+ * starts); else it says in one line how to install Pulumi and exits 1. Leaves nothing running.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -10,7 +11,16 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { DemoServerCommand, DemoServerMessage } from "./demo-server.js";
-import { findPulumiEngine, runWithEngine, runWithRunner, type DemoStep, type DemoRun } from "./demo-engines.js";
+import {
+  buildPulumiCli,
+  findPulumiCli,
+  hasGo,
+  runWithPulumi,
+  searched,
+  type DemoRun,
+  type DemoStep,
+  type PulumiCli,
+} from "./demo-pulumi.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const programDir = path.join(repoRoot, "examples", "quickstart");
@@ -116,7 +126,6 @@ function leftoverProcesses(runId: string): number[] {
 
 const symbols: Record<DemoStep["op"], string> = {
   create: "+",
-  adopt: "+~",
   update: "~",
   replace: "±",
   delete: "-",
@@ -126,7 +135,6 @@ const symbols: Record<DemoStep["op"], string> = {
 
 const pastTense: Record<DemoStep["op"], string> = {
   create: "created",
-  adopt: "adopted",
   update: "updated",
   replace: "replaced",
   delete: "deleted",
@@ -173,7 +181,30 @@ function summary(steps: readonly DemoStep[]): string {
 
 // ---- main -----------------------------------------------------------------------------------------------------------
 
-async function main(): Promise<void> {
+/** The CLI found, or built where Go is installed; undefined (after one line saying how to install it) otherwise. */
+async function pulumiCli(): Promise<PulumiCli | undefined> {
+  const found = findPulumiCli();
+  if (found) return found;
+  if (!hasGo()) {
+    console.error(
+      `Pulumi CLI not found (${searched}): install it (curl -fsSL https://get.pulumi.com | sh; https://www.pulumi.com/docs/install/) or Go 1.26+ for \`npm run engine\`, then run \`npm run demo\` again.`,
+    );
+    return undefined;
+  }
+  console.log(
+    `Pulumi CLI not found (${searched}): building it from the Go module proxy with \`npm run engine\` (scripts/engine.sh) — about 20 minutes on 2 cores the first time, then cached and reused (seconds).`,
+  );
+  try {
+    return await buildPulumiCli();
+  } catch (error) {
+    console.error(`demo: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+async function main(): Promise<number> {
+  const cli = await pulumiCli();
+  if (!cli) return 1;
   const runId = randomBytes(8).toString("hex");
   process.env[RUN_MARKER] = runId;
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-demo-"));
@@ -187,19 +218,10 @@ async function main(): Promise<void> {
   let run: DemoRun | undefined;
   try {
     console.log(`cpln-local is serving org "${org}" at ${server.url} (data: ${path.join(workDir, "cpln.db")})`);
-    const engine = findPulumiEngine();
-    const options = { programDir, workDir, org, endpoint: server.url, token: adminKey };
-    if (engine) {
-      console.log(
-        `Running examples/quickstart with the Pulumi CLI ${engine.version} (${engine.binDir}; Automation API, inline program, local file backend).`,
-      );
-      run = await runWithEngine(engine, options);
-    } else {
-      console.log(
-        "Pulumi CLI not found (npm run engine's cache, PATH, ~/.pulumi/bin): running examples/quickstart with the offline program runner, a stand-in for the Pulumi engine.",
-      );
-      run = await runWithRunner(options);
-    }
+    console.log(
+      `Running examples/quickstart with the Pulumi CLI ${cli.version} (${cli.binDir}; Automation API, inline program, local file backend).`,
+    );
+    run = await runWithPulumi(cli, { programDir, workDir, org, endpoint: server.url, token: adminKey });
 
     let seen = 0;
     const newRequests = async (): Promise<RecordedRequest[]> => {
@@ -224,7 +246,7 @@ async function main(): Promise<void> {
 
     console.log(`\n3. edit (config quickstart:extraViewer = ${extraViewer}: one more viewer), then up`);
     const third = await run.up({ "quickstart:extraViewer": extraViewer });
-    printSteps(third.steps, ["create", "adopt", "update", "replace", "delete"]);
+    printSteps(third.steps, ["create", "update", "replace", "delete"]);
     console.log(`  ${summary(third.steps)}`);
     console.log("  what the provider sent:");
     printRequests((await newRequests()).filter(isMutating));
@@ -249,10 +271,11 @@ async function main(): Promise<void> {
   }
   if (leftovers.length > 0) throw new Error(`processes left running: ${leftovers.join(", ")}`);
   console.log(`\nStopped cpln-local (pid ${server.pid}) and removed ${workDir}; no process left running.`);
+  return 0;
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (error: unknown) => {
     console.error(`demo failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     process.exit(1);

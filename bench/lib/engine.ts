@@ -1,10 +1,10 @@
 /**
- * The engine's side of a deployment step, over Pulumi's real dynamic-provider host (`tools/runner/host.ts`): each
+ * The engine's side of a deployment step, over Pulumi's real dynamic-provider host (`tools/providerhost/host.ts`): each
  * method makes the calls `pulumi up`/`preview`/`refresh`/`destroy` make for one resource, in the same order, with
  * stored outputs as `olds`. The `__provider` text comes from constructing the SDK class under `setMocks`, exactly as a
  * program would.
  */
-import { DynamicProviderHost, type PropertyMap } from "../../tools/runner/host.js";
+import { DynamicProviderHost, type PropertyMap } from "../../tools/providerhost/host.js";
 import path from "node:path";
 import { distDir, repoRoot } from "./procs.js";
 

@@ -25,8 +25,8 @@
  *   chose it (`cpln:endpoint`, `CPLN_ENDPOINT` or the default).
  * - Every retry of a transient failure prints one line on stderr (`cpln: retry 2/10 of GET /org/... in 1.3 s: 503
  *   ServiceUnavailable`); `CPLN_LOG_RETRIES=0` silences them.
- * - With `CPLN_REQUEST_LOG=<file>`, every send appends one JSON line `{method, path, body, status}` to that file (the
- *   offline runner's `--diff`). Headers, and so the token, are never written.
+ * - With `CPLN_REQUEST_LOG=<file>`, every send appends one JSON line `{method, path, body, status}` to that file (for
+ *   a bug report: docs/installation-configuration.md). Headers, and so the token, are never written.
  * - `timeoutMs` bounds the whole call (every attempt, every delay, every recognition GET); when it runs out the call
  *   fails with code `Timeout`.
  */

@@ -77,4 +77,33 @@ describe.skipIf(skipWithoutEngine)("adopt: true through the real engine", () => 
       }
     });
   }
+
+  it("when nothing exists yet it is an ordinary create: no warning; check's GET found nothing (404)", async () => {
+    const name = "fresh-data";
+    const link = `/org/${ORG}/gvc/default/volumeset/${name}`;
+    const workDir = path.join(suite.world.workDir, "fresh");
+    fs.mkdirSync(workDir);
+    const driver = await EngineDriver.start({
+      programDir: path.join(repoRoot, "test", "fixtures", "adopt-program"),
+      workDir,
+      binDir: suite.world.binDir,
+      stackName: "adopt-fresh",
+      provider: "dynamic",
+      config: stackConfig(suite.server, { "adopt-program:name": name }),
+      env: suite.world.env,
+    });
+    try {
+      const sent = requestLog(suite.server);
+      const up = await driver.run({ cmd: "up" });
+      expect(up.steps.find((step) => step.name === "legacy")).toMatchObject({ op: "create", id: link });
+      expect(up.diagnostics?.filter((d) => d.severity !== "debug")).toEqual([]);
+      expect(sent().map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+        `GET ${link} 404`,
+        `POST /org/${ORG}/gvc/default/volumeset 201`,
+      ]);
+      await driver.run({ cmd: "destroy" });
+    } finally {
+      await driver.close();
+    }
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * What the real-engine tests share: one engine environment per test file (its own PULUMI_HOME with the cpln-native
  * plugin installed from the release archive, as a user installs it, and a file backend), cpln-local in process with
- * its request log, and drivers (dist/tools/realengine) that run the examples' TypeScript programs as inline
+ * its request log, and drivers (dist/tools/automation) that run the examples' TypeScript programs as inline
  * Automation API programs through the real CLI.
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process";
@@ -11,8 +11,8 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { startServer, type RunningServer, type SeedDocument } from "../../dist/server/index.js";
-import { EngineDriver } from "../../dist/tools/realengine/client.js";
-import { withoutCheckoutBin } from "../../dist/tools/realengine/env.js";
+import { EngineDriver } from "../../dist/tools/automation/client.js";
+import { withoutCheckoutBin } from "../../dist/tools/automation/env.js";
 import {
   adminApi,
   filesUnder,

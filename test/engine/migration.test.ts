@@ -7,7 +7,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, expect, it } from "vitest";
-import { exampleCases } from "../programs/cases.js";
+import { exampleCases } from "./cases.js";
 import {
   EngineDriver,
   engineSuite,

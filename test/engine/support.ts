@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import * as path from "node:path";
-import { engineEnv as engineEnvOf } from "../../dist/tools/realengine/env.js";
+import { engineEnv as engineEnvOf } from "../../dist/tools/automation/env.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 
@@ -24,7 +24,7 @@ function findEngine(): Engine {
 /** Found once per test file (at collection, synchronously). */
 export const engine: Engine = findEngine();
 
-/** The engine's environment for a test (tools/realengine/env.ts). */
+/** The engine's environment for a test (tools/automation/env.ts). */
 export const engineEnv = (workDir: string, binDir: string): Record<string, string> =>
   engineEnvOf(workDir, binDir, "engine-tests");
 

@@ -3,15 +3,13 @@
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import type * as pulumiTypes from "@pulumi/pulumi";
-import { DynamicProviderHost, type HostStartOptions } from "../../tools/runner/host.js";
-import { toPropertyMap, type PropertyMap } from "../../tools/runner/values.js";
+import { DynamicProviderHost, type HostStartOptions } from "../../tools/providerhost/host.js";
+import { toPropertyMap, type PropertyMap } from "../../tools/providerhost/values.js";
 
-export { DynamicProviderHost, ProviderHostError } from "../../tools/runner/host.js";
-export type { CheckResult, CreateResult, DiffResult, HostCall, ReadResult } from "../../tools/runner/host.js";
-export { requireTypeScript } from "../../tools/runner/tshook.js";
-export { findPulumiCli, formatRun, ProgramRunError, runProgram } from "../../tools/runner/index.js";
-export type { RunProgramOptions, RunProgramResult, Step } from "../../tools/runner/index.js";
-export * from "../../tools/runner/values.js";
+export { DynamicProviderHost, ProviderHostError } from "../../tools/providerhost/host.js";
+export type { CheckResult, CreateResult, DiffResult, HostCall, ReadResult } from "../../tools/providerhost/host.js";
+export { requireTypeScript } from "../../tools/automation/tshook.js";
+export * from "../../tools/providerhost/values.js";
 
 /** The repository root (where `node_modules/cpln-pulumi` links back to the package). */
 export const repoRoot = path.resolve(__dirname, "..", "..", "..");

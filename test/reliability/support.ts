@@ -183,7 +183,7 @@ export interface CheckFailure {
 }
 export type Props = Record<string, unknown>;
 
-/** The parts of `DynamicProviderHost` (tools/runner/host.ts) these tests use. */
+/** The parts of `DynamicProviderHost` (tools/providerhost/host.ts) these tests use. */
 export interface ProviderHost {
   configure(config: Record<string, string>, secretKeys?: readonly string[]): Promise<unknown>;
   check(urn: string, olds: Props, news: Props): Promise<{ inputs: Props; failures: CheckFailure[] }>;

@@ -1,5 +1,5 @@
 /**
- * What the program tests (offline runner) and the real-engine tests share about the org behind a run: the requests
+ * What the real-engine tests share about the org behind a run: the requests
  * cpln-local recorded, the admin API, and a snapshot of every record a user can list, to compare an org before a
  * program's first `up` with the org after its `destroy`.
  */

@@ -9,7 +9,7 @@ import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import { Struct } from "google-protobuf/google/protobuf/struct_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderClient } from "@pulumi/pulumi/proto/provider_grpc_pb";
-import { ProviderProcess } from "../runner/providerProcess.js";
+import { ProviderProcess } from "../providerhost/providerProcess.js";
 
 export type Props = Record<string, unknown>;
 

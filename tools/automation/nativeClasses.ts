@@ -1,5 +1,5 @@
 /**
- * `--provider native` for an unchanged program, shared by the offline runner's child and the real-engine driver: the
+ * `--provider native` for an unchanged program, used by the Automation-API driver (driver.ts): the
  * program's `cpln-pulumi` resolves to its dynamic SDK with every resource class swapped for its native twin.
  */
 import Module from "node:module";

@@ -1,6 +1,6 @@
 /**
  * A provider process started as the Pulumi engine starts one (the dynamic-provider host, or a native plugin): in its
- * own process group, with an engine address as its last argument (the runner's Engine.Log service, else a dummy that
+ * own process group, with an engine address as its last argument (a caller's Engine.Log service, else a dummy that
  * refuses connections), its gRPC port read from the first stdout line.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -28,27 +28,7 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Process-group leaders started and not yet exited, and who wants to hear of a new one. */
-const live = new Set<number>();
-const spawnListeners = new Set<(pid: number) => void>();
-
 export class ProviderProcess {
-  /** Calls `listener` with the pid (= process group id) of each provider process started from now on. */
-  static onSpawn(listener: (pid: number) => void): () => void {
-    spawnListeners.add(listener);
-    return () => spawnListeners.delete(listener);
-  }
-
-  /**
-   * Kills the process group of every provider process still running (for a run that ends abruptly: a signal, a lost
-   * parent). Synchronous, so it can run in an exit path.
-   */
-  static killAll(signal: NodeJS.Signals = "SIGKILL"): number[] {
-    const pids = [...live];
-    for (const pid of pids) killGroup(pid, signal);
-    return pids;
-  }
-
   private readonly exited: Promise<void>;
   private stopped = false;
 
@@ -75,12 +55,6 @@ export class ProviderProcess {
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const pid = child.pid;
-    if (pid !== undefined) {
-      live.add(pid);
-      child.once("exit", () => live.delete(pid));
-      for (const listener of spawnListeners) listener(pid);
-    }
     const early: string[] = [];
     const remember = (line: string): void => {
       early.push(line);

@@ -60,29 +60,6 @@ export function secretKeys(map: PropertyMap): string[] {
   return Object.keys(map).filter((k) => containsSecret(map[k] as PropertyValue));
 }
 
-/**
- * Marks as secret each output whose same-named input was secret, recursing into objects and arrays that are
- * present on both sides — the engine's `annotateSecrets` for providers that do not accept secrets.
- */
-export function annotateSecrets(outputs: PropertyMap, inputs: PropertyMap): PropertyMap {
-  const result: PropertyMap = { ...outputs };
-  for (const [key, input] of Object.entries(inputs)) {
-    if (!(key in result)) continue;
-    result[key] = annotateValue(result[key] as PropertyValue, input);
-  }
-  return result;
-}
-
-function annotateValue(output: PropertyValue, input: PropertyValue): PropertyValue {
-  if (isSecret(output)) return output;
-  if (isSecret(input)) return makeSecret(output);
-  if (isPlainObject(input) && isPlainObject(output)) return annotateSecrets(output as PropertyMap, input);
-  if (Array.isArray(input) && Array.isArray(output) && input.length === output.length) {
-    return output.map((o, i) => annotateValue(o, input[i] as PropertyValue));
-  }
-  return output;
-}
-
 /** Marks the named top-level outputs as secret (keys absent from `outputs` are ignored). */
 export function remarkSecrets(outputs: PropertyMap, secretInputKeys: readonly string[]): PropertyMap {
   const result: PropertyMap = { ...outputs };
@@ -90,65 +67,6 @@ export function remarkSecrets(outputs: PropertyMap, secretInputKeys: readonly st
     if (key in result) result[key] = makeSecret(result[key] as PropertyValue);
   }
   return result;
-}
-
-/** Structural equality of two property values (key order does not matter). */
-export function deepEqual(a: PropertyValue | undefined, b: PropertyValue | undefined): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((v, i) => deepEqual(v, b[i]));
-  }
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const ka = Object.keys(a);
-    const kb = Object.keys(b);
-    if (ka.length !== kb.length) return false;
-    return ka.every((k) => k in b && deepEqual(a[k] as PropertyValue, b[k] as PropertyValue));
-  }
-  return false;
-}
-
-/** Top-level keys whose values differ between two maps. */
-export function changedKeys(olds: PropertyMap, news: PropertyMap, ignore: readonly string[] = []): string[] {
-  const keys = new Set([...Object.keys(olds), ...Object.keys(news)]);
-  return [...keys].filter((k) => !ignore.includes(k) && !deepEqual(olds[k], news[k])).sort();
-}
-
-/**
- * The property paths whose values differ (`initialCapacity`, `tags.team`, `bindings[0].permissions`), depth-first and
- * sorted; arrays of different lengths and values of different shapes are reported at their own path.
- */
-export function changedPaths(
-  olds: PropertyValue,
-  news: PropertyValue,
-  path = "",
-  ignore: readonly string[] = [],
-): string[] {
-  if (deepEqual(olds, news)) return [];
-  if (Array.isArray(olds) && Array.isArray(news) && olds.length === news.length) {
-    return olds.flatMap((o, i) => changedPaths(o, news[i] as PropertyValue, `${path}[${i}]`));
-  }
-  if (isPlainObject(olds) && isPlainObject(news) && !isSecret(olds) && !isSecret(news)) {
-    const keys = [...new Set([...Object.keys(olds), ...Object.keys(news)])].filter((k) => !ignore.includes(k)).sort();
-    return keys.flatMap((k) =>
-      changedPaths(olds[k] as PropertyValue, news[k] as PropertyValue, path === "" ? k : `${path}.${k}`),
-    );
-  }
-  return [path === "" ? "(value)" : path];
-}
-
-/** The map without empty maps and lists, at any depth (the API treats them as absent). Secrets are kept whole. */
-export function withoutEmpty(map: PropertyMap): PropertyMap {
-  const prune = (value: PropertyValue): PropertyValue | undefined => {
-    if (Array.isArray(value)) return value.length === 0 ? undefined : value.map((v) => prune(v) ?? null);
-    if (!isPlainObject(value) || isSecret(value)) return value;
-    const kept = Object.entries(value).flatMap(([k, v]) => {
-      const p = prune(v as PropertyValue);
-      return p === undefined ? [] : [[k, p] as const];
-    });
-    return kept.length === 0 ? undefined : Object.fromEntries(kept);
-  };
-  return (prune(map) as PropertyMap | undefined) ?? {};
 }
 
 /**
@@ -192,17 +110,4 @@ export function toPropertyMap(
   const converted = toPropertyValue(value ?? {}, path, isUnknown);
   if (!isPlainObject(converted)) throw new TypeError(`${path}: expected an object`);
   return converted as PropertyMap;
-}
-
-/** Replaces secret values by `{ secret: true }` (and unknowns by `{ unknown: true }`) for printing or logging. */
-export function redactSecrets(value: PropertyValue): PropertyValue {
-  if (isSecret(value)) return { secret: true };
-  if (value === unknownValue) return { unknown: true };
-  if (Array.isArray(value)) return value.map(redactSecrets);
-  if (isPlainObject(value)) {
-    const out: PropertyMap = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactSecrets(v);
-    return out;
-  }
-  return value;
 }

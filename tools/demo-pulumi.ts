@@ -1,21 +1,21 @@
 /**
- * The two ways the demo (and the program tests) run a Pulumi program against cpln-local: the real Pulumi engine (the
- * CLI through the Automation API, the program inline), or the offline program runner (a stand-in for the engine). Both give the same `DemoRun` surface:
+ * How the demo runs a Pulumi program against cpln-local: it finds the Pulumi CLI (the one `npm run engine` built into
+ * its cache, `PATH`, `~/.pulumi/bin`), else builds it where Go is installed (scripts/engine.sh), else says how to
+ * install it; then runs the program through the CLI (Automation API, the program inline). `DemoRun` is
  * `up(extraConfig)` and `destroy()` returning the resource steps and the stack outputs.
  */
 import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { spawnSync } from "node:child_process";
-import { EngineDriver, type EngineStep } from "./realengine/client.js";
-import { runProgram, type ProviderKind } from "./runner/index.js";
+import { spawn, spawnSync } from "node:child_process";
+import { EngineDriver, type EngineStep } from "./automation/client.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
+const engineScript = path.join(repoRoot, "scripts", "engine.sh");
 
 export interface DemoStep {
-  /** `adopt`: the offline runner's name for a create that took over an existing object (the engine says `create`). */
-  op: "create" | "adopt" | "update" | "replace" | "delete" | "same" | "read";
+  op: "create" | "update" | "replace" | "delete" | "same" | "read";
   /** Short type name: VolumeSet, Policy, Location. */
   type: string;
   /** The full type token: `pulumi-nodejs:dynamic/cpln:VolumeSet`, `cpln-native:index:VolumeSet`. */
@@ -40,7 +40,7 @@ export interface DemoRun {
 
 export interface DemoRunOptions {
   programDir: string;
-  /** Scratch folder for the state (runner) or the file backend (CLI). */
+  /** Scratch folder for the file backend, PULUMI_HOME and the workspace. */
   workDir: string;
   org: string;
   endpoint: string;
@@ -48,7 +48,7 @@ export interface DemoRunOptions {
   /** Extra stack config set once before the first update (fully qualified keys). */
   config?: Record<string, string>;
   /** The program's resource classes (`native`: the native plugin's, which must be installed). Default `dynamic`. */
-  provider?: ProviderKind;
+  provider?: "dynamic" | "native";
 }
 
 /** `pulumi-nodejs:dynamic/cpln:VolumeSet` → `VolumeSet`. */
@@ -59,7 +59,6 @@ export function shortType(type: string): string {
 function stepOp(op: string): DemoStep["op"] | undefined {
   switch (op) {
     case "create":
-    case "adopt":
     case "update":
     case "delete":
     case "same":
@@ -72,8 +71,8 @@ function stepOp(op: string): DemoStep["op"] | undefined {
   }
 }
 
-/** The real Pulumi engine: its bin directory (with `pulumi` in it) and version. */
-export interface PulumiEngine {
+/** The Pulumi CLI: its bin directory (with `pulumi` in it) and version. */
+export interface PulumiCli {
   binDir: string;
   version: string;
 }
@@ -86,17 +85,17 @@ function pulumiVersion(pulumi: string): string | undefined {
   return result.status === 0 ? result.stdout.trim() : undefined;
 }
 
+/** Where the demo looks for the CLI, in the words it prints. */
+export const searched = "npm run engine's cache, PATH, ~/.pulumi/bin";
+
 /**
- * The real Pulumi engine, looked for in this order: the one `npm run engine` (scripts/engine.sh) built into its cache,
- * a `pulumi` on PATH, ~/.pulumi/bin. Undefined when there is none.
+ * The Pulumi CLI, looked for in this order: the one `npm run engine` (scripts/engine.sh) built into its cache (the
+ * pinned version the tests run), a `pulumi` on PATH, ~/.pulumi/bin. Undefined when there is none.
  */
-export function findPulumiEngine(): PulumiEngine | undefined {
+export function findPulumiCli(): PulumiCli | undefined {
   const candidates: string[] = [];
-  const script = path.join(repoRoot, "scripts", "engine.sh");
-  if (fs.existsSync(script)) {
-    const printed = spawnSync("bash", [script, "--print-dir"], { encoding: "utf8" });
-    if (printed.status === 0) candidates.push(printed.stdout.trim());
-  }
+  const printed = spawnSync("bash", [engineScript, "--print-dir"], { encoding: "utf8" });
+  if (printed.status === 0) candidates.push(printed.stdout.trim());
   for (const dir of (process.env.PATH ?? "").split(path.delimiter)) if (dir !== "") candidates.push(dir);
   candidates.push(path.join(os.homedir(), ".pulumi", "bin"));
   for (const binDir of candidates) {
@@ -108,12 +107,35 @@ export function findPulumiEngine(): PulumiEngine | undefined {
   return undefined;
 }
 
+/** Whether `go` is on PATH (scripts/engine.sh builds the CLI with it). */
+export function hasGo(): boolean {
+  return spawnSync("go", ["version"], { stdio: "ignore" }).status === 0;
+}
+
+/**
+ * Builds the pinned CLI and its language hosts from the Go module proxy (scripts/engine.sh, what `npm run engine`
+ * runs): its progress lines go to stderr as they come; the bin directory it prints last is the result.
+ */
+export async function buildPulumiCli(): Promise<PulumiCli> {
+  const child = spawn("bash", [engineScript], { stdio: ["ignore", "pipe", "inherit"] });
+  let stdout = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", resolve);
+  });
+  const binDir = stdout.trim().split("\n").at(-1) ?? "";
+  const version = code === 0 ? pulumiVersion(path.join(binDir, "pulumi")) : undefined;
+  if (version === undefined) throw new Error(`scripts/engine.sh failed (exit ${code}): see its lines above`);
+  return { binDir, version };
+}
+
 /**
  * Runs the program with the real Pulumi engine: the CLI through the Automation API, the program inline in a child
- * process (tools/realengine; no `pulumi-language-nodejs` needed), with its own PULUMI_HOME, a file backend and a
+ * process (tools/automation; no `pulumi-language-nodejs` needed, so any installed CLI serves), with its own PULUMI_HOME, a file backend and a
  * generated passphrase under `workDir`, the token a secret.
  */
-export async function runWithEngine(engine: PulumiEngine, options: DemoRunOptions): Promise<DemoRun> {
+export async function runWithPulumi(engine: PulumiCli, options: DemoRunOptions): Promise<DemoRun> {
   const home = path.join(options.workDir, "pulumi-home");
   const backend = path.join(options.workDir, "backend");
   const workspace = path.join(options.workDir, "workspace");
@@ -164,49 +186,6 @@ export async function runWithEngine(engine: PulumiEngine, options: DemoRunOption
     },
     async close() {
       await driver.close();
-    },
-  };
-}
-
-/** Runs the program with the offline runner (tools/runner): state in `workDir/state.json`, token kept secret. */
-export async function runWithRunner(options: DemoRunOptions): Promise<DemoRun> {
-  const stateFile = path.join(options.workDir, "state.json");
-  const config: Record<string, string> = {
-    "cpln:org": options.org,
-    "cpln:endpoint": options.endpoint,
-    "cpln:token": options.token,
-    ...options.config,
-  };
-  // Secrets in the runner's state file are encrypted with this passphrase, as with `pulumi stack init`.
-  const env = { PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex") };
-  const toResult = (result: Awaited<ReturnType<typeof runProgram>>): DemoResult => ({
-    steps: result.steps.flatMap((step) => {
-      // urn:pulumi:<stack>::<project>::<type>::<name>
-      const [, , type = "", name = ""] = step.urn.split("::");
-      const op = stepOp(step.op);
-      return op ? [{ op, type: shortType(type), token: type, name, id: step.id }] : [];
-    }),
-    outputs: result.outputs,
-  });
-  return {
-    async up(extraConfig) {
-      Object.assign(config, extraConfig);
-      return toResult(
-        await runProgram({
-          programDir: options.programDir,
-          stateFile,
-          config,
-          secretConfigKeys: ["cpln:token"],
-          env,
-          provider: options.provider,
-        }),
-      );
-    },
-    async destroy() {
-      return toResult(await runProgram({ stateFile, config, secretConfigKeys: ["cpln:token"], destroy: true, env }));
-    },
-    async close() {
-      // the runner keeps nothing running between runs
     },
   };
 }

@@ -27,7 +27,7 @@ export function loadTypeScript(programDir: string): Ts {
       // Try the next one.
     }
   }
-  throw new Error("offline runner: no TypeScript compiler found (install typescript, or @pulumi/pulumi)");
+  throw new Error("no TypeScript compiler found (install typescript, or @pulumi/pulumi)");
 }
 
 type Loader = (module: Module, filename: string) => void;

@@ -1,4 +1,4 @@
-// Reads what the runner needs from a program's Pulumi.yaml: the project name and the entry point.
+// Reads what the Automation-API driver needs from a program's Pulumi.yaml: the project name and the entry point.
 import * as fs from "node:fs";
 import * as path from "node:path";
 
@@ -9,7 +9,7 @@ export interface ProjectInfo {
 }
 
 /**
- * Only top-level scalar keys are read (`name`, `main`, `runtime`), which is all the runner uses; anything else in
+ * Only top-level scalar keys are read (`name`, `main`, `runtime`), which is all the driver uses; anything else in
  * the file is ignored.
  */
 export function readProject(programDir: string): ProjectInfo {
@@ -26,7 +26,7 @@ export function readProject(programDir: string): ProjectInfo {
   if (!name) throw new Error(`${file}: "name" is required`);
   const runtime = scalars.get("runtime");
   if (runtime && runtime !== "nodejs") {
-    throw new Error(`${file}: runtime "${runtime}" — the offline runner runs nodejs programs only`);
+    throw new Error(`${file}: runtime "${runtime}" — the Automation-API driver runs nodejs programs only`);
   }
   const main = scalars.get("main");
   return { name, main: path.resolve(programDir, main || ".") };

@@ -1,22 +1,22 @@
 /**
  * Runs a TypeScript program of examples/ through the REAL Pulumi CLI with the Node SDK's Automation API, as an inline
- * program: the SDK serves the language runtime in this process, so the CLI needs no `pulumi-language-nodejs` (which
- * the Go module proxy does not serve, see docs/real-engine.md). The program's `index.ts` is required inside the inline
- * program (transpiled by the runner's TypeScript hook), and its exports are the stack outputs.
+ * program: the SDK serves the language runtime in this process, so any installed CLI serves (no
+ * `pulumi-language-nodejs` needed) and one driver runs a program with either adapter. The program's `index.ts` is required inside the inline
+ * program (transpiled by the TypeScript hook beside it, tshook.ts), and its exports are the stack outputs.
  *
  * It runs as a child process (`fork`) of whoever drives it, with commands over IPC, because dynamic resources
  * serialize their provider's closures and need plain compiled JavaScript (not a test runner's transformed modules).
  * One driver keeps one stack of one program: `init` once, then `config` (sets stack config, runs nothing) / `up` /
  * `preview` / `refresh` / `destroy` / `export` / `import`, each answering JSON. With `provider: "native"` the
- * program's `cpln-pulumi` is the native classes (as with the offline runner's `provider: "native"`), served by the
+ * program's `cpln-pulumi` is the native classes (nativeClasses.ts), served by the
  * `cpln-native` plugin installed in PULUMI_HOME.
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
 import { LocalWorkspace, PulumiCommand, type ConfigMap, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
-import { readProject } from "../runner/project.js";
-import { useNativeClasses } from "../runner/nativeClasses.js";
-import { compilerOptionsFor, loadTypeScript, registerTypeScript } from "../runner/tshook.js";
+import { readProject } from "./project.js";
+import { useNativeClasses } from "./nativeClasses.js";
+import { compilerOptionsFor, loadTypeScript, registerTypeScript } from "./tshook.js";
 
 export interface DriverInit {
   programDir: string;
