@@ -16,7 +16,7 @@ import {
 } from "./common.js";
 import { targetLinkPattern } from "./policy.js";
 import { queryDocumentPatch, querySpec } from "./query.js";
-import { secretLink, tracing, tracingPatch } from "./tracing.js";
+import { secretLink, tracing, tracingPatch, tracingProviderRule } from "./tracing.js";
 
 /**
  * A gvc's spec: `GvcSpec` of controlplane-com/types-ts `src/interfaces/gvc.ts`, with what terraform-provider-cpln's
@@ -182,6 +182,7 @@ export function gvcSpecRules() {
     },
     { rule: "env names, pullSecretLinks and keda.secrets are each unique.", issue: /^names .* more than once$/ },
     { rule: "aliasWorkloadLink names a workload of this gvc.", issue: /^must name a workload of gvc '.*'$/ },
+    tracingProviderRule,
     {
       rule: "pullSecretLinks name secrets of the org of type docker, ecr or gcp (where the org serves secrets).",
       issue: /^(secret '.*' does not exist in org '.*'|is a secret of type '.*': a pull secret is of type .*)$/,

@@ -9,8 +9,9 @@ import {
   type ObjectMode,
   type PatchField,
 } from "./common.js";
-import { logging, MAX_LOGGING_CONFIGS } from "./orgLogging.js";
-import { tracing, tracingPatch } from "./tracing.js";
+import { crossFieldRules, documentedRules } from "./jsonRules.js";
+import { logging, loggingProviderRule, MAX_LOGGING_CONFIGS } from "./orgLogging.js";
+import { tracing, tracingPatch, tracingProviderRule } from "./tracing.js";
 
 /**
  * The org's settings: `OrgSpec` of controlplane-com/types-ts `src/interfaces/org.ts`, with the limits and defaults of
@@ -117,7 +118,14 @@ function buildSpec(mode: ObjectMode) {
     authConfig: authConfig(mode).optional(),
     observability: observability(mode).optional(),
     security: security(mode).optional(),
-  }).describe("Org settings.");
+  })
+    .describe("Org settings.")
+    .register(crossFieldRules(), mode === "strict" ? orgSpecRules() : {});
+}
+
+/** What a merge can break that JSON Schema cannot say of a merge body: one provider per block. */
+function orgSpecRules() {
+  return documentedRules([loggingProviderRule, tracingProviderRule]);
 }
 
 /** The org's spec as a `$replace/spec` or the result of a patch must be (unknown fields rejected). */
@@ -169,7 +177,9 @@ function specPatch() {
         },
       }),
     },
-  }).describe("Changes to the org's settings: objects merge (use $replace/logging to switch a logging provider).");
+  })
+    .describe("Changes to the org's settings: objects merge (use $replace/logging to switch a logging provider).")
+    .register(crossFieldRules(), orgSpecRules());
 }
 
 /** Body of PATCH /org/{org}: description, tags and the settings (`spec`), with every directive. */

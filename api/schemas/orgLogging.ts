@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { crossFieldRules } from "./jsonRules.js";
+import { crossFieldRules, type DocumentedRule } from "./jsonRules.js";
 import { object, type ObjectMode } from "./common.js";
 import { secretLink } from "./tracing.js";
 
@@ -186,6 +186,12 @@ function providers(mode: ObjectMode) {
 }
 
 export const LOGGING_PROVIDERS = Object.keys(providers("strict"));
+
+/** The one-provider rule as the document states it for merges (a merge may add a provider to a stored one). */
+export const loggingProviderRule: DocumentedRule = {
+  rule: "Each logging configuration (logging, extraLogging items) sets exactly one provider, after a merge too.",
+  issue: /^must set exactly one logging provider \(.*\)$/,
+};
 
 /** One logging configuration: exactly one provider. */
 export function logging(mode: ObjectMode) {

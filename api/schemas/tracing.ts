@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { crossFieldRules } from "./jsonRules.js";
+import { crossFieldRules, type DocumentedRule } from "./jsonRules.js";
 import { object, patchObject, type ObjectMode, type PatchField } from "./common.js";
 import { targetLinkPattern } from "./policy.js";
 
@@ -11,6 +11,12 @@ import { targetLinkPattern } from "./policy.js";
  */
 
 export const TRACING_PROVIDERS = ["otel", "lightstep", "controlplane"] as const;
+
+/** The provider rule as the document states it for merges (a merge may add a second provider to a stored one). */
+export const tracingProviderRule: DocumentedRule = {
+  rule: "tracing.provider sets exactly one of otel, lightstep, controlplane, after a merge too.",
+  issue: /^must set exactly one of otel, lightstep, controlplane \(.*\)$/,
+};
 
 /** A link to a secret (`//secret/<name>` or `/org/<org>/secret/<name>`). */
 export function secretLink(text: string) {

@@ -256,3 +256,39 @@ describe("pull secrets, where the org serves secrets", () => {
     expect(await pullSecretIssues(tx, ORG, links, false)).toEqual([]);
   });
 });
+
+describe("the document states the rules JSON Schema cannot", () => {
+  /** Every `x-cpln-rules` issue pattern of the OpenAPI document, wherever it sits. */
+  async function documentedIssues(): Promise<RegExp[]> {
+    const doc = (await admin(server).get("/openapi.json")).body;
+    const found: RegExp[] = [];
+    const visit = (value: unknown) => {
+      if (Array.isArray(value)) value.forEach(visit);
+      else if (typeof value === "object" && value !== null) {
+        for (const [key, child] of Object.entries(value)) {
+          if (key === "x-cpln-rules")
+            for (const r of child as { issue: string }[]) found.push(new RegExp(r.issue, "u"));
+          else visit(child);
+        }
+      }
+    };
+    visit(doc);
+    return found;
+  }
+
+  it("each cross-item refusal of a gvc spec matches a documented rule", async () => {
+    const issues = await documentedIssues();
+    const messages = [
+      "location 'aws-mars-1' does not exist in org 'acme'",
+      `names location '/org/${ORG}/location/aws-us-west-2' more than once`,
+      "must name one of staticPlacement.locationLinks",
+      "must name a workload of gvc 'refused'",
+      "names variable 'A' more than once",
+      "must set exactly one of otel, lightstep, controlplane (otel and controlplane set)",
+      "is a secret of type 'opaque': a pull secret is of type docker, ecr, gcp",
+      `secret 'gone' does not exist in org '${ORG}'`,
+    ];
+    for (const message of messages)
+      expect({ message, documented: issues.some((i) => i.test(message)) }).toEqual({ message, documented: true });
+  });
+});

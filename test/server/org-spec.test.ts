@@ -133,6 +133,27 @@ describe("org settings", () => {
     expect(await read()).toEqual(before);
   });
 
+  it("a merge that would leave two providers in one block is a 400 naming it, the org unchanged", async () => {
+    expect((await patch({ spec: { "$replace/logging": datadog, "$replace/tracing": tracing } })).status).toBe(200);
+    const before = await read();
+    for (const [spec, path, message] of [
+      [{ logging: s3 }, "spec.logging", "must set exactly one logging provider (s3 and datadog set)"],
+      [
+        { tracing: { provider: { controlplane: {} } } },
+        "spec.tracing.provider",
+        "must set exactly one of otel, lightstep, controlplane (otel and controlplane set)",
+      ],
+    ] as const) {
+      const answer = await patch({ spec });
+      expect(answer.status).toBe(400);
+      expect((answer.body as { details: { issues: unknown[] } }).details.issues).toEqual([{ path, message }]);
+    }
+    expect(await read()).toEqual(before);
+    // Switching providers: null removes the old one in the same merge.
+    const switched = await patch({ spec: { tracing: { provider: { otel: null, controlplane: {} } } } });
+    expect((switched.body as Org).spec["tracing"]).toEqual({ sampling: 25, provider: { controlplane: {} } });
+  });
+
   it("the status is the server's: a PATCH of it changes nothing", async () => {
     const before = await read();
     const answer = await patch({ status: { active: false } });
