@@ -236,6 +236,26 @@ describe("gvc spec: patch", () => {
   });
 });
 
+describe("locations a gvc is placed in", () => {
+  it("a BYOK location a gvc names cannot be deleted (409 InUse) until the gvc lets it go", async () => {
+    expect((await admin(server).post(`/org/${ORG}/location`, { name: "rack-1", provider: "byok" })).status).toBe(201);
+    const spec = { staticPlacement: { locationLinks: ["//location/rack-1"] } };
+    expect((await admin(server).post(gvcs, { name: "on-rack", spec })).status).toBe(201);
+    const refused = await admin(server).delete(`/org/${ORG}/location/rack-1`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({
+      code: "InUse",
+      message: "location rack-1 is a location of gvc on-rack; remove it there first",
+    });
+    expect((await admin(server).get(`/org/${ORG}/location/rack-1`)).status).toBe(200);
+    const released = await admin(server).patch(`${gvcs}/on-rack`, {
+      spec: { staticPlacement: { "$drop/locationLinks": ["//location/rack-1"] } },
+    });
+    expect((released.body as Gvc).spec["staticPlacement"]).toEqual({ locationLinks: [] });
+    expect((await admin(server).delete(`/org/${ORG}/location/rack-1`)).status).toBe(202);
+  });
+});
+
 describe("pull secrets, where the org serves secrets", () => {
   const store = (docs: Record<string, Record<string, unknown>>) => ({
     get: (_org: string, kind: string, _scope: string, name: string) =>
