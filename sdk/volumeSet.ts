@@ -10,13 +10,13 @@ export interface VolumeSetEncryptionKey {
   keyId: pulumi.Input<string>;
 }
 
-/** Customer-managed encryption keys (AWS locations only; not for the shared file system). */
+/** Customer-managed encryption keys (AWS locations only; any file system, the shared one included). */
 export interface VolumeSetCustomEncryption {
   /** Key per location, keyed by AWS location name (`aws-us-east-1`). */
   regions: pulumi.Input<Record<string, pulumi.Input<VolumeSetEncryptionKey>>>;
 }
 
-/** Snapshot settings (not supported by the shared file system). */
+/** Snapshot settings (accepted on every file system; the shared one takes no snapshots). */
 export interface VolumeSetSnapshots {
   /** Take a snapshot when a volume is deleted. */
   createFinalSnapshot?: pulumi.Input<boolean>;

@@ -1,14 +1,26 @@
 import { catalogOf } from "./catalogs.js";
 import { gvc, gvcCreate, gvcPatch } from "../schemas/gvc.js";
 import { eventlogEndpoint } from "./eventlog.js";
+import { defaultArrayRule, queryTerms, valueSet, type ArrayRule } from "../patch/rules.js";
 import type { KindDescriptor } from "./types.js";
+
+/** A location option is named by its location's link. */
+const byLocationLink: ArrayRule = {
+  key: (item) => {
+    const link = typeof item === "object" && item !== null && !Array.isArray(item) ? item["locationLink"] : undefined;
+    return typeof link === "string" ? link : undefined;
+  },
+  keyFields: ["locationLink"],
+  ordered: false,
+};
 
 /** The contract of kind `gvc`. */
 export const gvcKind: KindDescriptor = {
   kind: "gvc",
   scope: "org",
   permissions: catalogOf("gvc"),
-  queryProperties: [],
+  // The official CLI queries gvcs by alias (`cpln gvc query`: `props: [...defaultProps, 'alias']`).
+  queryProperties: ["alias"],
   rels: [],
   endpoints: {
     eventlog: eventlogEndpoint,
@@ -18,7 +30,16 @@ export const gvcKind: KindDescriptor = {
     create: () => gvcCreate(),
     patch: () => gvcPatch(),
   },
-  patchRules: { arrays: {} },
+  patchRules: {
+    arrays: {
+      "spec.staticPlacement.locationLinks": valueSet,
+      "spec.staticPlacement.locationOptions": byLocationLink,
+      "spec.staticPlacement.locationQuery.spec.terms": queryTerms,
+      "spec.pullSecretLinks": valueSet,
+      "spec.keda.secrets": valueSet,
+      "spec.env": defaultArrayRule,
+    },
+  },
   addressing: { field: "name", by: "name" },
   dataSources: { list: "getGvcs" },
   resource: {

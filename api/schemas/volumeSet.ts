@@ -126,7 +126,9 @@ const regionKey = () => z.string().regex(/^aws-[a-z0-9-]+$/, "must be an AWS loc
 function customEncryption(mode: ObjectMode) {
   return object(mode, {
     regions: z.record(regionKey(), customEncryptionRegion(mode)).describe("Keys per location (aws-<region>)."),
-  }).describe("Customer-managed encryption keys (AWS only; not for shared file systems).");
+  }).describe(
+    "Customer-managed encryption keys (AWS only). Accepted and returned on every file system, the shared one included.",
+  );
 }
 
 function snapshotFields() {
@@ -153,7 +155,9 @@ function snapshots(mode: ObjectMode) {
     createFinalSnapshot: f.createFinalSnapshot.optional(),
     retentionDuration: f.retentionDuration.optional(),
     schedule: f.schedule.optional(),
-  }).describe("Snapshot settings (not supported by the shared file system).");
+  }).describe(
+    "Snapshot settings. Accepted and returned on every file system; the shared one takes no snapshots (docs: Caveats).",
+  );
 }
 
 function predictiveFields() {
@@ -277,9 +281,9 @@ function buildSpec(mode: ObjectMode) {
 function volumeSetSpecRules() {
   return documentedRules([
     {
-      rule: "A shared file system has performanceClass 'shared' (and only it), and supports neither snapshots nor customEncryption.",
+      rule: "A shared file system has performanceClass 'shared' (and only it); other file systems need a performanceClass.",
       issue:
-        /^(is not supported with fileSystemType 'shared'|must be 'shared' when (fileSystemType|performanceClass) is 'shared'|is required unless fileSystemType is 'shared')$/,
+        /^(must be 'shared' when (fileSystemType|performanceClass) is 'shared'|is required unless fileSystemType is 'shared')$/,
     },
     {
       rule: "initialCapacity is at least 200 GB for high-throughput-ssd, and at most autoscaling.maxCapacity.",
@@ -421,7 +425,7 @@ function volumeSetSpecPatch() {
       merge: patchObject({
         regions: {
           value: z.record(regionKey(), customEncryptionRegion("strict")).describe("Keys per location."),
-          merge: z.record(regionKey(), regionPatch).describe("Keys per location; null removes a location."),
+          merge: z.record(regionKey(), regionPatch.nullable()).describe("Keys per location; null removes a location."),
         },
       }),
     },
@@ -532,10 +536,8 @@ export function volumeSetSpecIssues(spec: VolumeSetSpec, prefix = "spec"): Issue
     }
   }
 
-  if (fileSystemType === "shared") {
-    if (spec.snapshots !== undefined) at("snapshots", "is not supported with fileSystemType 'shared'");
-    if (spec.customEncryption !== undefined) at("customEncryption", "is not supported with fileSystemType 'shared'");
-  }
+  // No rule keeps snapshots or customEncryption off a shared file system: the real API takes both there and returns
+  // them (terraform-provider-cpln's acceptance test sets both on a shared volume set and reads them back).
 
   const resources = spec.mountOptions?.resources;
   if (resources) {

@@ -18,12 +18,23 @@ export function fullLinks(org: string, value: JsonValue | undefined): JsonValue 
   return value.map((v) => (typeof v === "string" ? normalizeLink(org, v) : v));
 }
 
-const LINK_DIRECTIVES = ["$drop/", "$retain/", "$append/"] as const;
+const LINK_DIRECTIVES = ["$drop/", "$retain/", "$append/", "$patch/"] as const;
+
+/** An item of a link array: a link, or an object keyed by a link field (`{locationLink, ...}`), in full form. */
+function fullLinkItem(org: string, item: JsonValue): JsonValue {
+  if (typeof item === "string") return normalizeLink(org, item);
+  if (!isObject(item)) return item;
+  const out: JsonObject = { ...item };
+  for (const [key, value] of Object.entries(item)) {
+    if (key.endsWith("Link") && typeof value === "string") out[key] = normalizeLink(org, value);
+  }
+  return out;
+}
 
 /**
- * The patch with the items of every `$drop/`, `$retain/` and `$append/` directive on one of `fields` (at any object
- * level, `$patch/` partials included) in full link form, so a directive naming `//group/x` matches the stored
- * `/org/o/group/x`.
+ * The patch with the items of every `$drop/`, `$retain/`, `$append/` and `$patch/` directive on one of `fields` (at
+ * any object level, `$patch/` partials included) in full link form, so a directive naming `//group/x` matches the
+ * stored `/org/o/group/x` (and `{locationLink: "//location/x"}` the item keyed `/org/o/location/x`).
  */
 export function fullLinksInDirectives(org: string, patch: JsonValue, fields: readonly string[]): JsonValue {
   if (Array.isArray(patch)) return patch.map((item) => fullLinksInDirectives(org, item, fields));
@@ -33,7 +44,9 @@ export function fullLinksInDirectives(org: string, patch: JsonValue, fields: rea
     const directive = LINK_DIRECTIVES.find((prefix) => key.startsWith(prefix));
     out[key] =
       directive !== undefined && fields.includes(key.slice(directive.length))
-        ? (fullLinks(org, value) as JsonValue)
+        ? Array.isArray(value)
+          ? value.map((item) => fullLinkItem(org, item))
+          : value
         : fullLinksInDirectives(org, value, fields);
   }
   return out;

@@ -1,3 +1,5 @@
+import { selfLink } from "../../api/links.js";
+import { conflict } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
@@ -40,6 +42,17 @@ export const locationRules: KindServerRules = {
     if (Object.keys(kept).length === 0) return next;
     const after = isObject(next["tags"]) ? next["tags"] : {};
     return { ...next, tags: { ...after, ...kept } };
+  },
+  // A gvc's location links must name locations of the org (server/domain/gvc.ts): one still placed cannot go.
+  async deleting(record, ctx) {
+    const link = selfLink(ctx.org, "location", record.name);
+    for (const gvc of await ctx.tx.list(ctx.org, "gvc")) {
+      const placement = isObject(gvc.doc["spec"]) ? gvc.doc["spec"]["staticPlacement"] : undefined;
+      const links = isObject(placement) ? placement["locationLinks"] : undefined;
+      if (Array.isArray(links) && links.includes(link)) {
+        throw conflict("InUse", `location ${record.name} is a location of gvc ${gvc.name}; remove it there first`);
+      }
+    }
   },
   deleteForbidden(record) {
     return record["origin"] === "builtin"

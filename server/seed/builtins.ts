@@ -60,7 +60,7 @@ async function insertBuiltins(
     if (await missing(kind, String(body["name"])))
       await records.insert(tx, org, kind, "", undefined, body, now, fields);
   };
-  await insert("org", { name: org, description: org }, { spec: {}, status: {} });
+  await insert("org", { name: org, description: org });
   // Before the other builtins, which consume them; a quota created here counts what the org already holds.
   await ensureQuotas(tx, org, now);
   await insert(

@@ -157,13 +157,6 @@ const cases: {
   },
   {
     kind: "VolumeSet",
-    rule: "no snapshots on shared",
-    inputs: { gvc: "default", initialCapacity: 20, fileSystemType: "shared", snapshots: { retentionDuration: "1d" } },
-    property: "snapshots",
-    reason: /not supported with fileSystemType 'shared'/,
-  },
-  {
-    kind: "VolumeSet",
     rule: "storage class suffix",
     inputs: { ...volumeSet, storageClassSuffix: "9x" },
     property: "storageClassSuffix",
@@ -385,6 +378,16 @@ describe("check failures", () => {
       org: env.server.org,
       __nameGenerated: true,
     });
+    // A shared file system takes snapshots and customEncryption, as the real API does (terraform-provider-cpln's
+    // acceptance test sets both on a shared volume set).
+    const shared = await check("VolumeSet", {
+      gvc: "default",
+      initialCapacity: 20,
+      fileSystemType: "shared",
+      snapshots: { retentionDuration: "1d" },
+      customEncryption: { regions: { "aws-us-west-2": { keyId: "arn:aws:kms:us-west-2:1:key/k" } } },
+    });
+    expect(shared.failures).toEqual([]);
     const named = await check("Policy", { ...policy, name: "mine", bindings: [binding] });
     expect(named.failures).toEqual([]);
     expect(named.inputs).toMatchObject({

@@ -34,9 +34,13 @@ const lifecycles: Lifecycle[] = [
     kind: "gvc",
     body: { name: "staging", spec: { env: [{ name: "MODE", value: "staging" }] } },
     name: "staging",
-    fields: { spec: { env: [{ name: "MODE", value: "staging" }] }, status: {} },
+    fields: {
+      alias: expect.stringMatching(/^[a-z][a-z0-9]{11}$/),
+      spec: { env: [{ name: "MODE", value: "staging" }], endpointNamingFormat: "org" },
+      status: {},
+    },
     patch: { spec: { "$patch/env": [{ name: "MODE", value: "stage" }] } },
-    patched: { spec: { env: [{ name: "MODE", value: "stage" }] } },
+    patched: { spec: { env: [{ name: "MODE", value: "stage" }], endpointNamingFormat: "org" } },
   },
   {
     kind: "volumeset",

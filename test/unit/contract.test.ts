@@ -448,7 +448,7 @@ describe("volumeSetSpecIssues", () => {
     ]);
   });
 
-  it("rejects snapshots and custom encryption on a shared file system", () => {
+  it("takes snapshots and custom encryption on a shared file system (the real API does)", () => {
     expect(
       volumeSetSpecIssues({
         initialCapacity: 10,
@@ -456,10 +456,7 @@ describe("volumeSetSpecIssues", () => {
         snapshots: { retentionDuration: "7d" },
         customEncryption: { regions: {} },
       }),
-    ).toEqual([
-      { path: "spec.snapshots", message: "is not supported with fileSystemType 'shared'" },
-      { path: "spec.customEncryption", message: "is not supported with fileSystemType 'shared'" },
-    ]);
+    ).toEqual([]);
   });
 
   it("checks mount resource ranges: max ≥ min, spread ≤ 4000m/4096Mi, min ≥ max/4", () => {
