@@ -8,54 +8,82 @@ import { invokeDeclared, invokeDeclaredOutput, type InputArgs } from "./function
 export interface GvcArgs {
   /** Take over an existing gvc of this name (updating it to these args) instead of failing. */
   adopt?: pulumi.Input<boolean>;
+  /** Workload of this gvc whose endpoint backs the gvc's alias. A link: //gvc/<gvc>/workload/<name> or its full form /org/<org>/... */
+  aliasWorkloadLink?: pulumi.Input<string>;
   /** Free-form description, at most 250 characters; defaults to the name. */
   description?: pulumi.Input<string>;
-  /** Environment variables. */
+  /** Custom domain of the gvc's workloads (deprecated: use a domain route). */
+  domain?: pulumi.Input<string>;
+  /** Canonical endpoint form: org (default for a new gvc), legacy, or default (deprecated). */
+  endpointNamingFormat?: pulumi.Input<EndpointNamingFormat>;
+  /** Environment variables of every workload, names unique. */
   env?: pulumi.Input<pulumi.Input<EnvItemArgs>[]>;
+  /** KEDA, event-driven autoscaling. */
+  keda?: pulumi.Input<KedaArgs>;
+  /** Load balancer settings. */
+  loadBalancer?: pulumi.Input<LoadBalancerArgs>;
   /** Name of the gvc; defaults to `<resource name>-<7 hex>`. Changing it replaces the gvc. */
   name?: pulumi.Input<string>;
   /** Org of the gvc; defaults to the `cpln-native:org` stack config or CPLN_ORG. Changing it replaces. */
   org?: pulumi.Input<string>;
-  /** Image pull secrets. */
+  /** Image pull secrets: secrets of type docker, ecr or gcp. */
   pullSecretLinks?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Sidecar settings. */
+  sidecar?: pulumi.Input<SidecarArgs>;
   /** Where the gvc's workloads run. */
-  staticPlacement?: pulumi.Input<StaticPlacementArgs>;
+  staticPlacement?: pulumi.Input<GvcStaticPlacementArgs>;
   /** Key/value tags, at most 50. Keys under 'cpln/' are set by the server. */
   tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean>>>;
+  /** Distributed tracing: the share of requests traced and where the traces go. */
+  tracing?: pulumi.Input<TracingArgs>;
 }
 
 /** The outputs of a `Gvc`. */
 export interface GvcOutputs {
   /** Take over an existing gvc of this name (updating it to these args) instead of failing. */
   readonly adopt?: boolean;
-  /** Short unique alias used in generated hostnames. */
+  /** Short unique alias the server gives the gvc (used in hostnames). */
   readonly alias?: string;
+  /** Workload of this gvc whose endpoint backs the gvc's alias. A link: //gvc/<gvc>/workload/<name> or its full form /org/<org>/... */
+  readonly aliasWorkloadLink?: string;
   /** The API's id (UUID) of the gvc. */
   readonly cplnId: string;
   /** When the gvc was created. */
   readonly created: string;
   /** Description (the name unless set). */
   readonly description: string;
-  /** Environment variables. */
+  /** Custom domain of the gvc's workloads (deprecated: use a domain route). */
+  readonly domain?: string;
+  /** Canonical endpoint form: org (default for a new gvc), legacy, or default (deprecated). */
+  readonly endpointNamingFormat?: EndpointNamingFormat;
+  /** Environment variables of every workload, names unique. */
   readonly env?: EnvItem[];
+  /** KEDA, event-driven autoscaling. */
+  readonly keda?: Keda;
   /** When the gvc last changed. */
   readonly lastModified: string;
+  /** Load balancer settings. */
+  readonly loadBalancer?: LoadBalancer;
   /** Name of the gvc. */
   readonly name: string;
   /** Org of the gvc. */
   readonly org: string;
-  /** Image pull secrets. */
+  /** Image pull secrets: secrets of type docker, ecr or gcp. */
   readonly pullSecretLinks?: string[];
   /** Link of the gvc, /org/<org>/gvc/<name> (also the resource id). */
   readonly selfLink: string;
   /** Tags set by the server (keys under cpln/). */
   readonly serverTags?: Record<string, unknown>;
+  /** Sidecar settings. */
+  readonly sidecar?: Sidecar;
   /** Where the gvc's workloads run. */
   readonly staticPlacement?: StaticPlacement;
-  /** Server-maintained state. */
+  /** Server-maintained state (types-ts publishes no fields). */
   readonly status?: Record<string, unknown>;
   /** User tags (server tags under cpln/ are in serverTags). */
   readonly tags: Record<string, unknown>;
+  /** Distributed tracing: the share of requests traced and where the traces go. */
+  readonly tracing?: Tracing;
   /** Version, incremented on every change. */
   readonly version: number;
 }
@@ -68,19 +96,26 @@ export const Gvc = declaredResource<GvcArgs, GvcOutputs>(
   [
     "adopt",
     "alias",
+    "aliasWorkloadLink",
     "cplnId",
     "created",
     "description",
+    "domain",
+    "endpointNamingFormat",
     "env",
+    "keda",
     "lastModified",
+    "loadBalancer",
     "name",
     "org",
     "pullSecretLinks",
     "selfLink",
     "serverTags",
+    "sidecar",
     "staticPlacement",
     "status",
     "tags",
+    "tracing",
     "version",
   ],
   [],
@@ -110,9 +145,9 @@ export interface GetOrgResult {
   /** Name of the object, unique within its scope. */
   readonly name: string;
   /** Org settings. */
-  readonly spec?: Record<string, unknown>;
+  readonly spec?: GetOrgResultSpec;
   /** Server-maintained state. */
-  readonly status?: Record<string, unknown>;
+  readonly status?: GetOrgResultStatus;
   /** Key/value tags. Keys under 'cpln/' are set by the server. */
   readonly tags?: Record<string, string | number | boolean>;
   /** Incremented on every change; send it back in a PATCH to detect conflicts. */
@@ -141,7 +176,7 @@ export interface GetGvcArgs {
 
 /** The result of `getGvc`. */
 export interface GetGvcResult {
-  /** Short unique alias used in generated hostnames. */
+  /** Short unique alias the server gives the gvc (used in hostnames). */
   readonly alias?: string;
   /** When the object was created. */
   readonly created: string;
@@ -159,7 +194,7 @@ export interface GetGvcResult {
   readonly name: string;
   /** Global virtual cloud settings. */
   readonly spec?: Spec;
-  /** Server-maintained state. */
+  /** Server-maintained state (types-ts publishes no fields). */
   readonly status?: Record<string, unknown>;
   /** Key/value tags. Keys under 'cpln/' are set by the server. */
   readonly tags?: Record<string, string | number | boolean>;
@@ -282,6 +317,135 @@ export function getCloudAccountOutput(
   return invokeDeclaredOutput("getCloudAccount", args, opts);
 }
 
+/** Amazon CloudWatch. */
+export interface CloudWatch {
+  /** Secret of type aws. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials: string;
+  /** Fields to extract. */
+  readonly extractFields?: Record<string, string>;
+  /** Log group. */
+  readonly groupName: string;
+  /** AWS region. */
+  readonly region: CloudWatchRegion;
+  /** Days CloudWatch keeps the logs. */
+  readonly retentionDays?: number;
+  /** Log stream. */
+  readonly streamName: string;
+}
+
+/** AWS region. */
+export type CloudWatchRegion =
+  | "us-east-1"
+  | "us-east-2"
+  | "us-west-1"
+  | "us-west-2"
+  | "ap-south-1"
+  | "ap-northeast-2"
+  | "ap-southeast-1"
+  | "ap-southeast-2"
+  | "ap-northeast-1"
+  | "eu-central-1"
+  | "eu-west-1"
+  | "eu-west-2"
+  | "eu-south-1"
+  | "eu-west-3"
+  | "eu-north-1"
+  | "me-south-1"
+  | "sa-east-1"
+  | "af-south-1";
+
+/** Coralogix. */
+export interface Coralogix {
+  /** Application name. */
+  readonly app?: string;
+  /** Coralogix cluster. */
+  readonly cluster: CoralogixCluster;
+  /** Opaque secret with the private key. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials: string;
+  /** Subsystem name. */
+  readonly subsystem?: string;
+}
+
+/** Coralogix cluster. */
+export type CoralogixCluster =
+  "coralogix.com" | "coralogix.us" | "app.coralogix.in" | "app.eu2.coralogix.com" | "app.coralogixsg.com";
+
+/** Datadog. */
+export interface Datadog {
+  /** Opaque secret with the API key. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials: string;
+  /** Datadog intake host. */
+  readonly host: DatadogHost;
+}
+
+/** Datadog intake host. */
+export type DatadogHost =
+  | "http-intake.logs.datadoghq.com"
+  | "http-intake.logs.us3.datadoghq.com"
+  | "http-intake.logs.us5.datadoghq.com"
+  | "http-intake.logs.datadoghq.eu";
+
+/** Elasticsearch. */
+export interface Elastic {
+  /** Amazon OpenSearch / Elasticsearch. */
+  readonly aws?: ElasticAws;
+  /** Elastic Cloud. */
+  readonly elasticCloud?: ElasticElasticCloud;
+  /** Any Elasticsearch endpoint. */
+  readonly generic?: ElasticGeneric;
+}
+
+/** Amazon OpenSearch / Elasticsearch. */
+export interface ElasticAws {
+  /** Secret of type aws. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials: string;
+  /** Host. */
+  readonly host: string;
+  /** Index. */
+  readonly index: string;
+  /** Port: 1-65535. */
+  readonly port: number;
+  /** AWS region. */
+  readonly region: string;
+  /** Type. */
+  readonly type: string;
+}
+
+/** Elastic Cloud. */
+export interface ElasticElasticCloud {
+  /** Elastic Cloud id. */
+  readonly cloudId: string;
+  /** Secret of type userpass. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials: string;
+  /** Index. */
+  readonly index: string;
+  /** Type. */
+  readonly type: string;
+}
+
+/** Any Elasticsearch endpoint. */
+export interface ElasticGeneric {
+  /** Secret of type userpass. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials: string;
+  /** Host. */
+  readonly host: string;
+  /** Index. */
+  readonly index: string;
+  /** Password. */
+  readonly password?: string;
+  /** Path. */
+  readonly path?: string;
+  /** Port: 1-65535. */
+  readonly port?: number;
+  /** Type. */
+  readonly type: string;
+  /** User name. */
+  readonly username?: string;
+}
+
+/** Canonical endpoint form: org (default for a new gvc), legacy, or default (deprecated). */
+export type EndpointNamingFormat = "default" | "legacy" | "org";
+
 /** An environment variable for every workload of the gvc. */
 export interface EnvItem {
   /** Variable name. */
@@ -296,6 +460,14 @@ export interface EnvItemArgs {
   name: pulumi.Input<string>;
   /** Value. */
   value?: pulumi.Input<string>;
+}
+
+/** Fluentd. */
+export interface Fluentd {
+  /** Host. */
+  readonly host: string;
+  /** Port: 1-65535. */
+  readonly port?: number;
 }
 
 /** Where the location is. */
@@ -329,7 +501,7 @@ export interface GetCloudAccountResultStatus {
 
 /** A global virtual cloud: the scope of workloads, identities and volume sets. */
 export interface GetGvcsResultItem {
-  /** Short unique alias used in generated hostnames. */
+  /** Short unique alias the server gives the gvc (used in hostnames). */
   readonly alias?: string;
   /** When the object was created. */
   readonly created: string;
@@ -347,7 +519,7 @@ export interface GetGvcsResultItem {
   readonly name: string;
   /** Global virtual cloud settings. */
   readonly spec?: Spec;
-  /** Server-maintained state. */
+  /** Server-maintained state (types-ts publishes no fields). */
   readonly status?: Record<string, unknown>;
   /** Key/value tags. Keys under 'cpln/' are set by the server. */
   readonly tags?: Record<string, string | number | boolean>;
@@ -391,6 +563,157 @@ export interface GetLocationsResultItem {
   readonly version: number;
 }
 
+/** Org settings. */
+export interface GetOrgResultSpec {
+  /** Authentication settings. */
+  readonly authConfig?: GetOrgResultSpecAuthConfig;
+  /** More logging configurations: at most 3. */
+  readonly extraLogging?: GetOrgResultSpecLogging[];
+  /** Where the org's logs go: exactly one of s3, coralogix, datadog, logzio, elastic, cloudWatch, fluentd, stackdriver, syslog, opentelemetry, loki. */
+  readonly logging?: GetOrgResultSpecLogging;
+  /** Retention of logs, metrics and traces, and alert recipients. */
+  readonly observability?: GetOrgResultSpecObservability;
+  /** Security settings. */
+  readonly security?: GetOrgResultSpecSecurity;
+  /** Idle seconds before the console signs a user out: at least 900 (default 900). */
+  readonly sessionTimeoutSeconds?: number;
+  /** Distributed tracing: the share of requests traced and where the traces go. */
+  readonly tracing?: Tracing;
+}
+
+/** Authentication settings. */
+export interface GetOrgResultSpecAuthConfig {
+  /** Email domains whose users become members when they sign in with SAML. */
+  readonly domainAutoMembers: string[];
+  /** Only SAML sign-in is allowed. */
+  readonly samlOnly?: boolean;
+}
+
+/** Where the org's logs go: exactly one of s3, coralogix, datadog, logzio, elastic, cloudWatch, fluentd, stackdriver, syslog, opentelemetry, loki. */
+export interface GetOrgResultSpecLogging {
+  /** Amazon CloudWatch. */
+  readonly cloudWatch?: CloudWatch;
+  /** Coralogix. */
+  readonly coralogix?: Coralogix;
+  /** Datadog. */
+  readonly datadog?: Datadog;
+  /** Elasticsearch. */
+  readonly elastic?: Elastic;
+  /** Fluentd. */
+  readonly fluentd?: Fluentd;
+  /** Logz.io. */
+  readonly logzio?: Logzio;
+  /** Grafana Loki. */
+  readonly loki?: Loki;
+  /** OpenTelemetry collector. */
+  readonly opentelemetry?: Opentelemetry;
+  /** Amazon S3. */
+  readonly s3?: S3;
+  /** Google Cloud Logging (Stackdriver). */
+  readonly stackdriver?: Stackdriver;
+  /** Syslog. */
+  readonly syslog?: Syslog;
+}
+
+/** Retention of logs, metrics and traces, and alert recipients. */
+export interface GetOrgResultSpecObservability {
+  /** Alert recipients of the default Grafana contact point. */
+  readonly defaultAlertEmails?: string[];
+  /** Days logs are kept: 0-3650 (default 30; charges apply beyond 30). */
+  readonly logsRetentionDays?: number;
+  /** Days metrics are kept: 0-3650 (default 30; charges apply beyond 30). */
+  readonly metricsRetentionDays?: number;
+  /** Days traces are kept: 0-3650 (default 30; charges apply beyond 30). */
+  readonly tracesRetentionDays?: number;
+}
+
+/** Security settings. */
+export interface GetOrgResultSpecSecurity {
+  /** Threat detection. */
+  readonly threatDetection?: GetOrgResultSpecSecurityThreatDetection;
+}
+
+/** Threat detection. */
+export interface GetOrgResultSpecSecurityThreatDetection {
+  /** Forward detected threats. */
+  readonly enabled: boolean;
+  /** Least severe threat forwarded. */
+  readonly minimumSeverity?: GetOrgResultSpecSecurityThreatDetectionMinimumSeverity;
+  /** Syslog forwarding of threats. */
+  readonly syslog?: GetOrgResultSpecSecurityThreatDetectionSyslog;
+}
+
+/** Least severe threat forwarded. */
+export type GetOrgResultSpecSecurityThreatDetectionMinimumSeverity = "warning" | "error" | "critical";
+
+/** Syslog forwarding of threats. */
+export interface GetOrgResultSpecSecurityThreatDetectionSyslog {
+  /** Host the messages go to. */
+  readonly host: string;
+  /** Port: 1-100000. */
+  readonly port: number;
+  /** tcp (with TLS, the default) or udp. */
+  readonly transport?: GetOrgResultSpecSecurityThreatDetectionSyslogTransport;
+}
+
+/** tcp (with TLS, the default) or udp. */
+export type GetOrgResultSpecSecurityThreatDetectionSyslogTransport = "tcp" | "udp";
+
+/** Server-maintained state. */
+export interface GetOrgResultStatus {
+  /** The billing account (none in cpln-local). */
+  readonly accountLink?: string;
+  /** Whether the org is active. */
+  readonly active?: boolean;
+  /** Random prefix of the org's workload endpoints. */
+  readonly endpointPrefix?: string;
+}
+
+/** Where the gvc's workloads run. */
+export interface GvcStaticPlacementArgs {
+  /** Locations the gvc's workloads run in: locations of the org, each once. */
+  locationLinks?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Per-location DNS geo-routing options, each naming one of locationLinks once. */
+  locationOptions?: pulumi.Input<pulumi.Input<StaticPlacementLocationOptionArgs>[]>;
+  /** A query selecting the gvc's locations. */
+  locationQuery?: pulumi.Input<GvcStaticPlacementLocationQueryArgs>;
+}
+
+/** A query selecting the gvc's locations. */
+export interface GvcStaticPlacementLocationQueryArgs {
+  /** Extra context. */
+  context?: pulumi.Input<Record<string, pulumi.Input<unknown>>>;
+  /** items (default) or links. */
+  fetch?: pulumi.Input<StaticPlacementLocationQueryFetch>;
+  /** Always 'location'. */
+  kind?: pulumi.Input<GvcStaticPlacementLocationQueryKind>;
+  /** What to select and how to sort it. */
+  spec?: pulumi.Input<QuerySpecArgs>;
+}
+
+/** Always 'location'. */
+export type GvcStaticPlacementLocationQueryKind = "location";
+
+/** KEDA, event-driven autoscaling. */
+export interface Keda {
+  /** Run a KEDA operator in the gvc. */
+  readonly enabled?: boolean;
+  /** Identity the KEDA operator uses. A link: //gvc/<gvc>/identity/<name> or its full form /org/<org>/... */
+  readonly identityLink?: string;
+  /** Secrets made TriggerAuthentication objects. */
+  readonly secrets?: string[];
+}
+
+/** KEDA, event-driven autoscaling. */
+export interface KedaArgs {
+  /** Run a KEDA operator in the gvc. */
+  enabled?: pulumi.Input<boolean>;
+  /** Identity the KEDA operator uses. A link: //gvc/<gvc>/identity/<name> or its full form /org/<org>/... */
+  identityLink?: pulumi.Input<string>;
+  /** Secrets made TriggerAuthentication objects. */
+  secrets?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
 /** A link to a related object or page. */
 export interface Link {
   /** Path of the linked object, e.g. /org/acme/gvc/main/volumeset/data. */
@@ -399,33 +722,367 @@ export interface Link {
   readonly rel: string;
 }
 
+/** Load balancer settings. */
+export interface LoadBalancer {
+  /** A dedicated load balancer in each location (custom ports, any host). */
+  readonly dedicated?: boolean;
+  /** The IP set of the load balancer. A link: //ipset/<name> or its full form /org/<org>/... */
+  readonly ipSet?: string;
+  /** Multi-zone load balancing. */
+  readonly multiZone?: LoadBalancerMultiZone;
+  /** Redirects for error answers. */
+  readonly redirect?: LoadBalancerRedirect;
+  /** Proxies in X-Forwarded-For to trust for the client address: 0-2. */
+  readonly trustedProxies?: number;
+}
+
+/** Load balancer settings. */
+export interface LoadBalancerArgs {
+  /** A dedicated load balancer in each location (custom ports, any host). */
+  dedicated?: pulumi.Input<boolean>;
+  /** The IP set of the load balancer. A link: //ipset/<name> or its full form /org/<org>/... */
+  ipSet?: pulumi.Input<string>;
+  /** Multi-zone load balancing. */
+  multiZone?: pulumi.Input<LoadBalancerMultiZoneArgs>;
+  /** Redirects for error answers. */
+  redirect?: pulumi.Input<LoadBalancerRedirectArgs>;
+  /** Proxies in X-Forwarded-For to trust for the client address: 0-2. */
+  trustedProxies?: pulumi.Input<number>;
+}
+
+/** Multi-zone load balancing. */
+export interface LoadBalancerMultiZone {
+  /** Spread over zones. */
+  readonly enabled?: boolean;
+}
+
+/** Multi-zone load balancing. */
+export interface LoadBalancerMultiZoneArgs {
+  /** Spread over zones. */
+  enabled?: pulumi.Input<boolean>;
+}
+
+/** Redirects for error answers. */
+export interface LoadBalancerRedirect {
+  /** Redirects by status class. */
+  readonly class?: LoadBalancerRedirectClass;
+}
+
+/** Redirects for error answers. */
+export interface LoadBalancerRedirectArgs {
+  /** Redirects by status class. */
+  class?: pulumi.Input<LoadBalancerRedirectClassArgs>;
+}
+
+/** Redirects by status class. */
+export interface LoadBalancerRedirectClass {
+  /** URL answered with for a 401 (envoy format strings allowed). */
+  readonly status401?: string;
+  /** URL answered with for any 5xx status. */
+  readonly status5xx?: string;
+}
+
+/** Redirects by status class. */
+export interface LoadBalancerRedirectClassArgs {
+  /** URL answered with for a 401 (envoy format strings allowed). */
+  status401?: pulumi.Input<string>;
+  /** URL answered with for any 5xx status. */
+  status5xx?: pulumi.Input<string>;
+}
+
+/** Logz.io. */
+export interface Logzio {
+  /** Opaque secret with the token. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials: string;
+  /** Listener host. */
+  readonly listenerHost: LogzioListenerHost;
+}
+
+/** Listener host. */
+export type LogzioListenerHost = "listener.logz.io" | "listener-nl.logz.io";
+
+/** Grafana Loki. */
+export interface Loki {
+  /** Secret of type userpass. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials?: string;
+  /** Loki endpoint. */
+  readonly endpoint: string;
+  /** X-Scope-OrgID of a multi-tenant Loki. */
+  readonly tenantId?: string;
+}
+
+/** OpenTelemetry collector. */
+export interface Opentelemetry {
+  /** Opaque secret. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials?: string;
+  /** Collector endpoint. */
+  readonly endpoint: string;
+  /** Headers sent with the logs. */
+  readonly headers?: Record<string, string>;
+}
+
 /** builtin (cloud regions), default, or custom (BYOK). Read-only. */
 export type Origin = "builtin" | "default" | "custom";
 
 /** Cloud provider. Read-only. */
 export type Provider = "aws" | "gcp" | "azure" | "byok" | "linode" | "vultr" | "equinix" | "oci";
 
+/** What to select and how to sort it. */
+export interface QuerySpec {
+  /** all (default): every term holds; any: at least one; none: no term holds. */
+  readonly match?: SpecMatch;
+  /** Sort order of the result. */
+  readonly sort?: SpecSort;
+  /** Conditions (at most 50); an empty list matches everything. */
+  readonly terms?: SpecTerm[];
+}
+
+/** What to select and how to sort it. */
+export interface QuerySpecArgs {
+  /** all (default): every term holds; any: at least one; none: no term holds. */
+  match?: pulumi.Input<SpecMatch>;
+  /** Sort order of the result. */
+  sort?: pulumi.Input<SpecSortArgs>;
+  /** Conditions (at most 50); an empty list matches everything. */
+  terms?: pulumi.Input<pulumi.Input<SpecTermArgs>[]>;
+}
+
+/** Amazon S3. */
+export interface S3 {
+  /** Bucket. */
+  readonly bucket: string;
+  /** Secret of type aws. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials: string;
+  /** Key prefix. */
+  readonly prefix?: string;
+  /** AWS region. */
+  readonly region: string;
+}
+
+/** Sidecar settings. */
+export interface Sidecar {
+  /** Envoy filters (EnvoyFilters of types-ts): lists of envoy objects. */
+  readonly envoy?: SidecarEnvoy;
+}
+
+/** Sidecar settings. */
+export interface SidecarArgs {
+  /** Envoy filters (EnvoyFilters of types-ts): lists of envoy objects. */
+  envoy?: pulumi.Input<SidecarEnvoyArgs>;
+}
+
+/** Envoy filters (EnvoyFilters of types-ts): lists of envoy objects. */
+export interface SidecarEnvoy {
+  /** Envoy accessLog entries. */
+  readonly accessLog?: Record<string, unknown>[];
+  /** Envoy clusters entries. */
+  readonly clusters?: Record<string, unknown>[];
+  /** Envoy excludedExternalAuth entries. */
+  readonly excludedExternalAuth?: Record<string, unknown>[];
+  /** Envoy excludedRateLimit entries. */
+  readonly excludedRateLimit?: Record<string, unknown>[];
+  /** Envoy http entries. */
+  readonly http?: Record<string, unknown>[];
+  /** Envoy network entries. */
+  readonly network?: Record<string, unknown>[];
+  /** Envoy volumes entries. */
+  readonly volumes?: Record<string, unknown>[];
+}
+
+/** Envoy filters (EnvoyFilters of types-ts): lists of envoy objects. */
+export interface SidecarEnvoyArgs {
+  /** Envoy accessLog entries. */
+  accessLog?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<unknown>>>[]>;
+  /** Envoy clusters entries. */
+  clusters?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<unknown>>>[]>;
+  /** Envoy excludedExternalAuth entries. */
+  excludedExternalAuth?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<unknown>>>[]>;
+  /** Envoy excludedRateLimit entries. */
+  excludedRateLimit?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<unknown>>>[]>;
+  /** Envoy http entries. */
+  http?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<unknown>>>[]>;
+  /** Envoy network entries. */
+  network?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<unknown>>>[]>;
+  /** Envoy volumes entries. */
+  volumes?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<unknown>>>[]>;
+}
+
 /** Global virtual cloud settings. */
 export interface Spec {
-  /** Environment variables. */
+  /** Workload of this gvc whose endpoint backs the gvc's alias. A link: //gvc/<gvc>/workload/<name> or its full form /org/<org>/... */
+  readonly aliasWorkloadLink?: string;
+  /** Custom domain of the gvc's workloads (deprecated: use a domain route). */
+  readonly domain?: string;
+  /** Canonical endpoint form: org (default for a new gvc), legacy, or default (deprecated). */
+  readonly endpointNamingFormat?: EndpointNamingFormat;
+  /** Environment variables of every workload, names unique. */
   readonly env?: EnvItem[];
-  /** Image pull secrets. */
+  /** KEDA, event-driven autoscaling. */
+  readonly keda?: Keda;
+  /** Load balancer settings. */
+  readonly loadBalancer?: LoadBalancer;
+  /** Image pull secrets: secrets of type docker, ecr or gcp. */
   readonly pullSecretLinks?: string[];
+  /** Sidecar settings. */
+  readonly sidecar?: Sidecar;
   /** Where the gvc's workloads run. */
   readonly staticPlacement?: StaticPlacement;
+  /** Distributed tracing: the share of requests traced and where the traces go. */
+  readonly tracing?: Tracing;
 }
+
+/** all (default): every term holds; any: at least one; none: no term holds. */
+export type SpecMatch = "all" | "any" | "none";
+
+/** Sort order of the result. */
+export interface SpecSort {
+  /** Property to sort by (dotted paths allowed). */
+  readonly by: string;
+  /** asc (default) or desc. */
+  readonly order?: SpecSortOrder;
+}
+
+/** Sort order of the result. */
+export interface SpecSortArgs {
+  /** Property to sort by (dotted paths allowed). */
+  by: pulumi.Input<string>;
+  /** asc (default) or desc. */
+  order?: pulumi.Input<SpecSortOrder>;
+}
+
+/** asc (default) or desc. */
+export type SpecSortOrder = "asc" | "desc";
+
+/** One condition: exactly one of property, rel or tag, an op and (except for exists) a value. */
+export interface SpecTerm {
+  /** Operator (default '='): = != > >= < <= compare; ~ matches a case-insensitive pattern (* and ? wildcards, otherwise substring); =~ matches a regular expression; contains tests substring or array membership; exists / !exists test presence and take no value. */
+  readonly op?: SpecTermOp;
+  /** Property of the item to test (dotted paths such as spec.enabled allowed; '*' searches name, description and tags). */
+  readonly property?: string;
+  /** Relation to test, read from the item's links (e.g. gvc); compared to the linked object's name or full link. */
+  readonly rel?: string;
+  /** Tag key to test; boolean values are compared as strings. */
+  readonly tag?: string;
+  /** Value to compare with (not used by exists / !exists). */
+  readonly value?: string | number | boolean;
+}
+
+/** One condition: exactly one of property, rel or tag, an op and (except for exists) a value. */
+export interface SpecTermArgs {
+  /** Operator (default '='): = != > >= < <= compare; ~ matches a case-insensitive pattern (* and ? wildcards, otherwise substring); =~ matches a regular expression; contains tests substring or array membership; exists / !exists test presence and take no value. */
+  op?: pulumi.Input<SpecTermOp>;
+  /** Property of the item to test (dotted paths such as spec.enabled allowed; '*' searches name, description and tags). */
+  property?: pulumi.Input<string>;
+  /** Relation to test, read from the item's links (e.g. gvc); compared to the linked object's name or full link. */
+  rel?: pulumi.Input<string>;
+  /** Tag key to test; boolean values are compared as strings. */
+  tag?: pulumi.Input<string>;
+  /** Value to compare with (not used by exists / !exists). */
+  value?: pulumi.Input<string | number | boolean>;
+}
+
+/** Operator (default '='): = != > >= < <= compare; ~ matches a case-insensitive pattern (* and ? wildcards, otherwise substring); =~ matches a regular expression; contains tests substring or array membership; exists / !exists test presence and take no value. */
+export type SpecTermOp = "=" | "!=" | ">" | ">=" | "<" | "<=" | "~" | "=~" | "contains" | "exists" | "!exists";
+
+/** Google Cloud Logging (Stackdriver). */
+export interface Stackdriver {
+  /** Opaque secret with the service account key. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials: string;
+  /** Google Cloud location. */
+  readonly location: StackdriverLocation;
+}
+
+/** Google Cloud location. */
+export type StackdriverLocation =
+  | "us-east1"
+  | "us-east4"
+  | "us-central1"
+  | "us-west1"
+  | "europe-west4"
+  | "europe-west1"
+  | "europe-west3"
+  | "europe-west2"
+  | "asia-east1"
+  | "asia-southeast1"
+  | "asia-northeast1"
+  | "asia-south1"
+  | "australia-southeast1"
+  | "southamerica-east1"
+  | "africa-south1"
+  | "asia-east2"
+  | "asia-northeast2"
+  | "asia-northeast3"
+  | "asia-south2"
+  | "asia-southeast2"
+  | "australia-southeast2"
+  | "europe-central2"
+  | "europe-north1"
+  | "europe-southwest1"
+  | "europe-west10"
+  | "europe-west12"
+  | "europe-west6"
+  | "europe-west8"
+  | "europe-west9"
+  | "me-central1"
+  | "me-central2"
+  | "me-west1"
+  | "northamerica-northeast1"
+  | "northamerica-northeast2"
+  | "southamerica-west1"
+  | "us-east5"
+  | "us-south1"
+  | "us-west2"
+  | "us-west3"
+  | "us-west4";
 
 /** Where the gvc's workloads run. */
 export interface StaticPlacement {
-  /** Locations the gvc's workloads run in. */
+  /** Locations the gvc's workloads run in: locations of the org, each once. */
   readonly locationLinks?: string[];
+  /** Per-location DNS geo-routing options, each naming one of locationLinks once. */
+  readonly locationOptions?: StaticPlacementLocationOption[];
+  /** A query selecting the gvc's locations. */
+  readonly locationQuery?: StaticPlacementLocationQuery;
 }
 
-/** Where the gvc's workloads run. */
-export interface StaticPlacementArgs {
-  /** Locations the gvc's workloads run in. */
-  locationLinks?: pulumi.Input<pulumi.Input<string>[]>;
+/** DNS geo-routing options of one location. */
+export interface StaticPlacementLocationOption {
+  /** Milliseconds added to the measured latency. */
+  readonly latencyOffsetMs?: number;
+  /** Largest acceptable latency (ms, ≥ 0); beyond it the location is treated as unavailable. */
+  readonly latencyToleranceMs?: number;
+  /** The location these options apply to (one of staticPlacement.locationLinks). A link: //location/<name> or its full form /org/<org>/... */
+  readonly locationLink: string;
+  /** DNS geo-routing tier: lower is preferred (≥ 0). */
+  readonly routingTier?: number;
 }
+
+/** DNS geo-routing options of one location. */
+export interface StaticPlacementLocationOptionArgs {
+  /** Milliseconds added to the measured latency. */
+  latencyOffsetMs?: pulumi.Input<number>;
+  /** Largest acceptable latency (ms, ≥ 0); beyond it the location is treated as unavailable. */
+  latencyToleranceMs?: pulumi.Input<number>;
+  /** The location these options apply to (one of staticPlacement.locationLinks). A link: //location/<name> or its full form /org/<org>/... */
+  locationLink: pulumi.Input<string>;
+  /** DNS geo-routing tier: lower is preferred (≥ 0). */
+  routingTier?: pulumi.Input<number>;
+}
+
+/** A query selecting the gvc's locations. */
+export interface StaticPlacementLocationQuery {
+  /** Extra context. */
+  readonly context?: Record<string, unknown>;
+  /** items (default) or links. */
+  readonly fetch?: StaticPlacementLocationQueryFetch;
+  /** Always 'location'. */
+  readonly kind?: string;
+  /** What to select and how to sort it. */
+  readonly spec?: QuerySpec;
+}
+
+/** items (default) or links. */
+export type StaticPlacementLocationQueryFetch = "links" | "items";
 
 /** Server-maintained facts about the location. */
 export interface Status {
@@ -433,4 +1090,136 @@ export interface Status {
   readonly geo?: Geo;
   /** Egress IP ranges (CIDR). */
   readonly ipRanges?: string[];
+}
+
+/** Syslog. */
+export interface Syslog {
+  /** Message format. */
+  readonly format: SyslogFormat;
+  /** Host. */
+  readonly host: string;
+  /** Transport. */
+  readonly mode: SyslogMode;
+  /** Port: 1-65535. */
+  readonly port: number;
+  /** Lowest severity sent: 0-7. */
+  readonly severity: number;
+}
+
+/** Message format. */
+export type SyslogFormat = "rfc3164" | "rfc5424";
+
+/** Transport. */
+export type SyslogMode = "tcp" | "udp" | "tls";
+
+/** Distributed tracing: the share of requests traced and where the traces go. */
+export interface Tracing {
+  /** Tags added to every span, by name. */
+  readonly customTags?: Record<string, TracingCustomTag>;
+  /** Lightstep (the older form of provider.lightstep). */
+  readonly lightstep?: TracingLightstep;
+  /** Where traces go: exactly one of otel, lightstep, controlplane. */
+  readonly provider?: TracingProvider;
+  /** Percentage of requests traced: 0-100. */
+  readonly sampling: number;
+}
+
+/** Distributed tracing: the share of requests traced and where the traces go. */
+export interface TracingArgs {
+  /** Tags added to every span, by name. */
+  customTags?: pulumi.Input<Record<string, pulumi.Input<TracingCustomTagArgs>>>;
+  /** Lightstep (the older form of provider.lightstep). */
+  lightstep?: pulumi.Input<TracingLightstepArgs>;
+  /** Where traces go: exactly one of otel, lightstep, controlplane. */
+  provider?: pulumi.Input<TracingProviderArgs>;
+  /** Percentage of requests traced: 0-100. */
+  sampling: pulumi.Input<number>;
+}
+
+/** A tag added to every span. */
+export interface TracingCustomTag {
+  /** A literal value. */
+  readonly literal?: TracingCustomTagLiteral;
+}
+
+/** A tag added to every span. */
+export interface TracingCustomTagArgs {
+  /** A literal value. */
+  literal?: pulumi.Input<TracingCustomTagLiteralArgs>;
+}
+
+/** A literal value. */
+export interface TracingCustomTagLiteral {
+  /** The tag's value. */
+  readonly value?: string;
+}
+
+/** A literal value. */
+export interface TracingCustomTagLiteralArgs {
+  /** The tag's value. */
+  value?: pulumi.Input<string>;
+}
+
+/** Lightstep (the older form of provider.lightstep). */
+export interface TracingLightstep {
+  /** Opaque secret holding the access token. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials?: string;
+  /** Endpoint the traces are sent to (host:port). */
+  readonly endpoint: string;
+}
+
+/** Lightstep (the older form of provider.lightstep). */
+export interface TracingLightstepArgs {
+  /** Opaque secret holding the access token. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials?: pulumi.Input<string>;
+  /** Endpoint the traces are sent to (host:port). */
+  endpoint: pulumi.Input<string>;
+}
+
+/** Where traces go: exactly one of otel, lightstep, controlplane. */
+export interface TracingProvider {
+  /** Control Plane's own tracing (no settings). */
+  readonly controlplane?: Record<string, unknown>;
+  /** Lightstep. */
+  readonly lightstep?: TracingProviderLightstep;
+  /** An OpenTelemetry collector. */
+  readonly otel?: TracingProviderOtel;
+}
+
+/** Where traces go: exactly one of otel, lightstep, controlplane. */
+export interface TracingProviderArgs {
+  /** Control Plane's own tracing (no settings). */
+  controlplane?: pulumi.Input<Record<string, pulumi.Input<unknown>>>;
+  /** Lightstep. */
+  lightstep?: pulumi.Input<TracingProviderLightstepArgs>;
+  /** An OpenTelemetry collector. */
+  otel?: pulumi.Input<TracingProviderOtelArgs>;
+}
+
+/** Lightstep. */
+export interface TracingProviderLightstep {
+  /** Opaque secret holding the access token. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  readonly credentials?: string;
+  /** Endpoint the traces are sent to (host:port). */
+  readonly endpoint: string;
+}
+
+/** Lightstep. */
+export interface TracingProviderLightstepArgs {
+  /** Opaque secret holding the access token. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials?: pulumi.Input<string>;
+  /** Endpoint the traces are sent to (host:port). */
+  endpoint: pulumi.Input<string>;
+}
+
+/** An OpenTelemetry collector. */
+export interface TracingProviderOtel {
+  /** Endpoint the traces are sent to (host:port). */
+  readonly endpoint: string;
+}
+
+/** An OpenTelemetry collector. */
+export interface TracingProviderOtelArgs {
+  /** Endpoint the traces are sent to (host:port). */
+  endpoint: pulumi.Input<string>;
 }

@@ -1,5 +1,5 @@
 import { catalogOf } from "./catalogs.js";
-import { gvc, gvcCreate, gvcPatch } from "../schemas/gvc.js";
+import { DEFAULT_ENDPOINT_NAMING_FORMAT, gvc, gvcCreate, gvcPatch } from "../schemas/gvc.js";
 import { eventlogEndpoint } from "./eventlog.js";
 import { defaultArrayRule, queryTerms, valueSet, type ArrayRule } from "../patch/rules.js";
 import type { KindDescriptor } from "./types.js";
@@ -42,6 +42,15 @@ export const gvcKind: KindDescriptor = {
   },
   addressing: { field: "name", by: "name" },
   dataSources: { list: "getGvcs" },
+  // The server fills endpointNamingFormat when a spec leaves it out (terraform-provider-cpln's acceptance test reads
+  // `org` back after a create without it); the provider fills it too, so leaving it out is no change.
+  defaults: (body) => {
+    const spec = (body.spec ?? {}) as Record<string, unknown>;
+    return {
+      ...body,
+      spec: { ...spec, endpointNamingFormat: spec.endpointNamingFormat ?? DEFAULT_ENDPOINT_NAMING_FORMAT },
+    };
+  },
   resource: {
     typeName: "Gvc",
     description:

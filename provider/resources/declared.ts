@@ -9,6 +9,7 @@ import { z } from "zod";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import type { KindDescriptor, ResourceDeclaration } from "../../api/kinds/types.js";
 import { lazy } from "../../api/lazy.js";
+import { normalizeLink } from "../../api/links.js";
 import { parseOnce } from "../../api/parseOnce.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
 import { recordMeta } from "./engine.js";
@@ -86,6 +87,24 @@ function ownBody(layout: ArgLayout, values: Props): Props {
   }
   if (Object.keys(spec).length > 0) body.spec = spec;
   return body;
+}
+
+/** The API's link fields: named `<x>Link` or `<x>Links` at any depth (as server/domain/orgLinks.ts reads them). */
+const LINK_FIELD = /^[A-Za-z0-9]*Links?$/;
+
+/**
+ * Relative links (`//location/x`) in link fields in the full form the server stores (`/org/<org>/location/x`), so a
+ * program may write either and diff compares like with like.
+ */
+function fullLinks(org: string, value: unknown, inLinkField = false): unknown {
+  if (typeof value === "string") return inLinkField ? normalizeLink(org, value) : value;
+  if (Array.isArray(value)) return value.map((item) => fullLinks(org, item, inLinkField));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [key, fullLinks(org, child, LINK_FIELD.test(key))]),
+    );
+  }
+  return value;
 }
 
 /** The kind's own args from an API body (`spec` spread). */
@@ -183,9 +202,9 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
     // check: the server's create defaults filled in (so that an omitted default is no change), description = name.
     defaults: (values) => ({ description: values.name }),
     contractIssues: () => [],
-    normalize(values) {
-      if (descriptor.defaults === undefined) return values;
-      const filled = descriptor.defaults(ownBody(layout(), values));
+    normalize(values, org) {
+      const own = fullLinks(org, ownBody(layout(), values)) as Props;
+      const filled = descriptor.defaults === undefined ? own : descriptor.defaults(own);
       return { ...values, ...ownArgs(layout(), filled) };
     },
 
