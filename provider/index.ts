@@ -20,6 +20,7 @@ import { auditContextDefinition } from "./resources/auditContext.js";
 import { cloudAccountDefinition } from "./resources/cloudAccount.js";
 import { groupDefinition } from "./resources/group.js";
 import { locationDefinition } from "./resources/location.js";
+import { orgDefinition } from "./resources/org.js";
 import { policyDefinition } from "./resources/policy.js";
 import { policyBindingDefinition } from "./resources/policyBinding.js";
 import { serviceAccountDefinition } from "./resources/serviceAccount.js";
@@ -41,6 +42,7 @@ const handWritten = {
   AuditContext: auditContextDefinition,
   CloudAccount: cloudAccountDefinition,
   PolicyBinding: policyBindingDefinition,
+  Org: orgDefinition,
 } satisfies Record<(typeof handWrittenTypeNames)[number], AnyResourceDefinition>;
 
 /**

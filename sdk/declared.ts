@@ -4,6 +4,102 @@ import type * as pulumi from "@pulumi/pulumi";
 import { declaredResource } from "./declaredResource.js";
 import { invokeDeclared, invokeDeclaredOutput, type InputArgs } from "./functions.js";
 
+/** The args of a `Org`. */
+export interface OrgArgs {
+  /** Authentication settings. */
+  authConfig?: pulumi.Input<AuthConfigArgs>;
+  /** Description of the org; left as it is when omitted. */
+  description?: pulumi.Input<string>;
+  /** More logging configurations: at most 3. */
+  extraLogging?: pulumi.Input<pulumi.Input<OrgLoggingArgs>[]>;
+  /** Where the org's logs go: exactly one of s3, coralogix, datadog, logzio, elastic, cloudWatch, fluentd, stackdriver, syslog, opentelemetry, loki. */
+  logging?: pulumi.Input<OrgLoggingArgs>;
+  /** Retention of logs, metrics and traces, and alert recipients. */
+  observability?: pulumi.Input<ObservabilityArgs>;
+  /** Org of the settings; defaults to the `cpln-native:org` stack config or CPLN_ORG. Changing it replaces. */
+  org?: pulumi.Input<string>;
+  /** Security settings. */
+  security?: pulumi.Input<SecurityArgs>;
+  /** Idle seconds before the console signs a user out: at least 900 (default 900). */
+  sessionTimeoutSeconds?: pulumi.Input<number>;
+  /** User tags of the org (server tags under cpln/ kept); left as they are when omitted. */
+  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean>>>;
+  /** Distributed tracing: the share of requests traced and where the traces go. */
+  tracing?: pulumi.Input<TracingArgs>;
+}
+
+/** The outputs of a `Org`. */
+export interface OrgOutputs {
+  /** Authentication settings. */
+  readonly authConfig?: AuthConfig;
+  /** The API's id (UUID) of the org. */
+  readonly cplnId: string;
+  /** When the org was created. */
+  readonly created: string;
+  /** Description of the org. */
+  readonly description: string;
+  /** More logging configurations: at most 3. */
+  readonly extraLogging?: OrgLogging[];
+  /** When the org last changed. */
+  readonly lastModified: string;
+  /** Where the org's logs go: exactly one of s3, coralogix, datadog, logzio, elastic, cloudWatch, fluentd, stackdriver, syslog, opentelemetry, loki. */
+  readonly logging?: OrgLogging;
+  /** Name of the org. */
+  readonly name: string;
+  /** Retention of logs, metrics and traces, and alert recipients. */
+  readonly observability?: Observability;
+  /** The org. */
+  readonly org: string;
+  /** The values found when the org was adopted; delete restores them. */
+  readonly original: OrgOriginal;
+  /** Security settings. */
+  readonly security?: Security;
+  /** Link of the org, /org/<org> (also the resource id). */
+  readonly selfLink: string;
+  /** Tags set by the server (keys under cpln/). */
+  readonly serverTags?: Record<string, unknown>;
+  /** Idle seconds before the console signs a user out: at least 900 (default 900). */
+  readonly sessionTimeoutSeconds?: number;
+  /** Server-maintained state. */
+  readonly status?: Record<string, unknown>;
+  /** User tags (server tags under cpln/ are in serverTags). */
+  readonly tags: Record<string, unknown>;
+  /** Distributed tracing: the share of requests traced and where the traces go. */
+  readonly tracing?: Tracing;
+  /** Version, incremented on every change. */
+  readonly version: number;
+}
+
+/**
+ * The settings of an existing Control Plane org, adopted: create reads the org and sets the given settings, description and tags (observability retention, session timeout, logging, tracing, auth config, security); an arg left out stays as it is; delete restores what the org had before. Orgs are never created or deleted here.
+ */
+export const Org = declaredResource<OrgArgs, OrgOutputs>(
+  "Org",
+  [
+    "authConfig",
+    "cplnId",
+    "created",
+    "description",
+    "extraLogging",
+    "lastModified",
+    "logging",
+    "name",
+    "observability",
+    "org",
+    "original",
+    "security",
+    "selfLink",
+    "serverTags",
+    "sessionTimeoutSeconds",
+    "status",
+    "tags",
+    "tracing",
+    "version",
+  ],
+  [],
+);
+export type Org = InstanceType<typeof Org>;
+
 /** The args of a `Gvc`. */
 export interface GvcArgs {
   /** Take over an existing gvc of this name (updating it to these args) instead of failing. */
@@ -317,6 +413,22 @@ export function getCloudAccountOutput(
   return invokeDeclaredOutput("getCloudAccount", args, opts);
 }
 
+/** Authentication settings. */
+export interface AuthConfig {
+  /** Email domains whose users become members when they sign in with SAML. */
+  readonly domainAutoMembers: string[];
+  /** Only SAML sign-in is allowed. */
+  readonly samlOnly?: boolean;
+}
+
+/** Authentication settings. */
+export interface AuthConfigArgs {
+  /** Email domains whose users become members when they sign in with SAML. */
+  domainAutoMembers: pulumi.Input<pulumi.Input<string>[]>;
+  /** Only SAML sign-in is allowed. */
+  samlOnly?: pulumi.Input<boolean>;
+}
+
 /** Amazon CloudWatch. */
 export interface CloudWatch {
   /** Secret of type aws. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
@@ -331,6 +443,22 @@ export interface CloudWatch {
   readonly retentionDays?: number;
   /** Log stream. */
   readonly streamName: string;
+}
+
+/** Amazon CloudWatch. */
+export interface CloudWatchArgs {
+  /** Secret of type aws. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials: pulumi.Input<string>;
+  /** Fields to extract. */
+  extractFields?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+  /** Log group. */
+  groupName: pulumi.Input<string>;
+  /** AWS region. */
+  region: pulumi.Input<CloudWatchRegion>;
+  /** Days CloudWatch keeps the logs. */
+  retentionDays?: pulumi.Input<number>;
+  /** Log stream. */
+  streamName: pulumi.Input<string>;
 }
 
 /** AWS region. */
@@ -366,6 +494,18 @@ export interface Coralogix {
   readonly subsystem?: string;
 }
 
+/** Coralogix. */
+export interface CoralogixArgs {
+  /** Application name. */
+  app?: pulumi.Input<string>;
+  /** Coralogix cluster. */
+  cluster: pulumi.Input<CoralogixCluster>;
+  /** Opaque secret with the private key. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials: pulumi.Input<string>;
+  /** Subsystem name. */
+  subsystem?: pulumi.Input<string>;
+}
+
 /** Coralogix cluster. */
 export type CoralogixCluster =
   "coralogix.com" | "coralogix.us" | "app.coralogix.in" | "app.eu2.coralogix.com" | "app.coralogixsg.com";
@@ -376,6 +516,14 @@ export interface Datadog {
   readonly credentials: string;
   /** Datadog intake host. */
   readonly host: DatadogHost;
+}
+
+/** Datadog. */
+export interface DatadogArgs {
+  /** Opaque secret with the API key. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials: pulumi.Input<string>;
+  /** Datadog intake host. */
+  host: pulumi.Input<DatadogHost>;
 }
 
 /** Datadog intake host. */
@@ -395,6 +543,16 @@ export interface Elastic {
   readonly generic?: ElasticGeneric;
 }
 
+/** Elasticsearch. */
+export interface ElasticArgs {
+  /** Amazon OpenSearch / Elasticsearch. */
+  aws?: pulumi.Input<ElasticAwsArgs>;
+  /** Elastic Cloud. */
+  elasticCloud?: pulumi.Input<ElasticElasticCloudArgs>;
+  /** Any Elasticsearch endpoint. */
+  generic?: pulumi.Input<ElasticGenericArgs>;
+}
+
 /** Amazon OpenSearch / Elasticsearch. */
 export interface ElasticAws {
   /** Secret of type aws. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
@@ -411,6 +569,22 @@ export interface ElasticAws {
   readonly type: string;
 }
 
+/** Amazon OpenSearch / Elasticsearch. */
+export interface ElasticAwsArgs {
+  /** Secret of type aws. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials: pulumi.Input<string>;
+  /** Host. */
+  host: pulumi.Input<string>;
+  /** Index. */
+  index: pulumi.Input<string>;
+  /** Port: 1-65535. */
+  port: pulumi.Input<number>;
+  /** AWS region. */
+  region: pulumi.Input<string>;
+  /** Type. */
+  type: pulumi.Input<string>;
+}
+
 /** Elastic Cloud. */
 export interface ElasticElasticCloud {
   /** Elastic Cloud id. */
@@ -421,6 +595,18 @@ export interface ElasticElasticCloud {
   readonly index: string;
   /** Type. */
   readonly type: string;
+}
+
+/** Elastic Cloud. */
+export interface ElasticElasticCloudArgs {
+  /** Elastic Cloud id. */
+  cloudId: pulumi.Input<string>;
+  /** Secret of type userpass. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials: pulumi.Input<string>;
+  /** Index. */
+  index: pulumi.Input<string>;
+  /** Type. */
+  type: pulumi.Input<string>;
 }
 
 /** Any Elasticsearch endpoint. */
@@ -441,6 +627,26 @@ export interface ElasticGeneric {
   readonly type: string;
   /** User name. */
   readonly username?: string;
+}
+
+/** Any Elasticsearch endpoint. */
+export interface ElasticGenericArgs {
+  /** Secret of type userpass. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials: pulumi.Input<string>;
+  /** Host. */
+  host: pulumi.Input<string>;
+  /** Index. */
+  index: pulumi.Input<string>;
+  /** Password. */
+  password?: pulumi.Input<string>;
+  /** Path. */
+  path?: pulumi.Input<string>;
+  /** Port: 1-65535. */
+  port?: pulumi.Input<number>;
+  /** Type. */
+  type: pulumi.Input<string>;
+  /** User name. */
+  username?: pulumi.Input<string>;
 }
 
 /** Canonical endpoint form: org (default for a new gvc), legacy, or default (deprecated). */
@@ -468,6 +674,14 @@ export interface Fluentd {
   readonly host: string;
   /** Port: 1-65535. */
   readonly port?: number;
+}
+
+/** Fluentd. */
+export interface FluentdArgs {
+  /** Host. */
+  host: pulumi.Input<string>;
+  /** Port: 1-65535. */
+  port?: pulumi.Input<number>;
 }
 
 /** Where the location is. */
@@ -566,98 +780,20 @@ export interface GetLocationsResultItem {
 /** Org settings. */
 export interface GetOrgResultSpec {
   /** Authentication settings. */
-  readonly authConfig?: GetOrgResultSpecAuthConfig;
+  readonly authConfig?: AuthConfig;
   /** More logging configurations: at most 3. */
-  readonly extraLogging?: GetOrgResultSpecLogging[];
+  readonly extraLogging?: OrgLogging[];
   /** Where the org's logs go: exactly one of s3, coralogix, datadog, logzio, elastic, cloudWatch, fluentd, stackdriver, syslog, opentelemetry, loki. */
-  readonly logging?: GetOrgResultSpecLogging;
+  readonly logging?: OrgLogging;
   /** Retention of logs, metrics and traces, and alert recipients. */
-  readonly observability?: GetOrgResultSpecObservability;
+  readonly observability?: Observability;
   /** Security settings. */
-  readonly security?: GetOrgResultSpecSecurity;
+  readonly security?: Security;
   /** Idle seconds before the console signs a user out: at least 900 (default 900). */
   readonly sessionTimeoutSeconds?: number;
   /** Distributed tracing: the share of requests traced and where the traces go. */
   readonly tracing?: Tracing;
 }
-
-/** Authentication settings. */
-export interface GetOrgResultSpecAuthConfig {
-  /** Email domains whose users become members when they sign in with SAML. */
-  readonly domainAutoMembers: string[];
-  /** Only SAML sign-in is allowed. */
-  readonly samlOnly?: boolean;
-}
-
-/** Where the org's logs go: exactly one of s3, coralogix, datadog, logzio, elastic, cloudWatch, fluentd, stackdriver, syslog, opentelemetry, loki. */
-export interface GetOrgResultSpecLogging {
-  /** Amazon CloudWatch. */
-  readonly cloudWatch?: CloudWatch;
-  /** Coralogix. */
-  readonly coralogix?: Coralogix;
-  /** Datadog. */
-  readonly datadog?: Datadog;
-  /** Elasticsearch. */
-  readonly elastic?: Elastic;
-  /** Fluentd. */
-  readonly fluentd?: Fluentd;
-  /** Logz.io. */
-  readonly logzio?: Logzio;
-  /** Grafana Loki. */
-  readonly loki?: Loki;
-  /** OpenTelemetry collector. */
-  readonly opentelemetry?: Opentelemetry;
-  /** Amazon S3. */
-  readonly s3?: S3;
-  /** Google Cloud Logging (Stackdriver). */
-  readonly stackdriver?: Stackdriver;
-  /** Syslog. */
-  readonly syslog?: Syslog;
-}
-
-/** Retention of logs, metrics and traces, and alert recipients. */
-export interface GetOrgResultSpecObservability {
-  /** Alert recipients of the default Grafana contact point. */
-  readonly defaultAlertEmails?: string[];
-  /** Days logs are kept: 0-3650 (default 30; charges apply beyond 30). */
-  readonly logsRetentionDays?: number;
-  /** Days metrics are kept: 0-3650 (default 30; charges apply beyond 30). */
-  readonly metricsRetentionDays?: number;
-  /** Days traces are kept: 0-3650 (default 30; charges apply beyond 30). */
-  readonly tracesRetentionDays?: number;
-}
-
-/** Security settings. */
-export interface GetOrgResultSpecSecurity {
-  /** Threat detection. */
-  readonly threatDetection?: GetOrgResultSpecSecurityThreatDetection;
-}
-
-/** Threat detection. */
-export interface GetOrgResultSpecSecurityThreatDetection {
-  /** Forward detected threats. */
-  readonly enabled: boolean;
-  /** Least severe threat forwarded. */
-  readonly minimumSeverity?: GetOrgResultSpecSecurityThreatDetectionMinimumSeverity;
-  /** Syslog forwarding of threats. */
-  readonly syslog?: GetOrgResultSpecSecurityThreatDetectionSyslog;
-}
-
-/** Least severe threat forwarded. */
-export type GetOrgResultSpecSecurityThreatDetectionMinimumSeverity = "warning" | "error" | "critical";
-
-/** Syslog forwarding of threats. */
-export interface GetOrgResultSpecSecurityThreatDetectionSyslog {
-  /** Host the messages go to. */
-  readonly host: string;
-  /** Port: 1-100000. */
-  readonly port: number;
-  /** tcp (with TLS, the default) or udp. */
-  readonly transport?: GetOrgResultSpecSecurityThreatDetectionSyslogTransport;
-}
-
-/** tcp (with TLS, the default) or udp. */
-export type GetOrgResultSpecSecurityThreatDetectionSyslogTransport = "tcp" | "udp";
 
 /** Server-maintained state. */
 export interface GetOrgResultStatus {
@@ -798,6 +934,14 @@ export interface Logzio {
   readonly listenerHost: LogzioListenerHost;
 }
 
+/** Logz.io. */
+export interface LogzioArgs {
+  /** Opaque secret with the token. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials: pulumi.Input<string>;
+  /** Listener host. */
+  listenerHost: pulumi.Input<LogzioListenerHost>;
+}
+
 /** Listener host. */
 export type LogzioListenerHost = "listener.logz.io" | "listener-nl.logz.io";
 
@@ -811,6 +955,40 @@ export interface Loki {
   readonly tenantId?: string;
 }
 
+/** Grafana Loki. */
+export interface LokiArgs {
+  /** Secret of type userpass. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials?: pulumi.Input<string>;
+  /** Loki endpoint. */
+  endpoint: pulumi.Input<string>;
+  /** X-Scope-OrgID of a multi-tenant Loki. */
+  tenantId?: pulumi.Input<string>;
+}
+
+/** Retention of logs, metrics and traces, and alert recipients. */
+export interface Observability {
+  /** Alert recipients of the default Grafana contact point. */
+  readonly defaultAlertEmails?: string[];
+  /** Days logs are kept: 0-3650 (default 30; charges apply beyond 30). */
+  readonly logsRetentionDays?: number;
+  /** Days metrics are kept: 0-3650 (default 30; charges apply beyond 30). */
+  readonly metricsRetentionDays?: number;
+  /** Days traces are kept: 0-3650 (default 30; charges apply beyond 30). */
+  readonly tracesRetentionDays?: number;
+}
+
+/** Retention of logs, metrics and traces, and alert recipients. */
+export interface ObservabilityArgs {
+  /** Alert recipients of the default Grafana contact point. */
+  defaultAlertEmails?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Days logs are kept: 0-3650 (default 30; charges apply beyond 30). */
+  logsRetentionDays?: pulumi.Input<number>;
+  /** Days metrics are kept: 0-3650 (default 30; charges apply beyond 30). */
+  metricsRetentionDays?: pulumi.Input<number>;
+  /** Days traces are kept: 0-3650 (default 30; charges apply beyond 30). */
+  tracesRetentionDays?: pulumi.Input<number>;
+}
+
 /** OpenTelemetry collector. */
 export interface Opentelemetry {
   /** Opaque secret. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
@@ -819,6 +997,78 @@ export interface Opentelemetry {
   readonly endpoint: string;
   /** Headers sent with the logs. */
   readonly headers?: Record<string, string>;
+}
+
+/** OpenTelemetry collector. */
+export interface OpentelemetryArgs {
+  /** Opaque secret. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials?: pulumi.Input<string>;
+  /** Collector endpoint. */
+  endpoint: pulumi.Input<string>;
+  /** Headers sent with the logs. */
+  headers?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+/** Where the org's logs go: exactly one of s3, coralogix, datadog, logzio, elastic, cloudWatch, fluentd, stackdriver, syslog, opentelemetry, loki. */
+export interface OrgLogging {
+  /** Amazon CloudWatch. */
+  readonly cloudWatch?: CloudWatch;
+  /** Coralogix. */
+  readonly coralogix?: Coralogix;
+  /** Datadog. */
+  readonly datadog?: Datadog;
+  /** Elasticsearch. */
+  readonly elastic?: Elastic;
+  /** Fluentd. */
+  readonly fluentd?: Fluentd;
+  /** Logz.io. */
+  readonly logzio?: Logzio;
+  /** Grafana Loki. */
+  readonly loki?: Loki;
+  /** OpenTelemetry collector. */
+  readonly opentelemetry?: Opentelemetry;
+  /** Amazon S3. */
+  readonly s3?: S3;
+  /** Google Cloud Logging (Stackdriver). */
+  readonly stackdriver?: Stackdriver;
+  /** Syslog. */
+  readonly syslog?: Syslog;
+}
+
+/** Where the org's logs go: exactly one of s3, coralogix, datadog, logzio, elastic, cloudWatch, fluentd, stackdriver, syslog, opentelemetry, loki. */
+export interface OrgLoggingArgs {
+  /** Amazon CloudWatch. */
+  cloudWatch?: pulumi.Input<CloudWatchArgs>;
+  /** Coralogix. */
+  coralogix?: pulumi.Input<CoralogixArgs>;
+  /** Datadog. */
+  datadog?: pulumi.Input<DatadogArgs>;
+  /** Elasticsearch. */
+  elastic?: pulumi.Input<ElasticArgs>;
+  /** Fluentd. */
+  fluentd?: pulumi.Input<FluentdArgs>;
+  /** Logz.io. */
+  logzio?: pulumi.Input<LogzioArgs>;
+  /** Grafana Loki. */
+  loki?: pulumi.Input<LokiArgs>;
+  /** OpenTelemetry collector. */
+  opentelemetry?: pulumi.Input<OpentelemetryArgs>;
+  /** Amazon S3. */
+  s3?: pulumi.Input<S3Args>;
+  /** Google Cloud Logging (Stackdriver). */
+  stackdriver?: pulumi.Input<StackdriverArgs>;
+  /** Syslog. */
+  syslog?: pulumi.Input<SyslogArgs>;
+}
+
+/** The values found when the org was adopted; delete restores them. */
+export interface OrgOriginal {
+  /** Description before this resource managed the org. */
+  readonly description?: string;
+  /** The settings before this resource managed the org. */
+  readonly spec?: Record<string, unknown>;
+  /** User tags before this resource managed the org. */
+  readonly tags?: Record<string, unknown>;
 }
 
 /** builtin (cloud regions), default, or custom (BYOK). Read-only. */
@@ -858,6 +1108,76 @@ export interface S3 {
   /** AWS region. */
   readonly region: string;
 }
+
+/** Amazon S3. */
+export interface S3Args {
+  /** Bucket. */
+  bucket: pulumi.Input<string>;
+  /** Secret of type aws. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials: pulumi.Input<string>;
+  /** Key prefix. */
+  prefix?: pulumi.Input<string>;
+  /** AWS region. */
+  region: pulumi.Input<string>;
+}
+
+/** Security settings. */
+export interface Security {
+  /** Threat detection. */
+  readonly threatDetection?: SecurityThreatDetection;
+}
+
+/** Security settings. */
+export interface SecurityArgs {
+  /** Threat detection. */
+  threatDetection?: pulumi.Input<SecurityThreatDetectionArgs>;
+}
+
+/** Threat detection. */
+export interface SecurityThreatDetection {
+  /** Forward detected threats. */
+  readonly enabled: boolean;
+  /** Least severe threat forwarded. */
+  readonly minimumSeverity?: SecurityThreatDetectionMinimumSeverity;
+  /** Syslog forwarding of threats. */
+  readonly syslog?: SecurityThreatDetectionSyslog;
+}
+
+/** Threat detection. */
+export interface SecurityThreatDetectionArgs {
+  /** Forward detected threats. */
+  enabled: pulumi.Input<boolean>;
+  /** Least severe threat forwarded. */
+  minimumSeverity?: pulumi.Input<SecurityThreatDetectionMinimumSeverity>;
+  /** Syslog forwarding of threats. */
+  syslog?: pulumi.Input<SecurityThreatDetectionSyslogArgs>;
+}
+
+/** Least severe threat forwarded. */
+export type SecurityThreatDetectionMinimumSeverity = "warning" | "error" | "critical";
+
+/** Syslog forwarding of threats. */
+export interface SecurityThreatDetectionSyslog {
+  /** Host the messages go to. */
+  readonly host: string;
+  /** Port: 1-100000. */
+  readonly port: number;
+  /** tcp (with TLS, the default) or udp. */
+  readonly transport?: SecurityThreatDetectionSyslogTransport;
+}
+
+/** Syslog forwarding of threats. */
+export interface SecurityThreatDetectionSyslogArgs {
+  /** Host the messages go to. */
+  host: pulumi.Input<string>;
+  /** Port: 1-100000. */
+  port: pulumi.Input<number>;
+  /** tcp (with TLS, the default) or udp. */
+  transport?: pulumi.Input<SecurityThreatDetectionSyslogTransport>;
+}
+
+/** tcp (with TLS, the default) or udp. */
+export type SecurityThreatDetectionSyslogTransport = "tcp" | "udp";
 
 /** Sidecar settings. */
 export interface Sidecar {
@@ -992,6 +1312,14 @@ export interface Stackdriver {
   readonly location: StackdriverLocation;
 }
 
+/** Google Cloud Logging (Stackdriver). */
+export interface StackdriverArgs {
+  /** Opaque secret with the service account key. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
+  credentials: pulumi.Input<string>;
+  /** Google Cloud location. */
+  location: pulumi.Input<StackdriverLocation>;
+}
+
 /** Google Cloud location. */
 export type StackdriverLocation =
   | "us-east1"
@@ -1104,6 +1432,20 @@ export interface Syslog {
   readonly port: number;
   /** Lowest severity sent: 0-7. */
   readonly severity: number;
+}
+
+/** Syslog. */
+export interface SyslogArgs {
+  /** Message format. */
+  format: pulumi.Input<SyslogFormat>;
+  /** Host. */
+  host: pulumi.Input<string>;
+  /** Transport. */
+  mode: pulumi.Input<SyslogMode>;
+  /** Port: 1-65535. */
+  port: pulumi.Input<number>;
+  /** Lowest severity sent: 0-7. */
+  severity: pulumi.Input<number>;
 }
 
 /** Message format. */

@@ -1,10 +1,11 @@
 /**
- * The dynamic class of a resource whose kind declares it (`resource` in `api/kinds/<kind>.ts`): `sdk/declared.ts`,
- * written by `npm run gen`, makes one per type from the package schema, with its args and outputs as interfaces.
+ * The dynamic class of a resource type: `sdk/declared.ts`, written by `npm run gen`, makes one per type (those of the
+ * kinds that declare a resource, and the hand-written definitions newer than the generator) from the package
+ * schema, with its args and outputs as interfaces.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
-import type { DeclaredTypeName } from "../provider/resources/declaredNames.js";
+import type { ResourceTypeName } from "../provider/resources/typeNames.js";
 
 /** The `Output` properties of an instance, one per output of the resource. */
 export type OutputProperties<Outputs> = { readonly [K in keyof Outputs]-?: pulumi.Output<Outputs[K]> };
@@ -29,7 +30,7 @@ export interface DeclaredResourceClass<Args, Outputs> {
  * in `additionalSecretOutputs`.
  */
 export function declaredResource<Args, Outputs>(
-  typeName: DeclaredTypeName,
+  typeName: ResourceTypeName,
   outputNames: readonly string[],
   secrets: readonly string[],
 ): DeclaredResourceClass<Args, Outputs> {

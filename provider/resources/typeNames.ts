@@ -15,6 +15,7 @@ export const handWrittenTypeNames = [
   "AuditContext",
   "CloudAccount",
   "PolicyBinding",
+  "Org",
 ] as const;
 
 /**

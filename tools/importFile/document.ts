@@ -79,6 +79,8 @@ const handWrittenSources: Record<(typeof handWrittenTypeNames)[number], Source |
   VolumeSet: { kind: "volumeset", scope: "gvc" },
   // A binding belongs to its policy: importing the Policy imports its bindings.
   PolicyBinding: undefined,
+  // The org's settings are not an object of the org: `new Org` adopts them (and restores them on delete).
+  Org: undefined,
 };
 
 /** Every type's source: a declared resource's objects are those of its kind, in the kind's scope. */
