@@ -946,7 +946,7 @@ export class RecordService {
     }
     // The path parameter and the body are checked before the permission, which may depend on the body.
     const param = contract.param;
-    if (param && !param.values.includes(request.param ?? "")) {
+    if (param?.values && !param.values.includes(request.param ?? "")) {
       throw badRequest([{ path: param.name, message: `must be one of ${param.values.join(", ")}` }]);
     }
     let body: JsonObject = {};
