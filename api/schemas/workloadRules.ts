@@ -50,8 +50,8 @@ function containerDefaults(c: Json): Json {
 function optionsDefaults(options: Json, type: WorkloadType, gpu: boolean): Json {
   const out = fill(options, {
     timeoutSeconds: 5,
-    // Stateful workloads do not support capacity AI, nor a container with a GPU.
-    capacityAI: type !== "stateful" && !gpu,
+    // Stateful and cron workloads do not support capacity AI, nor does a container with a GPU.
+    capacityAI: type !== "stateful" && type !== "cron" && !gpu,
     debug: false,
     suspend: false,
   });
@@ -68,7 +68,8 @@ function optionsDefaults(options: Json, type: WorkloadType, gpu: boolean): Json 
 
 /** The spec with every default the API fills; idempotent (only missing fields are set). */
 export function workloadSpecDefaults(spec: Json): Json {
-  const type = (spec["type"] as WorkloadType | undefined) ?? "serverless";
+  // docs.controlplane.com/reference/workload/types: "Standard (default)".
+  const type = (spec["type"] as WorkloadType | undefined) ?? "standard";
   const containers = arr(spec["containers"]).map(containerDefaults);
   const gpu = containers.some((c) => c["gpu"] !== undefined);
   const out: Json = { ...spec, type, containers, supportDynamicTags: spec["supportDynamicTags"] ?? false };
@@ -162,7 +163,7 @@ function optionsIssues(
     at(`${s}.metric`, "must not be 'concurrency' for a stateful workload");
   }
   if (options["capacityAI"] === true) {
-    if (type === "stateful") at(`${base}.capacityAI`, "must be false for a stateful workload");
+    if (type === "stateful" || type === "cron") at(`${base}.capacityAI`, `must be false for a ${type} workload`);
     else if (gpu) at(`${base}.capacityAI`, "must be false when a container uses a GPU");
   }
 }
@@ -171,7 +172,7 @@ function optionsIssues(
 export function workloadSpecIssues(spec: Json, tags: Json = {}): Issue[] {
   const issues: Issue[] = [];
   const at = (path: string, message: string) => issues.push({ path: `spec.${path}`, message });
-  const type = (spec["type"] as WorkloadType | undefined) ?? "serverless";
+  const type = (spec["type"] as WorkloadType | undefined) ?? "standard";
   const containers = arr(spec["containers"]);
   const names = new Set<string>();
   const ports = new Set<number>();
@@ -229,6 +230,21 @@ export function workloadSpecIssues(spec: Json, tags: Json = {}): Issue[] {
       if (c["minCpu"] !== undefined) at(`${base}.minCpu`, "is not allowed in a cron workload");
       if (c["minMemory"] !== undefined) at(`${base}.minMemory`, "is not allowed in a cron workload");
     }
+    // types.mdx (stateful cost optimization): a minimum within 4000m / 4096Mi of its maximum, and at least a quarter.
+    for (const [minField, maxField, units, spread, unit] of [
+      ["minCpu", "cpu", millicores, 4000, "m"],
+      ["minMemory", "memory", mebibytes, 4096, "Mi"],
+    ] as const) {
+      if (c[minField] === undefined) continue;
+      const min = units(String(c[minField]));
+      const max = units(String(c[maxField]));
+      if (!Number.isFinite(min) || !Number.isFinite(max)) continue;
+      if (min > max) at(`${base}.${minField}`, `must not exceed ${maxField} (${String(c[maxField])})`);
+      else if (max - min > spread)
+        at(`${base}.${minField}`, `must be within ${spread}${unit} of ${maxField} (${String(c[maxField])})`);
+      else if (min * 4 < max)
+        at(`${base}.${minField}`, `must be at least a quarter of ${maxField} (${String(c[maxField])})`);
+    }
     const gpu = c["gpu"];
     if (isObj(gpu)) {
       if (gpu["nvidia"] !== undefined && gpu["custom"] !== undefined)
@@ -247,6 +263,9 @@ export function workloadSpecIssues(spec: Json, tags: Json = {}): Issue[] {
   }
   const gpu = containers.some((c) => c["gpu"] !== undefined);
   if (isObj(spec["defaultOptions"])) optionsIssues(spec["defaultOptions"], at, "defaultOptions", type, gpu);
+  if (type === "cron" && spec["localOptions"] !== undefined) {
+    at("localOptions", "is not supported by a cron workload (it runs in every location alike)");
+  }
   const locations = new Set<string>();
   arr(spec["localOptions"]).forEach((o, i) => {
     optionsIssues(o, at, `localOptions.${i}`, type, gpu);
@@ -290,19 +309,19 @@ export function workloadSpecRules() {
       issue: /^(must not be a name the platform uses .*|duplicates .*|must not be K_SERVICE, .*)$/,
     },
     {
-      rule: "Ports by type: a serverless workload exposes exactly one port, not tcp; a cron workload exposes none and has no probes, minCpu or minMemory, and needs `job` with a 5-field cron schedule.",
+      rule: "Ports by type: a serverless workload exposes exactly one port, not tcp; a cron workload exposes none and has no probes, minCpu, minMemory or localOptions, and needs `job` with a 5-field cron schedule.",
       issue:
-        /^(must expose exactly one port .*|must not use protocol 'tcp' .*|must be empty in a cron workload .*|is not supported by a cron workload|is not allowed in a cron workload|is required when spec\.type is 'cron'|must be a cron expression with 5 fields .*)$/,
+        /^(must expose exactly one port .*|must not use protocol 'tcp' .*|must be empty in a cron workload .*|is not supported by a cron workload( \(it runs in every location alike\))?|is not allowed in a cron workload|is required when spec\.type is 'cron'|must be a cron expression with 5 fields .*)$/,
     },
     {
-      rule: "A probe holds at most one of exec, grpc, tcpSocket and httpGet; a gpu holds nvidia or custom, and nvidia needs 2 CPU and 7000Mi.",
+      rule: "A probe holds at most one of exec, grpc, tcpSocket and httpGet; a gpu holds nvidia or custom, and nvidia needs 2 CPU and 7000Mi; minCpu and minMemory are at most cpu and memory, within 4000m and 4096Mi of them and at least a quarter of them.",
       issue:
-        /^(must hold at most one of .*|must hold nvidia or custom, not both|needs the container to have at least .*)$/,
+        /^(must hold at most one of .*|must hold nvidia or custom, not both|needs the container to have at least .*|must not exceed (cpu|memory) \(.*\)|must be within \d+(m|Mi) of (cpu|memory) \(.*\)|must be at least a quarter of (cpu|memory) \(.*\))$/,
     },
     {
-      rule: "Autoscaling: multi excludes metric and target; minScale <= maxScale; keda only for standard and stateful; a stateful workload has no concurrency metric and no capacity AI; capacity AI is off with a GPU; localOptions locations are unique and exist.",
+      rule: "Autoscaling: multi excludes metric and target; minScale <= maxScale; keda only for standard and stateful; a stateful workload has no concurrency metric; stateful and cron workloads have no capacity AI; capacity AI is off with a GPU; localOptions locations are unique and exist.",
       issue:
-        /^(must not be set together with multi|must not exceed maxScale .*|is supported only by standard and stateful workloads|must not be 'concurrency' for a stateful workload|must be false (for a stateful workload|when a container uses a GPU)|names no location .*)$/,
+        /^(must not be set together with multi|must not exceed maxScale .*|is supported only by standard and stateful workloads|must not be 'concurrency' for a stateful workload|must be false (for a (stateful|cron) workload|when a container uses a GPU)|names no location .*)$/,
     },
     {
       rule: "Stateful only: loadBalancer.replicaDirect; not for stateful: rolloutOptions.maxUnavailableReplicas. rolloutOptions.terminationGracePeriodSeconds is at most 900 unless the workload has the tag cpln/relaxGracePeriodMax (then 3600).",

@@ -236,7 +236,10 @@ function optionFields(mode: ObjectMode) {
   return {
     autoscaling: autoscaling(mode).optional(),
     timeoutSeconds: z.number().int().min(1).max(3600).optional().describe("Request timeout: 1-3600 (default 5)."),
-    capacityAI: z.boolean().optional().describe("Capacity AI (default true; false for stateful)."),
+    capacityAI: z
+      .boolean()
+      .optional()
+      .describe("Capacity AI (default true; false for stateful and cron, and with a GPU)."),
     capacityAIUpdateMinutes: z.number().int().min(2).optional().describe("Minutes between capacity AI updates."),
     spot: z.boolean().optional().describe("Run on spot capacity."),
     debug: z.boolean().optional().describe("Debug headers (default false)."),
@@ -307,7 +310,7 @@ function firewall(mode: ObjectMode) {
 
 export function buildWorkloadSpec(mode: ObjectMode) {
   return object(mode, {
-    type: z.enum(workloadTypes).optional().describe("Workload type (immutable; default serverless)."),
+    type: z.enum(workloadTypes).optional().describe("Workload type (immutable; default standard)."),
     identityLink: z.string().min(1).optional().describe("An identity of the same gvc (//identity/NAME)."),
     containers: z
       .array(container(mode))

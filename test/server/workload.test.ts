@@ -55,7 +55,10 @@ const DEFAULT_OPTIONS = {
 
 describe("workload types", () => {
   it("creates a serverless workload with the defaults the API fills and an emulated status", async () => {
-    const created = await admin(server).post(base, { name: "api", spec: { containers: [web("main")] } });
+    const created = await admin(server).post(base, {
+      name: "api",
+      spec: { type: "serverless", containers: [web("main")] },
+    });
     expect(created.status).toBe(201);
     const gvc = await admin(server).get(`/org/${ORG}/gvc/${GVC}`);
     expect(created.body).toEqual({
@@ -242,9 +245,26 @@ describe("refusals: 400 naming the field and rule, nothing written", () => {
     ],
     [
       "a serverless workload with two ports",
-      { containers: [{ name: "c", image: "x", ports: [{ number: 80 }, { number: 81 }] }] },
+      { type: "serverless", containers: [{ name: "c", image: "x", ports: [{ number: 80 }, { number: 81 }] }] },
       "spec.containers",
       "must expose exactly one port in a serverless workload (found 2)",
+    ],
+    [
+      "a cron workload with per-location options",
+      {
+        type: "cron",
+        job: { schedule: "*/5 * * * *" },
+        containers: [{ name: "c", image: "x" }],
+        localOptions: [{ location: "aws-us-west-2" }],
+      },
+      "spec.localOptions",
+      "is not supported by a cron workload (it runs in every location alike)",
+    ],
+    [
+      "a minCpu below a quarter of cpu",
+      { type: "stateful", containers: [{ name: "c", image: "x", cpu: "1", minCpu: "100m" }] },
+      "spec.containers.0.minCpu",
+      "must be at least a quarter of cpu (1)",
     ],
     [
       "a cron workload exposing a port",
