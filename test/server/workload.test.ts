@@ -2,7 +2,19 @@
 // states (400 naming the field and rule, nothing written), the emulated status and read-only deployments.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/index.js";
-import { admin, ANY_ID, ANY_TIME, apiError, call, ADMIN_KEY, bearer, ORG, start } from "./helpers.js";
+import {
+  addMember,
+  admin,
+  ANY_ID,
+  ANY_TIME,
+  apiError,
+  call,
+  ADMIN_KEY,
+  bearer,
+  ORG,
+  serviceAccountWithKey,
+  start,
+} from "./helpers.js";
 
 let server: RunningServer;
 const GVC = "apps";
@@ -398,6 +410,19 @@ describe("deployments (read-only, one per location of the gvc)", () => {
       lastProcessedVersion: 1,
     });
     expect((await admin(server).get(`${base}/api/deployment/aws-nowhere-1`)).status).toBe(404);
+  });
+
+  it("shows deployments to a principal who may view the workload, and 404 to one who may not", async () => {
+    const nobody = bearer(await serviceAccountWithKey(server, "nobody"));
+    const viewer = bearer(await serviceAccountWithKey(server, "watcher"));
+    await addMember(server, "viewers", "//serviceaccount/watcher");
+    const seen = await call(server, "GET", `${base}/api/deployment`, { auth: viewer });
+    expect(seen.status).toBe(200);
+    expect((seen.body as { items: unknown[] }).items).toHaveLength(2);
+    for (const path of [`${base}/api/deployment`, `${base}/api/deployment/aws-us-west-2`]) {
+      const hidden = await call(server, "GET", path, { auth: nobody });
+      expect([path, hidden.status]).toEqual([path, 404]);
+    }
   });
 
   it("answers 405 to writes on deployments", async () => {
