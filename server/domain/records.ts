@@ -275,6 +275,8 @@ export class RecordService {
     const links: JsonObject[] = [{ rel: "self", href: selfLink(org, kind, name, gvc) }];
     if (kind !== "org") links.push({ rel: "org", href: selfLink(org, "org", org) });
     if (gvc !== undefined) links.push({ rel: "gvc", href: selfLink(org, "gvc", gvc) });
+    const extra = this.rules[kind].links;
+    if (extra) links.push(...extra(links[0]?.["href"] as string));
     return links;
   }
 

@@ -116,6 +116,8 @@ export const workloadRules: KindServerRules = {
   immutable: ["spec.type"],
   preserved: ["status", "gvc"],
   quota: { name: "workloads-per-gvc", perGvc: true },
+  // The official CLI reads a workload's deployments from this link (`cpln workload get`: `insertReadyState`).
+  links: (self) => [{ rel: "deployment", href: `${self}/deployment` }],
   async initialize(body, ctx): Promise<JsonObject> {
     const gvc = ctx.gvc === undefined ? undefined : await ctx.tx.get(ctx.org, "gvc", "", ctx.gvc);
     const spec = withDefaults(body["spec"] as JsonObject, ctx);

@@ -128,6 +128,8 @@ function deploymentOf(org: string, workload: JsonObject, gvc: JsonObject | undef
   const deploymentStatus: JsonObject = {
     lastProcessedVersion: version,
     expectedDeploymentVersion: version,
+    // The official CLI reads `internal.syncFailed` of every ready deployment (`getWorkloadHealth`).
+    internal: { syncFailed: false },
     ready: true,
     deploying: false,
     versions: [

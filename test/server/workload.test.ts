@@ -86,6 +86,7 @@ describe("workload types", () => {
         { rel: "self", href: `${base}/api` },
         { rel: "org", href: `/org/${ORG}` },
         { rel: "gvc", href: `/org/${ORG}/gvc/${GVC}` },
+        { rel: "deployment", href: `${base}/api/deployment` },
       ],
       spec: {
         type: "serverless",
