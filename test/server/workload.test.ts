@@ -15,6 +15,7 @@ import {
   serviceAccountWithKey,
   start,
 } from "./helpers.js";
+import { workloadSpecRules } from "../../api/schemas/workloadRules.js";
 
 let server: RunningServer;
 const GVC = "apps";
@@ -367,6 +368,11 @@ describe("refusals: 400 naming the field and rule, nothing written", () => {
       const answer = await admin(server).post(base, { name: "refused", spec });
       expect(answer.status).toBe(400);
       expect((answer.body as { details: { issues: unknown[] } }).details.issues).toContainEqual({ path, message });
+      // The OpenAPI document states the rule this refusal follows (`x-cpln-rules` of the spec), unless the schema says it.
+      const stated = (workloadSpecRules()["x-cpln-rules"] as { issue: string }[]).some((r) =>
+        new RegExp(r.issue).test(message),
+      );
+      expect([message, stated || path.endsWith(".number")]).toEqual([message, true]);
       expect((await admin(server).get(`${base}/refused`)).status).toBe(404);
       expect((await admin(server).get(base)).body).toEqual(before.body);
     });
