@@ -331,7 +331,7 @@ export function workloadSpecRules() {
     {
       rule: "Links: identityLink names an identity of the workload's gvc; a cpln:// volume is cpln://volumeset/<name> (an existing volume set of the same gvc; a non-shared one only for a stateful workload and at most one workload) or cpln://secret/<name>; a named object must exist when cpln-local serves its kind.",
       issue:
-        /^(must be cpln:\/\/volumeset\/<name> or cpln:\/\/secret\/<name>|must be an identity link .*|must name an identity of the workload's gvc .*|names no (volume set|secret|identity) .*|mounts a volume set only a stateful workload may mount .*|mounts volume set .* already mounted by workload .*)$/,
+        /^(must be cpln:\/\/volumeset\/<name> or cpln:\/\/secret\/<name>|must be an identity link.*|must name an identity of the workload's gvc .*|names no (volume set|secret|identity) .*|mounts a volume set only a stateful workload may mount .*|mounts volume set .* already mounted by workload .*)$/,
     },
   ]);
 }

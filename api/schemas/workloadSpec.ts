@@ -39,6 +39,9 @@ export const RESERVED_VOLUME_PATHS = [
   "/var/log",
   "/var/log/",
 ] as const;
+/** `//identity/N`, `//gvc/G/identity/N` or `/org/O/gvc/G/identity/N` (groups: N; G, N; O, G, N). */
+export const IDENTITY_LINK_PATTERN =
+  /^(?:\/\/identity\/([^/]+)|\/\/gvc\/([^/]+)\/identity\/([^/]+)|\/org\/([^/]+)\/gvc\/([^/]+)\/identity\/([^/]+))$/;
 export const VOLUME_URI_PATTERN = /^(s3|gs|azureblob|azurefs|cpln|scratch|k8s):\/\/.+/;
 const QUANTITY_PATTERN = /^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$/;
 export const CONTAINERS_MAX = 8;
@@ -311,7 +314,13 @@ function firewall(mode: ObjectMode) {
 export function buildWorkloadSpec(mode: ObjectMode) {
   return object(mode, {
     type: z.enum(workloadTypes).optional().describe("Workload type (immutable; default standard)."),
-    identityLink: z.string().min(1).optional().describe("An identity of the same gvc (//identity/NAME)."),
+    identityLink: z
+      .string()
+      .regex(IDENTITY_LINK_PATTERN, "must be an identity link: //identity/NAME or /org/ORG/gvc/GVC/identity/NAME")
+      .optional()
+      .describe(
+        "An identity of the same gvc: //identity/NAME, //gvc/GVC/identity/NAME or /org/ORG/gvc/GVC/identity/NAME.",
+      ),
     containers: z
       .array(container(mode))
       .min(1, "must hold at least one container")

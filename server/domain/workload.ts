@@ -2,6 +2,7 @@ import { issuesFromZod, type Issue } from "../../api/errors.js";
 import { isKind } from "../../api/kinds.js";
 import { workloadSpec } from "../../api/schemas/workload.js";
 import { workloadSpecDefaults, workloadSpecIssues } from "../../api/schemas/workloadRules.js";
+import { IDENTITY_LINK_PATTERN } from "../../api/schemas/workloadSpec.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
@@ -14,13 +15,9 @@ import {
   workloadStatusOf,
 } from "./workloadStatus.js";
 
-/** `//identity/N`, `//gvc/G/identity/N` or `/org/O/gvc/G/identity/N`: the gvc it names (undefined: the workload's). */
-const IDENTITY_LINK =
-  /^(?:\/\/identity\/([^/]+)|\/\/gvc\/([^/]+)\/identity\/([^/]+)|\/org\/([^/]+)\/gvc\/([^/]+)\/identity\/([^/]+))$/;
-
 /** The identity link in full form (`/org/O/gvc/G/identity/N`), as the API stores links; other text unchanged. */
 function fullIdentityLink(org: string, gvc: string, link: string): string {
-  const m = IDENTITY_LINK.exec(link);
+  const m = IDENTITY_LINK_PATTERN.exec(link);
   if (!m) return link;
   if (m[1] !== undefined) return `/org/${org}/gvc/${gvc}/identity/${m[1]}`;
   if (m[2] !== undefined) return `/org/${org}/gvc/${m[2]}/identity/${m[3] ?? ""}`;
@@ -40,7 +37,7 @@ async function linkIssues(record: JsonObject, spec: JsonObject, ctx: RuleContext
   const gvc = ctx.gvc ?? "";
   const identity = spec["identityLink"];
   if (typeof identity === "string") {
-    const m = IDENTITY_LINK.exec(identity);
+    const m = IDENTITY_LINK_PATTERN.exec(identity);
     const path = "spec.identityLink";
     if (!m)
       issues.push({ path, message: "must be an identity link: //identity/NAME or /org/ORG/gvc/GVC/identity/NAME" });
