@@ -39,7 +39,11 @@ export const workloadStatus = lazy(() =>
         })
         .optional()
         .describe("The global endpoint's health check."),
-      currentReplicaCount: z.number().int().optional().describe("Replicas running, over every location."),
+      currentReplicaCount: z
+        .number()
+        .int()
+        .optional()
+        .describe("Replicas per location (cpln-local: minScale; 0 when suspended, and for cron between runs)."),
       ready: z.boolean().optional().describe("Whether every deployment is ready."),
       resolvedImages: z
         .looseObject({
