@@ -453,6 +453,7 @@ export type Kind =
   | "user"
   | "group"
   | "serviceaccount"
+  | "workload"
   | "quota"
   | "auditctx"
   | "mk8s"

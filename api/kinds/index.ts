@@ -20,6 +20,7 @@ import { kindNames, type Kind } from "./names.js";
 import type { KindDescriptor } from "./types.js";
 import { userKind } from "./user.js";
 import { volumeSetKind } from "./volumeSet.js";
+import { workloadKind } from "./workload.js";
 
 export type { Permission } from "./catalog.js";
 export { kindNames, type Kind } from "./names.js";
@@ -39,6 +40,7 @@ export const kinds: Readonly<Record<Kind, KindDescriptor>> = {
   mk8s: mk8sKind,
   auditctx: auditCtxKind,
   quota: quotaKind,
+  workload: workloadKind,
 };
 
 /** The patch rules of every kind by kind name (read from the descriptors), for `applyPatch` and `buildPatch`. */

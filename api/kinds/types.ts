@@ -37,7 +37,17 @@ export interface EndpointContract {
    * A path parameter after the endpoint's name (`-instructions/{provider}`), with the values it takes: served as one
    * path per value (`-instructions/aws`, ...), so an unknown value is an unknown path (404).
    */
-  readonly param?: { readonly name: string; readonly description: string; readonly values: readonly string[] };
+  readonly param?: {
+    readonly name: string;
+    readonly description: string;
+    /** Absent: any value, served as one `{name}` path parameter; the endpoint answers 404 for one it does not know. */
+    readonly values?: readonly string[];
+  };
+  /**
+   * The path segment when it is not `-<name>`: a read-only sub-collection of the object (a workload's `deployment`,
+   * `deployment/{location}`), which the real API serves without the dash.
+   */
+  readonly segment?: string;
   readonly summary: string;
   readonly description?: string;
   /** Body of a POST (required: a POST without one is a 400 naming its fields). */

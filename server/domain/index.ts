@@ -12,6 +12,7 @@ import type { KindRules, KindServerRules } from "./rules.js";
 import { serviceAccountRules } from "./serviceAccount.js";
 import { userRules } from "./user.js";
 import { volumeSetRules } from "./volumeSet.js";
+import { workloadRules } from "./workload.js";
 
 /** The server's rules of every kind (`server/domain/<kind>.ts`). */
 const serverRules: Readonly<Record<Kind, KindServerRules>> = {
@@ -27,6 +28,7 @@ const serverRules: Readonly<Record<Kind, KindServerRules>> = {
   mk8s: mk8sRules,
   auditctx: auditCtxRules,
   quota: quotaRules,
+  workload: workloadRules,
 };
 
 /** One kind's full rules: its contract descriptor (schemas, addressing) with the server's rules. */

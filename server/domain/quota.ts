@@ -89,7 +89,14 @@ export const quotaDefinitions: readonly QuotaDefinition[] = [
   { name: "memory-per-workload", description: "Max memory per container", unit: "MiB", max: 1024, perGvc: false },
   { name: "cpu-per-workload", description: "Max CPU per container", unit: "millicore", max: 1000, perGvc: false },
   { name: "replicas-per-workload", description: "Max replicas per workload", unit: "count", max: 5, perGvc: false },
-  { name: "workloads-per-gvc", description: "Max number of workloads in a gvc", unit: "count", max: 5, perGvc: true },
+  {
+    name: "workloads-per-gvc",
+    description: "Max number of workloads in a gvc",
+    unit: "count",
+    max: 5,
+    perGvc: true,
+    counts: "workload",
+  },
   {
     name: "identities-per-gvc",
     description: "Max number of workload identities in a gvc",

@@ -275,6 +275,8 @@ export class RecordService {
     const links: JsonObject[] = [{ rel: "self", href: selfLink(org, kind, name, gvc) }];
     if (kind !== "org") links.push({ rel: "org", href: selfLink(org, "org", org) });
     if (gvc !== undefined) links.push({ rel: "gvc", href: selfLink(org, "gvc", gvc) });
+    const extra = this.rules[kind].links;
+    if (extra) links.push(...extra(links[0]?.["href"] as string));
     return links;
   }
 
@@ -946,7 +948,7 @@ export class RecordService {
     }
     // The path parameter and the body are checked before the permission, which may depend on the body.
     const param = contract.param;
-    if (param && !param.values.includes(request.param ?? "")) {
+    if (param?.values && !param.values.includes(request.param ?? "")) {
       throw badRequest([{ path: param.name, message: `must be one of ${param.values.join(", ")}` }]);
     }
     let body: JsonObject = {};

@@ -142,6 +142,8 @@ export interface KindRules {
   deleted?(record: StoredRecord, ctx: RuleContext): Promise<void>;
   /** Runs after a patch that changed the record, in the same transaction. */
   patched?(previous: JsonObject, next: JsonObject, ctx: RuleContext): Promise<void>;
+  /** Links of a record beyond self, org and gvc, from its self link (a workload's `deployment` collection). */
+  links?(self: string): JsonObject[];
   /** Body field that names a new object (default `name`; users are named by their `email`). */
   nameField?: string;
   /** `id`: objects are addressed by their UUID in paths (quotas, whose names repeat). */

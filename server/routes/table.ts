@@ -491,17 +491,24 @@ function endpointRoutes(records: RecordService, kind: Kind, places: EndpointPlac
     const onItem = spec.on === "item";
     if (!onItem && places.base === undefined) throw new Error(`${kind} has no collection for -${name}`);
     const request = spec.request;
-    const values: readonly (string | undefined)[] = spec.param ? spec.param.values : [undefined];
+    // A parameter without fixed values is one `{param}` path parameter (its value read from the request).
+    const free = spec.param !== undefined && spec.param.values === undefined ? spec.param : undefined;
+    const values: readonly (string | undefined)[] = spec.param?.values ?? [free ? `{${free.name}}` : undefined];
+    const segment = spec.segment ?? `-${name}`;
+    const params = [
+      ...(onItem ? places.itemParams : (places.scopeParams ?? [])),
+      ...(free ? [{ name: free.name, description: free.description, schema: () => ({ type: "string" }) }] : []),
+    ];
     for (const value of values) {
-      const path = `${onItem ? places.item : String(places.base)}/-${name}${value === undefined ? "" : `/${value}`}`;
+      const path = `${onItem ? places.item : String(places.base)}/${segment}${value === undefined ? "" : `/${value}`}`;
       routes.push({
         method: spec.method,
         path,
-        operationId: `${spec.method === "GET" ? "get" : "post"}${Name}${pascal(name)}${value === undefined ? "" : pascal(value)}`,
-        summary: value === undefined ? spec.summary : `${spec.summary}: ${value}`,
+        operationId: `${spec.method === "GET" ? "get" : "post"}${Name}${pascal(name)}${value === undefined || free ? "" : pascal(value)}`,
+        summary: value === undefined || free ? spec.summary : `${spec.summary}: ${value}`,
         ...(spec.description !== undefined ? { description: spec.description } : {}),
         tags: [kind],
-        params: onItem ? places.itemParams : (places.scopeParams ?? []),
+        params,
         ...(request ? { body: named(request.name, "input", request.schema) } : {}),
         ...(spec.rules ? { rules: spec.rules } : {}),
         responses: [
@@ -517,7 +524,11 @@ function endpointRoutes(records: RecordService, kind: Kind, places: EndpointPlac
         auth: "required",
         handler: async (req, reply) => {
           const answer = await records.endpoint(callOf(req), kind, onItem ? places.key(req) : undefined, name, {
-            ...(value !== undefined ? { param: value } : {}),
+            ...(free
+              ? { param: (req.params as Record<string, string>)[free.name] }
+              : value !== undefined
+                ? { param: value }
+                : {}),
             ...(request ? { body: req.body } : {}),
           });
           return reply.code(spec.response.status).send(answer);

@@ -25,6 +25,12 @@ beforeAll(async () => {
       })
     ).status,
   ).toBe(201);
+  // One object of every other gvc-scoped kind, from its declaration's example.
+  for (const kind of kindNames) {
+    const create = kinds[kind].examples.create;
+    if (kinds[kind].scope !== "gvc" || kind === "volumeset" || create === undefined) continue;
+    expect((await admin(server).post(collectionPath(ORG, kind, "default"), create(`rt-${kind}`))).status).toBe(201);
+  }
 });
 
 afterAll(async () => {

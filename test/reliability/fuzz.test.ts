@@ -598,6 +598,7 @@ describe("fuzzing every endpoint over HTTP", () => {
       "serviceaccount",
       "user",
       "volumeset",
+      "workload",
     ]);
     for (const endpoint of creatable) {
       const answer = await http(server.url, {

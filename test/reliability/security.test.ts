@@ -95,6 +95,7 @@ const targets: Record<string, string> = {
   cloudaccount: "ca",
   mk8s: "cluster",
   auditctx: "audit",
+  workload: "app",
   org: ORG,
 };
 
@@ -202,6 +203,7 @@ beforeAll(async () => {
   await admin("POST", `/org/${ORG}/cloudaccount`, validCreateBody("cloudaccount", "ca"));
   await admin("POST", `/org/${ORG}/mk8s`, validCreateBody("mk8s", "cluster"));
   await admin("POST", `/org/${ORG}/auditctx`, validCreateBody("auditctx", "audit"));
+  await admin("POST", `${base("workload")}`, validCreateBody("workload", "app"));
   quotaId = ((await admin("GET", `/org/${ORG}/quota`)).json as { items: { id: string }[] }).items[0]!.id;
   locationName = ((await admin("GET", `/org/${ORG}/location`)).json as { items: { name: string }[] }).items[0]!.name;
 

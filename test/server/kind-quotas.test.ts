@@ -87,6 +87,7 @@ describe("every kind a principal can create has a count quota", () => {
         "serviceaccount",
         "user",
         "volumeset",
+        "workload",
       ].sort(),
     );
     for (const kind of creatable) {

@@ -11,7 +11,8 @@ import { promisify } from "node:util";
 import Ajv2020 from "ajv/dist/2020.js";
 import type { RouteOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kinds } from "../../api/kinds.js";
+import { kindNames, kinds } from "../../api/kinds.js";
+import { collectionPath } from "../../api/links.js";
 import { kindRules, rulesOf } from "../../server/domain/index.js";
 import { mk8sRules } from "../../server/domain/mk8s.js";
 import type { RunningServer } from "../../server/index.js";
@@ -124,27 +125,44 @@ describe("the OpenAPI document", () => {
     expect((await admin(server).post(`/org/${ORG}/user`, { email: "walker@example.com" })).status).toBe(201);
     const volumeSet = { name: "walked", spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd" } };
     expect((await admin(server).post(`/org/${ORG}/gvc/default/volumeset`, volumeSet)).status).toBe(201);
+    // Objects of the other gvc-scoped kinds (their declarations' examples), in a gvc placed in one location, so
+    // sub-collections per location (a workload's deployments) have an item.
+    const placed = { spec: { staticPlacement: { locationLinks: ["//location/aws-us-west-2"] } } };
+    expect((await admin(server).patch(`/org/${ORG}/gvc/default`, placed)).status).toBe(200);
+    for (const kind of kindNames) {
+      const create = kinds[kind].examples.create;
+      if (kinds[kind].scope !== "gvc" || kind === "volumeset" || create === undefined) continue;
+      expect((await admin(server).post(collectionPath(ORG, kind, "default"), create(`walked-${kind}`))).status).toBe(
+        201,
+      );
+    }
     /** The first object of each collection (by its list), to address item operations. */
     const firstOf = async (collection: string, param: string): Promise<string> => {
       const listed = await admin(server).get(collection);
       const items = field<Record<string, unknown>[]>(listed.body, "items");
       if (items === undefined) throw new Error(`GET ${collection}: ${listed.status} ${JSON.stringify(listed.body)}`);
       const item = items.find((i) => i["origin"] !== "builtin") ?? items[0];
-      return String(item?.[param === "email" ? "email" : param]);
+      // A sub-collection's items are named by `name` whatever its parameter is called (a deployment's location).
+      return String(item?.[param === "email" ? "email" : param] ?? item?.["name"]);
     };
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item).map(([method, operation]) => ({ path, method: method.toUpperCase(), operation })),
     );
-    // Deletes last, so the objects the other operations address still exist; the emulator's own operations (which
-    // reset or replace the whole org) after them.
+    // Reads first (a PUT of `{}` replaces a gvc's placement, which a workload's deployments are read from), deletes
+    // last, so the objects the other operations address still exist; the emulator's own operations (which reset or
+    // replace the whole org) after them.
     const order = (o: (typeof operations)[number]) =>
-      (o.operation as { "x-cpln-local-admin"?: boolean })["x-cpln-local-admin"] ? 2 : Number(o.method === "DELETE");
+      (o.operation as { "x-cpln-local-admin"?: boolean })["x-cpln-local-admin"]
+        ? 3
+        : o.method === "GET"
+          ? 0
+          : 1 + Number(o.method === "DELETE");
     operations.sort((a, b) => order(a) - order(b));
     const answers: string[] = [];
     for (const { path, method, operation } of operations) {
       let url = path.replace("{org}", ORG).replace("{gvc}", "default");
-      const param = /\{([^}]+)\}/.exec(url)?.[1];
-      if (param !== undefined) {
+      // Each parameter in turn names the first object of the collection before it (`{name}`, then `{location}`).
+      for (let param = /\{([^}]+)\}/.exec(url)?.[1]; param !== undefined; param = /\{([^}]+)\}/.exec(url)?.[1]) {
         const collection = url.slice(0, url.indexOf(`/{${param}}`));
         url = url.replace(`{${param}}`, encodeURIComponent(await firstOf(collection, param)));
       }
