@@ -117,7 +117,7 @@ export interface GvcArgs {
   /** KEDA, event-driven autoscaling. */
   keda?: pulumi.Input<KedaArgs>;
   /** Load balancer settings. */
-  loadBalancer?: pulumi.Input<LoadBalancerArgs>;
+  loadBalancer?: pulumi.Input<GvcLoadBalancerArgs>;
   /** Name of the gvc; defaults to `<resource name>-<7 hex>`. Changing it replaces the gvc. */
   name?: pulumi.Input<string>;
   /** Org of the gvc; defaults to the `cpln-native:org` stack config or CPLN_ORG. Changing it replaces. */
@@ -125,7 +125,7 @@ export interface GvcArgs {
   /** Image pull secrets: secrets of type docker, ecr or gcp. */
   pullSecretLinks?: pulumi.Input<pulumi.Input<string>[]>;
   /** Sidecar settings. */
-  sidecar?: pulumi.Input<SidecarArgs>;
+  sidecar?: pulumi.Input<GvcSidecarArgs>;
   /** Where the gvc's workloads run. */
   staticPlacement?: pulumi.Input<GvcStaticPlacementArgs>;
   /** Key/value tags, at most 50. Keys under 'cpln/' are set by the server. */
@@ -159,7 +159,7 @@ export interface GvcOutputs {
   /** When the gvc last changed. */
   readonly lastModified: string;
   /** Load balancer settings. */
-  readonly loadBalancer?: LoadBalancer;
+  readonly loadBalancer?: GvcLoadBalancer;
   /** Name of the gvc. */
   readonly name: string;
   /** Org of the gvc. */
@@ -171,7 +171,7 @@ export interface GvcOutputs {
   /** Tags set by the server (keys under cpln/). */
   readonly serverTags?: Record<string, unknown>;
   /** Sidecar settings. */
-  readonly sidecar?: Sidecar;
+  readonly sidecar?: GvcSidecar;
   /** Where the gvc's workloads run. */
   readonly staticPlacement?: StaticPlacement;
   /** Server-maintained state (types-ts publishes no fields). */
@@ -217,6 +217,146 @@ export const Gvc = declaredResource<GvcArgs, GvcOutputs>(
   [],
 );
 export type Gvc = InstanceType<typeof Gvc>;
+
+/** The args of a `Workload`. */
+export interface WorkloadArgs {
+  /** Take over an existing workload of this name (updating it to these args) instead of failing. */
+  adopt?: pulumi.Input<boolean>;
+  /** Containers: 1-8, keyed by name. */
+  containers?: pulumi.Input<pulumi.Input<ContainerArgs>[]>;
+  /** Options of every location. */
+  defaultOptions?: pulumi.Input<DefaultOptionsArgs>;
+  /** Free-form description, at most 250 characters; defaults to the name. */
+  description?: pulumi.Input<string>;
+  /** Kubernetes extras (BYOK only). */
+  extras?: pulumi.Input<Record<string, pulumi.Input<unknown>>>;
+  /** Firewall. */
+  firewallConfig?: pulumi.Input<FirewallConfigArgs>;
+  /** Name of the gvc the workload lives in. Changing it replaces it. */
+  gvc: pulumi.Input<string>;
+  /** An identity of the same gvc: //identity/NAME, //gvc/GVC/identity/NAME or /org/ORG/gvc/GVC/identity/NAME. */
+  identityLink?: pulumi.Input<string>;
+  /** The schedule of a cron workload (required for cron). */
+  job?: pulumi.Input<JobArgs>;
+  /** Load balancing. */
+  loadBalancer?: pulumi.Input<LoadBalancerArgs>;
+  /** Per-location options (keyed by location). */
+  localOptions?: pulumi.Input<pulumi.Input<LocalOptionArgs>[]>;
+  /** Name of the workload; defaults to `<resource name>-<7 hex>`. Changing it replaces the workload. */
+  name?: pulumi.Input<string>;
+  /** Org of the workload; defaults to the `cpln-native:org` stack config or CPLN_ORG. Changing it replaces. */
+  org?: pulumi.Input<string>;
+  /** Retries of failed requests. */
+  requestRetryPolicy?: pulumi.Input<RequestRetryPolicyArgs>;
+  /** How new versions roll out. */
+  rolloutOptions?: pulumi.Input<RolloutOptionsArgs>;
+  /** Process and file-system identity. */
+  securityOptions?: pulumi.Input<SecurityOptionsArgs>;
+  /** Sidecar settings. */
+  sidecar?: pulumi.Input<SidecarArgs>;
+  /** Redeploy when a tag's image changes (default false). */
+  supportDynamicTags?: pulumi.Input<boolean>;
+  /** Key/value tags, at most 50. Keys under 'cpln/' are set by the server. */
+  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean>>>;
+  /** Workload type (immutable; default standard). */
+  type?: pulumi.Input<Type>;
+}
+
+/** The outputs of a `Workload`. */
+export interface WorkloadOutputs {
+  /** Take over an existing workload of this name (updating it to these args) instead of failing. */
+  readonly adopt?: boolean;
+  /** Containers: 1-8, keyed by name. */
+  readonly containers?: Container[];
+  /** The API's id (UUID) of the workload. */
+  readonly cplnId: string;
+  /** When the workload was created. */
+  readonly created: string;
+  /** Options of every location. */
+  readonly defaultOptions?: DefaultOptions;
+  /** Description (the name unless set). */
+  readonly description: string;
+  /** Kubernetes extras (BYOK only). */
+  readonly extras?: Record<string, unknown>;
+  /** Firewall. */
+  readonly firewallConfig?: FirewallConfig;
+  /** The gvc. */
+  readonly gvc?: unknown;
+  /** An identity of the same gvc: //identity/NAME, //gvc/GVC/identity/NAME or /org/ORG/gvc/GVC/identity/NAME. */
+  readonly identityLink?: string;
+  /** The schedule of a cron workload (required for cron). */
+  readonly job?: Job;
+  /** When the workload last changed. */
+  readonly lastModified: string;
+  /** Load balancing. */
+  readonly loadBalancer?: LoadBalancer;
+  /** Per-location options (keyed by location). */
+  readonly localOptions?: LocalOption[];
+  /** Name of the workload. */
+  readonly name: string;
+  /** Org of the workload. */
+  readonly org: string;
+  /** Retries of failed requests. */
+  readonly requestRetryPolicy?: RequestRetryPolicy;
+  /** How new versions roll out. */
+  readonly rolloutOptions?: RolloutOptions;
+  /** Process and file-system identity. */
+  readonly securityOptions?: SecurityOptions;
+  /** Link of the workload, /org/<org>/gvc/<gvc>/workload/<name> (also the resource id). */
+  readonly selfLink: string;
+  /** Tags set by the server (keys under cpln/). */
+  readonly serverTags?: Record<string, unknown>;
+  /** Sidecar settings. */
+  readonly sidecar?: Sidecar;
+  /** Server-maintained state of the workload. */
+  readonly status?: WorkloadStatus;
+  /** Redeploy when a tag's image changes (default false). */
+  readonly supportDynamicTags?: boolean;
+  /** User tags (server tags under cpln/ are in serverTags). */
+  readonly tags: Record<string, unknown>;
+  /** Workload type (immutable; default standard). */
+  readonly type?: Type;
+  /** Version, incremented on every change. */
+  readonly version: number;
+}
+
+/**
+ * A Control Plane workload in a gvc: serverless, standard, stateful or cron, with its containers, options, firewall, identity and rollout settings. name, gvc, type and org cannot change in place; every other change is one PATCH of only what changed (containers keyed by name, their ports by number, env by name, volumes by path), so edits others make to other items survive. status holds the endpoint.
+ */
+export const Workload = declaredResource<WorkloadArgs, WorkloadOutputs>(
+  "Workload",
+  [
+    "adopt",
+    "containers",
+    "cplnId",
+    "created",
+    "defaultOptions",
+    "description",
+    "extras",
+    "firewallConfig",
+    "gvc",
+    "identityLink",
+    "job",
+    "lastModified",
+    "loadBalancer",
+    "localOptions",
+    "name",
+    "org",
+    "requestRetryPolicy",
+    "rolloutOptions",
+    "securityOptions",
+    "selfLink",
+    "serverTags",
+    "sidecar",
+    "status",
+    "supportDynamicTags",
+    "tags",
+    "type",
+    "version",
+  ],
+  [],
+);
+export type Workload = InstanceType<typeof Workload>;
 
 /** The arguments of `getOrg`. */
 export interface GetOrgArgs {
@@ -413,6 +553,56 @@ export function getCloudAccountOutput(
   return invokeDeclaredOutput("getCloudAccount", args, opts);
 }
 
+/** The arguments of `getWorkload`. */
+export interface GetWorkloadArgs {
+  /** Gvc of the workload. */
+  readonly gvc: string;
+  /** Name of the workload. */
+  readonly name: string;
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getWorkload`. */
+export interface GetWorkloadResult {
+  /** When the object was created. */
+  readonly created: string;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** The gvc. */
+  readonly gvc?: unknown;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'workload'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** Workload specification. */
+  readonly spec: GetWorkloadResultSpec;
+  /** Server-maintained state of the workload. */
+  readonly status?: WorkloadStatus;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
+/** One workload by name (GET /org/{org}/gvc/{gvc}/workload/{name}), as the API returns it. */
+export function getWorkload(args: GetWorkloadArgs, _opts?: pulumi.InvokeOptions): Promise<GetWorkloadResult> {
+  return invokeDeclared("getWorkload", args);
+}
+/** One workload by name (GET /org/{org}/gvc/{gvc}/workload/{name}), as the API returns it. The Output form: waits for its arguments. */
+export function getWorkloadOutput(
+  args: InputArgs<GetWorkloadArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetWorkloadResult> {
+  return invokeDeclaredOutput("getWorkload", args, opts);
+}
+
 /** Authentication settings. */
 export interface AuthConfig {
   /** Email domains whose users become members when they sign in with SAML. */
@@ -428,6 +618,73 @@ export interface AuthConfigArgs {
   /** Only SAML sign-in is allowed. */
   samlOnly?: pulumi.Input<boolean>;
 }
+
+/** Horizontal autoscaling. */
+export interface Autoscaling {
+  /** KEDA settings (standard and stateful only). */
+  readonly keda?: Record<string, unknown>;
+  /** Concurrent requests per replica. */
+  readonly maxConcurrency?: number;
+  /** Most replicas per location (default 5). */
+  readonly maxScale?: number;
+  /** Scaling strategy (default concurrency; cpu for stateful). */
+  readonly metric?: AutoscalingMetric;
+  /** Percentile of a distribution metric. */
+  readonly metricPercentile?: AutoscalingMetricPercentile;
+  /** Fewest replicas per location (default 1). */
+  readonly minScale?: number;
+  /** Several metrics (instead of metric and target). */
+  readonly multi?: AutoscalingMultiItem[];
+  /** Seconds idle before 0: 30-3600. */
+  readonly scaleToZeroDelay?: number;
+  /** Target value: 1-20000 (default 95). */
+  readonly target?: number;
+}
+
+/** Horizontal autoscaling. */
+export interface AutoscalingArgs {
+  /** KEDA settings (standard and stateful only). */
+  keda?: pulumi.Input<Record<string, pulumi.Input<unknown>>>;
+  /** Concurrent requests per replica. */
+  maxConcurrency?: pulumi.Input<number>;
+  /** Most replicas per location (default 5). */
+  maxScale?: pulumi.Input<number>;
+  /** Scaling strategy (default concurrency; cpu for stateful). */
+  metric?: pulumi.Input<AutoscalingMetric>;
+  /** Percentile of a distribution metric. */
+  metricPercentile?: pulumi.Input<AutoscalingMetricPercentile>;
+  /** Fewest replicas per location (default 1). */
+  minScale?: pulumi.Input<number>;
+  /** Several metrics (instead of metric and target). */
+  multi?: pulumi.Input<pulumi.Input<AutoscalingMultiItemArgs>[]>;
+  /** Seconds idle before 0: 30-3600. */
+  scaleToZeroDelay?: pulumi.Input<number>;
+  /** Target value: 1-20000 (default 95). */
+  target?: pulumi.Input<number>;
+}
+
+/** Scaling strategy (default concurrency; cpu for stateful). */
+export type AutoscalingMetric = "concurrency" | "cpu" | "memory" | "rps" | "latency" | "keda" | "disabled";
+
+/** Percentile of a distribution metric. */
+export type AutoscalingMetricPercentile = "p50" | "p75" | "p99";
+
+export interface AutoscalingMultiItem {
+  /** Metric. */
+  readonly metric?: AutoscalingMultiItemMetric;
+  /** Target: 1-20000. */
+  readonly target?: number;
+}
+
+export interface AutoscalingMultiItemArgs {
+  /** Metric. */
+  metric?: pulumi.Input<AutoscalingMultiItemMetric>;
+  /** Target: 1-20000. */
+  target?: pulumi.Input<number>;
+}
+
+/** Metric. */
+export type AutoscalingMultiItemMetric = "cpu" | "memory" | "rps";
 
 /** Amazon CloudWatch. */
 export interface CloudWatch {
@@ -482,6 +739,239 @@ export type CloudWatchRegion =
   | "sa-east-1"
   | "af-south-1";
 
+/** A container of the workload. */
+export interface Container {
+  /** Arguments (ordered). */
+  readonly args?: string[];
+  /** Entry point override. */
+  readonly command?: string;
+  /** A CPU quantity such as 50m or 1 (at most 20 characters). */
+  readonly cpu?: string;
+  /** Environment variables (keyed by name). */
+  readonly env?: ContainerEnvItem[];
+  /** GPUs: nvidia or custom, not both. */
+  readonly gpu?: ContainerGpu;
+  /** Image: a registry path and tag, or //image/NAME:TAG of the org. */
+  readonly image: string;
+  /** Inherit the gvc's env (default false). */
+  readonly inheritEnv?: boolean;
+  /** Hooks run after start and before stop. */
+  readonly lifecycle?: ContainerLifecycle;
+  /** A health check: at most one of exec, grpc, tcpSocket and httpGet. */
+  readonly livenessProbe?: Probe;
+  /** A memory quantity such as 128Mi or 1Gi (at most 20 characters). */
+  readonly memory?: string;
+  /** Custom metrics the container emits. */
+  readonly metrics?: ContainerMetrics;
+  /** A CPU quantity such as 50m or 1 (at most 20 characters). */
+  readonly minCpu?: string;
+  /** A memory quantity such as 128Mi or 1Gi (at most 20 characters). */
+  readonly minMemory?: string;
+  /** Name, unique in the workload; not istio-proxy, queue-proxy, istio-validation, cpln-envoy-assassin, cpln-writer-proxy, cpln-reader-proxy, cpln-dbaas-config nor starting with cpln-. */
+  readonly name: string;
+  /** Deprecated single port: use ports. */
+  readonly port?: number;
+  /** Ports the container exposes (keyed by number). */
+  readonly ports?: ContainerPort[];
+  /** A health check: at most one of exec, grpc, tcpSocket and httpGet. */
+  readonly readinessProbe?: Probe;
+  /** Volumes (keyed by path, at most 15). */
+  readonly volumes?: ContainerVolume[];
+  /** Working directory (absolute). */
+  readonly workingDir?: string;
+}
+
+/** A container of the workload. */
+export interface ContainerArgs {
+  /** Arguments (ordered). */
+  args?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Entry point override. */
+  command?: pulumi.Input<string>;
+  /** A CPU quantity such as 50m or 1 (at most 20 characters). */
+  cpu?: pulumi.Input<string>;
+  /** Environment variables (keyed by name). */
+  env?: pulumi.Input<pulumi.Input<ContainerEnvItemArgs>[]>;
+  /** GPUs: nvidia or custom, not both. */
+  gpu?: pulumi.Input<ContainerGpuArgs>;
+  /** Image: a registry path and tag, or //image/NAME:TAG of the org. */
+  image: pulumi.Input<string>;
+  /** Inherit the gvc's env (default false). */
+  inheritEnv?: pulumi.Input<boolean>;
+  /** Hooks run after start and before stop. */
+  lifecycle?: pulumi.Input<ContainerLifecycleArgs>;
+  /** A health check: at most one of exec, grpc, tcpSocket and httpGet. */
+  livenessProbe?: pulumi.Input<ProbeArgs>;
+  /** A memory quantity such as 128Mi or 1Gi (at most 20 characters). */
+  memory?: pulumi.Input<string>;
+  /** Custom metrics the container emits. */
+  metrics?: pulumi.Input<ContainerMetricsArgs>;
+  /** A CPU quantity such as 50m or 1 (at most 20 characters). */
+  minCpu?: pulumi.Input<string>;
+  /** A memory quantity such as 128Mi or 1Gi (at most 20 characters). */
+  minMemory?: pulumi.Input<string>;
+  /** Name, unique in the workload; not istio-proxy, queue-proxy, istio-validation, cpln-envoy-assassin, cpln-writer-proxy, cpln-reader-proxy, cpln-dbaas-config nor starting with cpln-. */
+  name: pulumi.Input<string>;
+  /** Deprecated single port: use ports. */
+  port?: pulumi.Input<number>;
+  /** Ports the container exposes (keyed by number). */
+  ports?: pulumi.Input<pulumi.Input<ContainerPortArgs>[]>;
+  /** A health check: at most one of exec, grpc, tcpSocket and httpGet. */
+  readinessProbe?: pulumi.Input<ProbeArgs>;
+  /** Volumes (keyed by path, at most 15). */
+  volumes?: pulumi.Input<pulumi.Input<ContainerVolumeArgs>[]>;
+  /** Working directory (absolute). */
+  workingDir?: pulumi.Input<string>;
+}
+
+/** An environment variable. */
+export interface ContainerEnvItem {
+  /** Variable name (not K_SERVICE, K_CONFIGURATION, K_REVISION, in any case). */
+  readonly name: string;
+  /** Value (at most 4096 characters); may reference a secret. */
+  readonly value?: string;
+}
+
+/** An environment variable. */
+export interface ContainerEnvItemArgs {
+  /** Variable name (not K_SERVICE, K_CONFIGURATION, K_REVISION, in any case). */
+  name: pulumi.Input<string>;
+  /** Value (at most 4096 characters); may reference a secret. */
+  value?: pulumi.Input<string>;
+}
+
+/** GPUs: nvidia or custom, not both. */
+export interface ContainerGpu {
+  /** A custom GPU resource (BYOK). */
+  readonly custom?: ContainerGpuCustom;
+  /** NVIDIA GPUs. */
+  readonly nvidia?: ContainerGpuNvidia;
+}
+
+/** GPUs: nvidia or custom, not both. */
+export interface ContainerGpuArgs {
+  /** A custom GPU resource (BYOK). */
+  custom?: pulumi.Input<ContainerGpuCustomArgs>;
+  /** NVIDIA GPUs. */
+  nvidia?: pulumi.Input<ContainerGpuNvidiaArgs>;
+}
+
+/** A custom GPU resource (BYOK). */
+export interface ContainerGpuCustom {
+  /** Number of GPUs: 0-8. */
+  readonly quantity: number;
+  /** Resource name. */
+  readonly resource: string;
+  /** Runtime class. */
+  readonly runtimeClass?: string;
+}
+
+/** A custom GPU resource (BYOK). */
+export interface ContainerGpuCustomArgs {
+  /** Number of GPUs: 0-8. */
+  quantity: pulumi.Input<number>;
+  /** Resource name. */
+  resource: pulumi.Input<string>;
+  /** Runtime class. */
+  runtimeClass?: pulumi.Input<string>;
+}
+
+/** NVIDIA GPUs. */
+export interface ContainerGpuNvidia {
+  /** GPU model. */
+  readonly model: ContainerGpuNvidiaModel;
+  /** Number of GPUs: 0-4. */
+  readonly quantity: number;
+}
+
+/** NVIDIA GPUs. */
+export interface ContainerGpuNvidiaArgs {
+  /** GPU model. */
+  model: pulumi.Input<ContainerGpuNvidiaModel>;
+  /** Number of GPUs: 0-4. */
+  quantity: pulumi.Input<number>;
+}
+
+/** GPU model. */
+export type ContainerGpuNvidiaModel = "t4" | "a10g";
+
+/** Hooks run after start and before stop. */
+export interface ContainerLifecycle {
+  /** A lifecycle hook. */
+  readonly postStart?: WorkloadContainerLifecyclePreStop;
+  /** A lifecycle hook. */
+  readonly preStop?: WorkloadContainerLifecyclePreStop;
+}
+
+/** Hooks run after start and before stop. */
+export interface ContainerLifecycleArgs {
+  /** A lifecycle hook. */
+  postStart?: pulumi.Input<WorkloadContainerLifecyclePreStopArgs>;
+  /** A lifecycle hook. */
+  preStop?: pulumi.Input<WorkloadContainerLifecyclePreStopArgs>;
+}
+
+/** Custom metrics the container emits. */
+export interface ContainerMetrics {
+  /** Patterns of metrics to drop. */
+  readonly dropMetrics?: string[];
+  /** Path serving the metrics. */
+  readonly path: string;
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  readonly port: number;
+}
+
+/** Custom metrics the container emits. */
+export interface ContainerMetricsArgs {
+  /** Patterns of metrics to drop. */
+  dropMetrics?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Path serving the metrics. */
+  path: pulumi.Input<string>;
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  port: pulumi.Input<number>;
+}
+
+/** A port the container exposes. */
+export interface ContainerPort {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  readonly number: number;
+  /** Protocol (default http). */
+  readonly protocol?: ContainerPortProtocol;
+}
+
+/** A port the container exposes. */
+export interface ContainerPortArgs {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  number: pulumi.Input<number>;
+  /** Protocol (default http). */
+  protocol?: pulumi.Input<ContainerPortProtocol>;
+}
+
+/** Protocol (default http). */
+export type ContainerPortProtocol = "http" | "http2" | "grpc" | "tcp";
+
+/** A volume mounted into the container. */
+export interface ContainerVolume {
+  /** Mount path: absolute, not /dev, /dev/log, /tmp, /var, /var/log. */
+  readonly path: string;
+  /** Deprecated; default retain. */
+  readonly recoveryPolicy?: ContainerVolumeRecoveryPolicy;
+  /** What is mounted: cpln://volumeset/<name> (a volume set of the same gvc), cpln://secret/<name>, s3://bucket, gs://bucket, azureblob://account/container, azurefs://account/share, scratch://<name>. */
+  readonly uri: string;
+}
+
+/** A volume mounted into the container. */
+export interface ContainerVolumeArgs {
+  /** Mount path: absolute, not /dev, /dev/log, /tmp, /var, /var/log. */
+  path: pulumi.Input<string>;
+  /** Deprecated; default retain. */
+  recoveryPolicy?: pulumi.Input<ContainerVolumeRecoveryPolicy>;
+  /** What is mounted: cpln://volumeset/<name> (a volume set of the same gvc), cpln://secret/<name>, s3://bucket, gs://bucket, azureblob://account/container, azurefs://account/share, scratch://<name>. */
+  uri: pulumi.Input<string>;
+}
+
+/** Deprecated; default retain. */
+export type ContainerVolumeRecoveryPolicy = "retain" | "recycle";
+
 /** Coralogix. */
 export interface Coralogix {
   /** Application name. */
@@ -532,6 +1022,46 @@ export type DatadogHost =
   | "http-intake.logs.us3.datadoghq.com"
   | "http-intake.logs.us5.datadoghq.com"
   | "http-intake.logs.datadoghq.eu";
+
+/** Options of every location. */
+export interface DefaultOptions {
+  /** Horizontal autoscaling. */
+  readonly autoscaling?: Autoscaling;
+  /** Capacity AI (default true; false for stateful and cron, and with a GPU). */
+  readonly capacityAI?: boolean;
+  /** Minutes between capacity AI updates. */
+  readonly capacityAIUpdateMinutes?: number;
+  /** Debug headers (default false). */
+  readonly debug?: boolean;
+  /** Multi-zone placement. */
+  readonly multiZone?: MultiZone;
+  /** Run on spot capacity. */
+  readonly spot?: boolean;
+  /** Suspended: no replicas run (default false). */
+  readonly suspend?: boolean;
+  /** Request timeout: 1-3600 (default 5). */
+  readonly timeoutSeconds?: number;
+}
+
+/** Options of every location. */
+export interface DefaultOptionsArgs {
+  /** Horizontal autoscaling. */
+  autoscaling?: pulumi.Input<AutoscalingArgs>;
+  /** Capacity AI (default true; false for stateful and cron, and with a GPU). */
+  capacityAI?: pulumi.Input<boolean>;
+  /** Minutes between capacity AI updates. */
+  capacityAIUpdateMinutes?: pulumi.Input<number>;
+  /** Debug headers (default false). */
+  debug?: pulumi.Input<boolean>;
+  /** Multi-zone placement. */
+  multiZone?: pulumi.Input<MultiZoneArgs>;
+  /** Run on spot capacity. */
+  spot?: pulumi.Input<boolean>;
+  /** Suspended: no replicas run (default false). */
+  suspend?: pulumi.Input<boolean>;
+  /** Request timeout: 1-3600 (default 5). */
+  timeoutSeconds?: pulumi.Input<number>;
+}
 
 /** Elasticsearch. */
 export interface Elastic {
@@ -667,6 +1197,136 @@ export interface EnvItemArgs {
   /** Value. */
   value?: pulumi.Input<string>;
 }
+
+/** Runs a command. */
+export interface Exec {
+  /** Command and arguments. */
+  readonly command?: string[];
+}
+
+/** Runs a command. */
+export interface ExecArgs {
+  /** Command and arguments. */
+  command?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** Firewall. */
+export interface FirewallConfig {
+  /** Public traffic (nothing is allowed by default). */
+  readonly external?: FirewallConfigExternal;
+  /** Traffic from other workloads. */
+  readonly internal?: FirewallConfigInternal;
+}
+
+/** Firewall. */
+export interface FirewallConfigArgs {
+  /** Public traffic (nothing is allowed by default). */
+  external?: pulumi.Input<FirewallConfigExternalArgs>;
+  /** Traffic from other workloads. */
+  internal?: pulumi.Input<FirewallConfigInternalArgs>;
+}
+
+/** Public traffic (nothing is allowed by default). */
+export interface FirewallConfigExternal {
+  /** HTTP options. */
+  readonly http?: FirewallConfigExternalHttp;
+  /** Who may reach it (CIDRs; at most 250). */
+  readonly inboundAllowCIDR?: string[];
+  /** CIDRs refused even when allowed. */
+  readonly inboundBlockedCIDR?: string[];
+  /** CIDRs it may reach. */
+  readonly outboundAllowCIDR?: string[];
+  /** Hostnames it may reach (a '*' prefix allowed). */
+  readonly outboundAllowHostname?: string[];
+  /** Ports it may reach. */
+  readonly outboundAllowPort?: FirewallConfigExternalOutboundAllowPortItem[];
+  /** CIDRs it may not reach. */
+  readonly outboundBlockedCIDR?: string[];
+}
+
+/** Public traffic (nothing is allowed by default). */
+export interface FirewallConfigExternalArgs {
+  /** HTTP options. */
+  http?: pulumi.Input<FirewallConfigExternalHttpArgs>;
+  /** Who may reach it (CIDRs; at most 250). */
+  inboundAllowCIDR?: pulumi.Input<pulumi.Input<string>[]>;
+  /** CIDRs refused even when allowed. */
+  inboundBlockedCIDR?: pulumi.Input<pulumi.Input<string>[]>;
+  /** CIDRs it may reach. */
+  outboundAllowCIDR?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Hostnames it may reach (a '*' prefix allowed). */
+  outboundAllowHostname?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Ports it may reach. */
+  outboundAllowPort?: pulumi.Input<pulumi.Input<FirewallConfigExternalOutboundAllowPortItemArgs>[]>;
+  /** CIDRs it may not reach. */
+  outboundBlockedCIDR?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** HTTP options. */
+export interface FirewallConfigExternalHttp {
+  /** Header filters. */
+  readonly inboundHeaderFilter?: FirewallConfigExternalHttpInboundHeaderFilterItem[];
+}
+
+/** HTTP options. */
+export interface FirewallConfigExternalHttpArgs {
+  /** Header filters. */
+  inboundHeaderFilter?: pulumi.Input<pulumi.Input<FirewallConfigExternalHttpInboundHeaderFilterItemArgs>[]>;
+}
+
+export interface FirewallConfigExternalHttpInboundHeaderFilterItem {
+  /** Patterns allowed. */
+  readonly allowedValues?: string[];
+  /** Patterns blocked. */
+  readonly blockedValues?: string[];
+  /** Header. */
+  readonly key: string;
+}
+
+export interface FirewallConfigExternalHttpInboundHeaderFilterItemArgs {
+  /** Patterns allowed. */
+  allowedValues?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Patterns blocked. */
+  blockedValues?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Header. */
+  key: pulumi.Input<string>;
+}
+
+export interface FirewallConfigExternalOutboundAllowPortItem {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  readonly number: number;
+  /** Protocol. */
+  readonly protocol: FirewallConfigExternalOutboundAllowPortItemProtocol;
+}
+
+export interface FirewallConfigExternalOutboundAllowPortItemArgs {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  number: pulumi.Input<number>;
+  /** Protocol. */
+  protocol: pulumi.Input<FirewallConfigExternalOutboundAllowPortItemProtocol>;
+}
+
+/** Protocol. */
+export type FirewallConfigExternalOutboundAllowPortItemProtocol = "http" | "https" | "tcp";
+
+/** Traffic from other workloads. */
+export interface FirewallConfigInternal {
+  /** Which workloads may call it (default none). */
+  readonly inboundAllowType?: FirewallConfigInternalInboundAllowType;
+  /** Workload links allowed with workload-list. */
+  readonly inboundAllowWorkload?: string[];
+}
+
+/** Traffic from other workloads. */
+export interface FirewallConfigInternalArgs {
+  /** Which workloads may call it (default none). */
+  inboundAllowType?: pulumi.Input<FirewallConfigInternalInboundAllowType>;
+  /** Workload links allowed with workload-list. */
+  inboundAllowWorkload?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** Which workloads may call it (default none). */
+export type FirewallConfigInternalInboundAllowType = "none" | "same-gvc" | "same-org" | "workload-list";
 
 /** Fluentd. */
 export interface Fluentd {
@@ -805,6 +1465,78 @@ export interface GetOrgResultStatus {
   readonly endpointPrefix?: string;
 }
 
+/** Workload specification. */
+export interface GetWorkloadResultSpec {
+  /** Containers: 1-8, keyed by name. */
+  readonly containers: Container[];
+  /** Options of every location. */
+  readonly defaultOptions?: DefaultOptions;
+  /** Kubernetes extras (BYOK only). */
+  readonly extras?: Record<string, unknown>;
+  /** Firewall. */
+  readonly firewallConfig?: FirewallConfig;
+  /** An identity of the same gvc: //identity/NAME, //gvc/GVC/identity/NAME or /org/ORG/gvc/GVC/identity/NAME. */
+  readonly identityLink?: string;
+  /** The schedule of a cron workload (required for cron). */
+  readonly job?: Job;
+  /** Load balancing. */
+  readonly loadBalancer?: LoadBalancer;
+  /** Per-location options (keyed by location). */
+  readonly localOptions?: LocalOption[];
+  /** Retries of failed requests. */
+  readonly requestRetryPolicy?: RequestRetryPolicy;
+  /** How new versions roll out. */
+  readonly rolloutOptions?: RolloutOptions;
+  /** Process and file-system identity. */
+  readonly securityOptions?: SecurityOptions;
+  /** Sidecar settings. */
+  readonly sidecar?: Sidecar;
+  /** Redeploy when a tag's image changes (default false). */
+  readonly supportDynamicTags?: boolean;
+  /** Workload type (immutable; default standard). */
+  readonly type?: Type;
+}
+
+/** Load balancer settings. */
+export interface GvcLoadBalancer {
+  /** A dedicated load balancer in each location (custom ports, any host). */
+  readonly dedicated?: boolean;
+  /** The IP set of the load balancer. A link: //ipset/<name> or its full form /org/<org>/... */
+  readonly ipSet?: string;
+  /** Multi-zone load balancing. */
+  readonly multiZone?: LoadBalancerMultiZone;
+  /** Redirects for error answers. */
+  readonly redirect?: LoadBalancerRedirect;
+  /** Proxies in X-Forwarded-For to trust for the client address: 0-2. */
+  readonly trustedProxies?: number;
+}
+
+/** Load balancer settings. */
+export interface GvcLoadBalancerArgs {
+  /** A dedicated load balancer in each location (custom ports, any host). */
+  dedicated?: pulumi.Input<boolean>;
+  /** The IP set of the load balancer. A link: //ipset/<name> or its full form /org/<org>/... */
+  ipSet?: pulumi.Input<string>;
+  /** Multi-zone load balancing. */
+  multiZone?: pulumi.Input<LoadBalancerMultiZoneArgs>;
+  /** Redirects for error answers. */
+  redirect?: pulumi.Input<LoadBalancerRedirectArgs>;
+  /** Proxies in X-Forwarded-For to trust for the client address: 0-2. */
+  trustedProxies?: pulumi.Input<number>;
+}
+
+/** Sidecar settings. */
+export interface GvcSidecar {
+  /** Envoy filters (EnvoyFilters of types-ts): lists of envoy objects. */
+  readonly envoy?: SidecarEnvoy;
+}
+
+/** Sidecar settings. */
+export interface GvcSidecarArgs {
+  /** Envoy filters (EnvoyFilters of types-ts): lists of envoy objects. */
+  envoy?: pulumi.Input<SidecarEnvoyArgs>;
+}
+
 /** Where the gvc's workloads run. */
 export interface GvcStaticPlacementArgs {
   /** Locations the gvc's workloads run in: locations of the org, each once. */
@@ -829,6 +1561,40 @@ export interface GvcStaticPlacementLocationQueryArgs {
 
 /** Always 'location'. */
 export type GvcStaticPlacementLocationQueryKind = "location";
+
+/** The schedule of a cron workload (required for cron). */
+export interface Job {
+  /** Limit of a run: 1-86400. */
+  readonly activeDeadlineSeconds?: number;
+  /** Default Forbid. */
+  readonly concurrencyPolicy?: JobConcurrencyPolicy;
+  /** Finished runs kept: 1-10 (default 5). */
+  readonly historyLimit?: number;
+  /** Default Never. */
+  readonly restartPolicy?: JobRestartPolicy;
+  /** Cron schedule (5 fields). */
+  readonly schedule: string;
+}
+
+/** The schedule of a cron workload (required for cron). */
+export interface JobArgs {
+  /** Limit of a run: 1-86400. */
+  activeDeadlineSeconds?: pulumi.Input<number>;
+  /** Default Forbid. */
+  concurrencyPolicy?: pulumi.Input<JobConcurrencyPolicy>;
+  /** Finished runs kept: 1-10 (default 5). */
+  historyLimit?: pulumi.Input<number>;
+  /** Default Never. */
+  restartPolicy?: pulumi.Input<JobRestartPolicy>;
+  /** Cron schedule (5 fields). */
+  schedule: pulumi.Input<string>;
+}
+
+/** Default Forbid. */
+export type JobConcurrencyPolicy = "Forbid" | "Replace" | "Allow";
+
+/** Default Never. */
+export type JobRestartPolicy = "OnFailure" | "Never";
 
 /** KEDA, event-driven autoscaling. */
 export interface Keda {
@@ -858,32 +1624,104 @@ export interface Link {
   readonly rel: string;
 }
 
-/** Load balancer settings. */
+/** Load balancing. */
 export interface LoadBalancer {
-  /** A dedicated load balancer in each location (custom ports, any host). */
-  readonly dedicated?: boolean;
-  /** The IP set of the load balancer. A link: //ipset/<name> or its full form /org/<org>/... */
-  readonly ipSet?: string;
-  /** Multi-zone load balancing. */
-  readonly multiZone?: LoadBalancerMultiZone;
-  /** Redirects for error answers. */
-  readonly redirect?: LoadBalancerRedirect;
-  /** Proxies in X-Forwarded-For to trust for the client address: 0-2. */
-  readonly trustedProxies?: number;
+  /** A load balancer per location. */
+  readonly direct?: LoadBalancerDirect;
+  /** Geo headers. */
+  readonly geoLocation?: LoadBalancerGeoLocation;
+  /** An endpoint per replica (stateful only; default false). */
+  readonly replicaDirect?: boolean;
 }
 
-/** Load balancer settings. */
+/** Load balancing. */
 export interface LoadBalancerArgs {
-  /** A dedicated load balancer in each location (custom ports, any host). */
-  dedicated?: pulumi.Input<boolean>;
-  /** The IP set of the load balancer. A link: //ipset/<name> or its full form /org/<org>/... */
+  /** A load balancer per location. */
+  direct?: pulumi.Input<LoadBalancerDirectArgs>;
+  /** Geo headers. */
+  geoLocation?: pulumi.Input<LoadBalancerGeoLocationArgs>;
+  /** An endpoint per replica (stateful only; default false). */
+  replicaDirect?: pulumi.Input<boolean>;
+}
+
+/** A load balancer per location. */
+export interface LoadBalancerDirect {
+  /** Whether it runs. */
+  readonly enabled: boolean;
+  /** An IP set link. */
+  readonly ipSet?: string;
+  /** Ports exposed. */
+  readonly ports?: LoadBalancerDirectPort[];
+}
+
+/** A load balancer per location. */
+export interface LoadBalancerDirectArgs {
+  /** Whether it runs. */
+  enabled: pulumi.Input<boolean>;
+  /** An IP set link. */
   ipSet?: pulumi.Input<string>;
-  /** Multi-zone load balancing. */
-  multiZone?: pulumi.Input<LoadBalancerMultiZoneArgs>;
-  /** Redirects for error answers. */
-  redirect?: pulumi.Input<LoadBalancerRedirectArgs>;
-  /** Proxies in X-Forwarded-For to trust for the client address: 0-2. */
-  trustedProxies?: pulumi.Input<number>;
+  /** Ports exposed. */
+  ports?: pulumi.Input<pulumi.Input<LoadBalancerDirectPortArgs>[]>;
+}
+
+export interface LoadBalancerDirectPort {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  readonly containerPort?: number;
+  /** Public port: 22-32768. */
+  readonly externalPort: number;
+  /** Protocol. */
+  readonly protocol: LoadBalancerDirectPortProtocol;
+  /** URL scheme shown. */
+  readonly scheme?: LoadBalancerDirectPortScheme;
+}
+
+export interface LoadBalancerDirectPortArgs {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  containerPort?: pulumi.Input<number>;
+  /** Public port: 22-32768. */
+  externalPort: pulumi.Input<number>;
+  /** Protocol. */
+  protocol: pulumi.Input<LoadBalancerDirectPortProtocol>;
+  /** URL scheme shown. */
+  scheme?: pulumi.Input<LoadBalancerDirectPortScheme>;
+}
+
+/** Protocol. */
+export type LoadBalancerDirectPortProtocol = "TCP" | "UDP";
+
+/** URL scheme shown. */
+export type LoadBalancerDirectPortScheme = "http" | "tcp" | "https" | "ws" | "wss";
+
+/** Geo headers. */
+export interface LoadBalancerGeoLocation {
+  /** Add geo headers (default false). */
+  readonly enabled?: boolean;
+  /** Header names. */
+  readonly headers?: LoadBalancerGeoLocationHeaders;
+}
+
+/** Geo headers. */
+export interface LoadBalancerGeoLocationArgs {
+  /** Add geo headers (default false). */
+  enabled?: pulumi.Input<boolean>;
+  /** Header names. */
+  headers?: pulumi.Input<LoadBalancerGeoLocationHeadersArgs>;
+}
+
+/** Header names. */
+export interface LoadBalancerGeoLocationHeaders {
+  readonly asn?: string;
+  readonly city?: string;
+  readonly country?: string;
+  readonly region?: string;
+}
+
+/** Header names. */
+export interface LoadBalancerGeoLocationHeadersArgs {
+  asn?: pulumi.Input<string>;
+  city?: pulumi.Input<string>;
+  country?: pulumi.Input<string>;
+  region?: pulumi.Input<string>;
 }
 
 /** Multi-zone load balancing. */
@@ -926,6 +1764,50 @@ export interface LoadBalancerRedirectClassArgs {
   status5xx?: pulumi.Input<string>;
 }
 
+/** Options of one location (keyed by location). */
+export interface LocalOption {
+  /** Horizontal autoscaling. */
+  readonly autoscaling?: Autoscaling;
+  /** Capacity AI (default true; false for stateful and cron, and with a GPU). */
+  readonly capacityAI?: boolean;
+  /** Minutes between capacity AI updates. */
+  readonly capacityAIUpdateMinutes?: number;
+  /** Debug headers (default false). */
+  readonly debug?: boolean;
+  /** The location these options apply in (a location of the gvc). */
+  readonly location: string;
+  /** Multi-zone placement. */
+  readonly multiZone?: MultiZone;
+  /** Run on spot capacity. */
+  readonly spot?: boolean;
+  /** Suspended: no replicas run (default false). */
+  readonly suspend?: boolean;
+  /** Request timeout: 1-3600 (default 5). */
+  readonly timeoutSeconds?: number;
+}
+
+/** Options of one location (keyed by location). */
+export interface LocalOptionArgs {
+  /** Horizontal autoscaling. */
+  autoscaling?: pulumi.Input<AutoscalingArgs>;
+  /** Capacity AI (default true; false for stateful and cron, and with a GPU). */
+  capacityAI?: pulumi.Input<boolean>;
+  /** Minutes between capacity AI updates. */
+  capacityAIUpdateMinutes?: pulumi.Input<number>;
+  /** Debug headers (default false). */
+  debug?: pulumi.Input<boolean>;
+  /** The location these options apply in (a location of the gvc). */
+  location: pulumi.Input<string>;
+  /** Multi-zone placement. */
+  multiZone?: pulumi.Input<MultiZoneArgs>;
+  /** Run on spot capacity. */
+  spot?: pulumi.Input<boolean>;
+  /** Suspended: no replicas run (default false). */
+  suspend?: pulumi.Input<boolean>;
+  /** Request timeout: 1-3600 (default 5). */
+  timeoutSeconds?: pulumi.Input<number>;
+}
+
 /** Logz.io. */
 export interface Logzio {
   /** Opaque secret with the token. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
@@ -963,6 +1845,18 @@ export interface LokiArgs {
   endpoint: pulumi.Input<string>;
   /** X-Scope-OrgID of a multi-tenant Loki. */
   tenantId?: pulumi.Input<string>;
+}
+
+/** Multi-zone placement. */
+export interface MultiZone {
+  /** Spread over zones. */
+  readonly enabled?: boolean;
+}
+
+/** Multi-zone placement. */
+export interface MultiZoneArgs {
+  /** Spread over zones. */
+  enabled?: pulumi.Input<boolean>;
 }
 
 /** Retention of logs, metrics and traces, and alert recipients. */
@@ -1074,6 +1968,115 @@ export interface OrgOriginal {
 /** builtin (cloud regions), default, or custom (BYOK). Read-only. */
 export type Origin = "builtin" | "default" | "custom";
 
+/** A health check: at most one of exec, grpc, tcpSocket and httpGet. */
+export interface Probe {
+  /** Runs a command. */
+  readonly exec?: Exec;
+  /** Failures that make it fail: 1-20 (default 3). */
+  readonly failureThreshold?: number;
+  /** gRPC health check. */
+  readonly grpc?: ProbeGrpc;
+  /** HTTP GET check. */
+  readonly httpGet?: ProbeHttpGet;
+  /** Seconds before the first check: 0-600. */
+  readonly initialDelaySeconds?: number;
+  /** Seconds between checks: 1-600 (default 10). */
+  readonly periodSeconds?: number;
+  /** Successes that make it pass: 1-20 (default 1). */
+  readonly successThreshold?: number;
+  /** TCP connect check. */
+  readonly tcpSocket?: ProbeTcpSocket;
+  /** Seconds a check may take: 1-600 (default 1). */
+  readonly timeoutSeconds?: number;
+}
+
+/** A health check: at most one of exec, grpc, tcpSocket and httpGet. */
+export interface ProbeArgs {
+  /** Runs a command. */
+  exec?: pulumi.Input<ExecArgs>;
+  /** Failures that make it fail: 1-20 (default 3). */
+  failureThreshold?: pulumi.Input<number>;
+  /** gRPC health check. */
+  grpc?: pulumi.Input<ProbeGrpcArgs>;
+  /** HTTP GET check. */
+  httpGet?: pulumi.Input<ProbeHttpGetArgs>;
+  /** Seconds before the first check: 0-600. */
+  initialDelaySeconds?: pulumi.Input<number>;
+  /** Seconds between checks: 1-600 (default 10). */
+  periodSeconds?: pulumi.Input<number>;
+  /** Successes that make it pass: 1-20 (default 1). */
+  successThreshold?: pulumi.Input<number>;
+  /** TCP connect check. */
+  tcpSocket?: pulumi.Input<ProbeTcpSocketArgs>;
+  /** Seconds a check may take: 1-600 (default 1). */
+  timeoutSeconds?: pulumi.Input<number>;
+}
+
+/** gRPC health check. */
+export interface ProbeGrpc {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  readonly port?: number;
+}
+
+/** gRPC health check. */
+export interface ProbeGrpcArgs {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  port?: pulumi.Input<number>;
+}
+
+/** HTTP GET check. */
+export interface ProbeHttpGet {
+  /** Headers sent with the request. */
+  readonly httpHeaders?: ProbeHttpGetHttpHeader[];
+  /** Path (default '/'). */
+  readonly path?: string;
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  readonly port?: number;
+  /** Scheme (default HTTP). */
+  readonly scheme?: ProbeHttpGetScheme;
+}
+
+/** HTTP GET check. */
+export interface ProbeHttpGetArgs {
+  /** Headers sent with the request. */
+  httpHeaders?: pulumi.Input<pulumi.Input<ProbeHttpGetHttpHeaderArgs>[]>;
+  /** Path (default '/'). */
+  path?: pulumi.Input<string>;
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  port?: pulumi.Input<number>;
+  /** Scheme (default HTTP). */
+  scheme?: pulumi.Input<ProbeHttpGetScheme>;
+}
+
+export interface ProbeHttpGetHttpHeader {
+  /** Header name. */
+  readonly name: string;
+  /** Value. */
+  readonly value: string;
+}
+
+export interface ProbeHttpGetHttpHeaderArgs {
+  /** Header name. */
+  name: pulumi.Input<string>;
+  /** Value. */
+  value: pulumi.Input<string>;
+}
+
+/** Scheme (default HTTP). */
+export type ProbeHttpGetScheme = "HTTP" | "HTTPS";
+
+/** TCP connect check. */
+export interface ProbeTcpSocket {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  readonly port?: number;
+}
+
+/** TCP connect check. */
+export interface ProbeTcpSocketArgs {
+  /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
+  port?: pulumi.Input<number>;
+}
+
 /** Cloud provider. Read-only. */
 export type Provider = "aws" | "gcp" | "azure" | "byok" | "linode" | "vultr" | "equinix" | "oci";
 
@@ -1096,6 +2099,53 @@ export interface QuerySpecArgs {
   /** Conditions (at most 50); an empty list matches everything. */
   terms?: pulumi.Input<pulumi.Input<SpecTermArgs>[]>;
 }
+
+/** Retries of failed requests. */
+export interface RequestRetryPolicy {
+  /** Default 2. */
+  readonly attempts?: number;
+  /** Conditions retried. */
+  readonly retryOn?: string[];
+}
+
+/** Retries of failed requests. */
+export interface RequestRetryPolicyArgs {
+  /** Default 2. */
+  attempts?: pulumi.Input<number>;
+  /** Conditions retried. */
+  retryOn?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** How new versions roll out. */
+export interface RolloutOptions {
+  /** Count or percentage. */
+  readonly maxSurgeReplicas?: string;
+  /** Count or percentage (not for stateful). */
+  readonly maxUnavailableReplicas?: string;
+  /** Default 0. */
+  readonly minReadySeconds?: number;
+  /** Default OrderedReady. */
+  readonly scalingPolicy?: RolloutOptionsScalingPolicy;
+  /** 0-900, up to 3600 with the tag cpln/relaxGracePeriodMax (default 90). */
+  readonly terminationGracePeriodSeconds?: number;
+}
+
+/** How new versions roll out. */
+export interface RolloutOptionsArgs {
+  /** Count or percentage. */
+  maxSurgeReplicas?: pulumi.Input<string>;
+  /** Count or percentage (not for stateful). */
+  maxUnavailableReplicas?: pulumi.Input<string>;
+  /** Default 0. */
+  minReadySeconds?: pulumi.Input<number>;
+  /** Default OrderedReady. */
+  scalingPolicy?: pulumi.Input<RolloutOptionsScalingPolicy>;
+  /** 0-900, up to 3600 with the tag cpln/relaxGracePeriodMax (default 90). */
+  terminationGracePeriodSeconds?: pulumi.Input<number>;
+}
+
+/** Default OrderedReady. */
+export type RolloutOptionsScalingPolicy = "OrderedReady" | "Parallel";
 
 /** Amazon S3. */
 export interface S3 {
@@ -1131,6 +2181,22 @@ export interface Security {
 export interface SecurityArgs {
   /** Threat detection. */
   threatDetection?: pulumi.Input<SecurityThreatDetectionArgs>;
+}
+
+/** Process and file-system identity. */
+export interface SecurityOptions {
+  /** Group of mounted volumes. */
+  readonly filesystemGroupId?: number;
+  /** User of the processes. */
+  readonly runAsUser?: number;
+}
+
+/** Process and file-system identity. */
+export interface SecurityOptionsArgs {
+  /** Group of mounted volumes. */
+  filesystemGroupId?: pulumi.Input<number>;
+  /** User of the processes. */
+  runAsUser?: pulumi.Input<number>;
 }
 
 /** Threat detection. */
@@ -1181,14 +2247,14 @@ export type SecurityThreatDetectionSyslogTransport = "tcp" | "udp";
 
 /** Sidecar settings. */
 export interface Sidecar {
-  /** Envoy filters (EnvoyFilters of types-ts): lists of envoy objects. */
-  readonly envoy?: SidecarEnvoy;
+  /** Envoy configuration. */
+  readonly envoy?: unknown;
 }
 
 /** Sidecar settings. */
 export interface SidecarArgs {
-  /** Envoy filters (EnvoyFilters of types-ts): lists of envoy objects. */
-  envoy?: pulumi.Input<SidecarEnvoyArgs>;
+  /** Envoy configuration. */
+  envoy?: pulumi.Input<unknown>;
 }
 
 /** Envoy filters (EnvoyFilters of types-ts): lists of envoy objects. */
@@ -1240,11 +2306,11 @@ export interface Spec {
   /** KEDA, event-driven autoscaling. */
   readonly keda?: Keda;
   /** Load balancer settings. */
-  readonly loadBalancer?: LoadBalancer;
+  readonly loadBalancer?: GvcLoadBalancer;
   /** Image pull secrets: secrets of type docker, ecr or gcp. */
   readonly pullSecretLinks?: string[];
   /** Sidecar settings. */
-  readonly sidecar?: Sidecar;
+  readonly sidecar?: GvcSidecar;
   /** Where the gvc's workloads run. */
   readonly staticPlacement?: StaticPlacement;
   /** Distributed tracing: the share of requests traced and where the traces go. */
@@ -1420,6 +2486,31 @@ export interface Status {
   readonly ipRanges?: string[];
 }
 
+/** The global endpoint's health check. */
+export interface StatusHealthCheck {
+  /** Whether a check runs. */
+  readonly active: boolean;
+  /** When it last ran. */
+  readonly lastChecked?: string;
+  /** What the check saw. */
+  readonly message?: string;
+  /** Whether the last check passed. */
+  readonly success?: boolean;
+}
+
+/** Image digests the containers run. */
+export interface StatusResolvedImages {
+  /** Each container's image, by digest. */
+  readonly images?: StatusResolvedImagesImage[];
+  /** When the images were resolved. */
+  readonly resolvedAt?: string;
+}
+
+export interface StatusResolvedImagesImage {
+  readonly digest?: string;
+  readonly manifests?: Record<string, unknown>[];
+}
+
 /** Syslog. */
 export interface Syslog {
   /** Message format. */
@@ -1564,4 +2655,43 @@ export interface TracingProviderOtel {
 export interface TracingProviderOtelArgs {
   /** Endpoint the traces are sent to (host:port). */
   endpoint: pulumi.Input<string>;
+}
+
+/** Workload type (immutable; default standard). */
+export type Type = "serverless" | "standard" | "stateful" | "cron";
+
+/** A lifecycle hook. */
+export interface WorkloadContainerLifecyclePreStop {
+  /** Runs a command. */
+  readonly exec: Exec;
+}
+
+/** A lifecycle hook. */
+export interface WorkloadContainerLifecyclePreStopArgs {
+  /** Runs a command. */
+  exec: pulumi.Input<ExecArgs>;
+}
+
+/** Server-maintained state of the workload. */
+export interface WorkloadStatus {
+  /** Global endpoint: https://WORKLOAD-GVCALIAS.cpln.app. */
+  readonly canonicalEndpoint?: string;
+  /** Replicas per location (cpln-local: minScale; 0 when suspended, and for cron between runs). */
+  readonly currentReplicaCount?: number;
+  /** Global endpoint (a custom domain's when one routes here). */
+  readonly endpoint?: string;
+  /** The global endpoint's health check. */
+  readonly healthCheck?: StatusHealthCheck;
+  /** Name inside the org: WORKLOAD.GVC.cpln.local. */
+  readonly internalName?: string;
+  /** Direct load balancers. */
+  readonly loadBalancer?: Record<string, unknown>[];
+  /** Id of the gvc holding the workload. */
+  readonly parentId?: string;
+  /** Whether every deployment is ready. */
+  readonly ready?: boolean;
+  /** Replica names (stateful). */
+  readonly replicaInternalNames?: string[];
+  /** Image digests the containers run. */
+  readonly resolvedImages?: StatusResolvedImages;
 }

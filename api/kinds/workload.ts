@@ -7,6 +7,7 @@ import {
   workloadKeyedArrays,
   workloadPatch,
 } from "../schemas/workload.js";
+import { workloadSpecDefaults } from "../schemas/workloadRules.js";
 import type { ArrayRule } from "../patch/rules.js";
 import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
@@ -64,6 +65,18 @@ export const workloadKind: KindDescriptor = {
     ),
   },
   addressing: { field: "name", by: "name" },
+  immutable: ["spec.type"],
+  // The API fills a spec's defaults (workloadRules.ts, with their sources); the provider fills the same before it
+  // compares, so a program that leaves them out sees no change.
+  defaults: (body) => ({ ...body, spec: workloadSpecDefaults((body.spec ?? {}) as Record<string, unknown>) }),
+  resource: {
+    typeName: "Workload",
+    description:
+      "A Control Plane workload in a gvc: serverless, standard, stateful or cron, with its containers, options, " +
+      "firewall, identity and rollout settings. name, gvc, type and org cannot change in place; every other change " +
+      "is one PATCH of only what changed (containers keyed by name, their ports by number, env by name, volumes by " +
+      "path), so edits others make to other items survive. status holds the endpoint.",
+  },
   examples: {
     create: (name) => ({
       name,

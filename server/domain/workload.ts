@@ -110,7 +110,7 @@ export const workloadRules: KindServerRules = {
     deployment: deploymentEndpoint,
   },
   readOnly: [],
-  immutable: ["spec.type"],
+  immutable: [],
   preserved: ["status", "gvc"],
   quota: { name: "workloads-per-gvc", perGvc: true },
   // The official CLI reads a workload's deployments from this link (`cpln workload get`: `insertReadyState`).

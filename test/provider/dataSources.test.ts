@@ -58,6 +58,11 @@ describe.each(declared)("$name", ({ fn, descriptor, one }) => {
     const collection = descriptor.singleton
       ? []
       : ((await env.client.listByLink(collectionPath(org, kind, gvc.gvc))) as { name: string }[]);
+    if (one && !descriptor.singleton && collection.length === 0) {
+      // Nothing seeded of this kind: one object made from the declaration's example.
+      const made = descriptor.examples.create!(`read-${kind}`);
+      collection.push(await env.client.createByLink(collectionPath(org, kind, gvc.gvc), made));
+    }
     if (one) {
       const target = descriptor.singleton ? undefined : collection[0]?.name;
       if (!descriptor.singleton) expect(target, `a seeded ${kind} to read`).toBeDefined();
