@@ -107,8 +107,9 @@ describe("workload types", () => {
       },
       status: {
         parentId: (gvc.body as { id: string }).id,
-        canonicalEndpoint: `https://api-${GVC}.cpln.app`,
-        endpoint: `https://api-${GVC}.cpln.app`,
+        // The gvc's alias names the endpoint (server/domain/workloadStatus.ts).
+        canonicalEndpoint: `https://api-${(gvc.body as { alias: string }).alias}.cpln.app`,
+        endpoint: `https://api-${(gvc.body as { alias: string }).alias}.cpln.app`,
         internalName: `api.${GVC}.cpln.local`,
         currentReplicaCount: 1,
         ready: true,
@@ -403,6 +404,7 @@ describe("deployments (read-only, one per location of the gvc)", () => {
       ["aws-us-west-2", "deployment"],
     ]);
     const one = await admin(server).get(`${base}/api/deployment/aws-us-west-2`);
+    const alias = ((await admin(server).get(`/org/${ORG}/gvc/${GVC}`)).body as { alias: string }).alias;
     expect(one.status).toBe(200);
     expect(one.body).toEqual(items[1]);
     expect((one.body as { links: unknown }).links).toEqual([
@@ -411,7 +413,7 @@ describe("deployments (read-only, one per location of the gvc)", () => {
       { rel: "location", href: `/org/${ORG}/location/aws-us-west-2` },
     ]);
     expect((one.body as { status: Record<string, unknown> }).status).toMatchObject({
-      endpoint: `https://api-${GVC}.aws-us-west-2.controlplane.us`,
+      endpoint: `https://api-${alias}.aws-us-west-2.controlplane.us`,
       ready: true,
       deploying: false,
       lastProcessedVersion: 1,
