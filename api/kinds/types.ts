@@ -142,4 +142,9 @@ export interface ResourceDeclaration {
   readonly description: string;
   /** Args (and the outputs of the same name) that are Pulumi secrets in both adapters. */
   readonly secrets?: readonly string[];
+  /**
+   * `false`: the program always names the object (a domain's name is its DNS name); by default an omitted name is
+   * `<resource name>-<7 hex>`.
+   */
+  readonly autoname?: false;
 }

@@ -131,15 +131,23 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
   const layout = lazy(() => argLayout(kind, createSchema()));
   const selfLinkForm = gvcScoped ? `/org/<org>/gvc/<gvc>/${kind}/<name>` : `/org/<org>/${kind}/<name>`;
 
-  const inputs = lazy(() =>
-    z.strictObject({
+  const autoname = declaration.autoname !== false;
+  const inputs = lazy(() => {
+    const named = namedInputFields(noun);
+    // The kind's own name rule (a domain's is a DNS name); the common one otherwise.
+    const rule = shapeOf(createSchema()).name ?? nameSchema();
+    const nameArg = autoname
+      ? rule.optional().describe(named.name.description ?? "")
+      : rule.describe(`Name of the ${noun}. Changing it replaces the ${noun}.`);
+    return z.strictObject({
       ...layout().schemas,
       ...(gvcScoped
         ? { gvc: nameSchema().describe(`Name of the gvc the ${noun} lives in. Changing it replaces it.`) }
         : {}),
-      ...namedInputFields(noun),
-    }),
-  );
+      ...named,
+      name: nameArg,
+    });
+  });
   /** Record fields beyond the create body and the common ones (`status`, `alias`, ...), as outputs. */
   const serverFields = lazy(() =>
     Object.entries(shapeOf(descriptor.schemas.record())).filter(
@@ -178,7 +186,7 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
       return fieldsOf();
     },
     patchRules: () => allPatchRules[kind] ?? { arrays: {} },
-    autoname: true,
+    autoname,
     ...(declaration.secrets !== undefined ? { secretOutputs: declaration.secrets } : {}),
 
     toApi: (values) => namedApiBody(values, ownBody(layout(), values)),

@@ -57,8 +57,9 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
   const gvc = descriptor.scope === "gvc" ? { gvc: "default" } : {};
   const collection = descriptor.scope === "gvc" ? `/org/${"ORG"}/gvc/default/${kind}` : `/org/ORG/${kind}`;
   const at = (path: string) => path.replace("ORG", org);
-  const name = `declared-${kind}`;
-  const created = descriptor.examples.create!(name);
+  const created = descriptor.examples.create!(`declared-${kind}`);
+  // The example names the object (a domain's name is a DNS name made from the one given).
+  const name = created.name as string;
   const patch = descriptor.examples.patch("m1");
   let args: Body = { ...argsOf(created), ...gvc };
   let stack: ResourceStack;
@@ -129,7 +130,7 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
   });
 
   it("a new name replaces: the old object deleted first, then one POST", async () => {
-    const renamed = `${name}-2`;
+    const renamed = descriptor.examples.create!(`declared-${kind}-2`).name as string;
     args = { ...args, name: renamed };
     const step = await stack.up(await inputs(args));
     expect(step.op).toBe("replace");
