@@ -15,5 +15,7 @@ export const kindNames = [
   "mk8s",
   "auditctx",
   "quota",
+  "domain",
+  "image",
 ] as const;
 export type Kind = (typeof kindNames)[number];

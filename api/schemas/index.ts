@@ -14,3 +14,5 @@ export * from "./auditCtx.js";
 export * from "./gvc.js";
 export * from "./org.js";
 export * from "./user.js";
+export * from "./domain.js";
+export * from "./image.js";
