@@ -454,6 +454,8 @@ export type Kind =
   | "group"
   | "serviceaccount"
   | "quota"
+  | "domain"
+  | "image"
   | "auditctx"
   | "mk8s"
   | "volumeset";
