@@ -72,7 +72,8 @@ export const domainStatuses = [
 ] as const;
 
 /** A domain's name: a fully qualified DNS name (labels of letters, digits and '-', a letter TLD), lowercase. */
-export const DOMAIN_NAME_PATTERN = /^(?=.{4,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+export const DOMAIN_NAME_PATTERN =
+  /^(?=.{4,253}$)([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 export const MAX_PORTS = 10;
 /** Routes per port (and per domain); the tag `cpln/routeLimitOverride` raises it to `ROUTE_LIMIT_OVERRIDE`. */
 export const MAX_ROUTES = 150;
@@ -218,11 +219,13 @@ export const domainSpecRules = lazy(() =>
   documentedRules([
     {
       rule: "gvcLink excludes workloadLink and any route; acceptAllHosts and acceptAllSubdomains are not both true.",
-      issue: /^(must not be set together with spec\.\w+|must be empty when spec\.gvcLink is set|cannot be true together with spec\.acceptAll\w+)$/,
+      issue:
+        /^(must not be set together with spec\.\w+|must be empty when spec\.gvcLink is set|cannot be true together with spec\.acceptAll\w+)$/,
     },
     {
       rule: "A route has prefix or regex, not both; replacePrefix only with prefix; hostPrefix or hostRegex (not both) only with acceptAllHosts or acceptAllSubdomains; a CORS origin has exactly one of exact and regex.",
-      issue: /^(must not be set together with \w+|is not supported on a regex route|needs spec\.acceptAllHosts or spec\.acceptAllSubdomains|must have exactly one of exact and regex)$/,
+      issue:
+        /^(must not be set together with \w+|is not supported on a regex route|needs spec\.acceptAllHosts or spec\.acceptAllSubdomains|must have exactly one of exact and regex)$/,
     },
     {
       rule: "Port numbers are unique; a port's route prefixes (and regexes) are unique; at most 150 routes a port and a domain (200 with the tag cpln/routeLimitOverride).",
@@ -234,7 +237,8 @@ export const domainSpecRules = lazy(() =>
     },
     {
       rule: "dnsMode 'ns' takes no certChallengeType 'http01' and no apex domain; with workloadLink every port has exactly one route to that workload and certChallengeType is not 'http01'; cname with gvcLink and HTTP-01 needs tls.serverCertificate on every TLS port.",
-      issue: /^(is not supported with .*|must be 'cname' for an apex domain.*|must hold exactly one route when spec\.workloadLink is set|must be spec\.workloadLink .*|is required when dnsMode is 'cname', gvcLink is set and certChallengeType is not 'dns01')$/,
+      issue:
+        /^(is not supported with .*|must be 'cname' for an apex domain.*|must hold exactly one route when spec\.workloadLink is set|must be spec\.workloadLink .*|is required when dnsMode is 'cname', gvcLink is set and certChallengeType is not 'dns01')$/,
     },
     {
       rule: "Header values use only the placeholders %REQUESTED_SERVER_NAME%, %DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT% and %START_TIME%.",

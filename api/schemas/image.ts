@@ -77,7 +77,9 @@ export type Image = z.infer<ReturnType<typeof image>>;
 /** PATCH (and PUT): only `tags` change; the image's own fields may be echoed as read. */
 export const imagePatch = lazy(() =>
   patchObject(
-    { tags: describedTaggedPatchFields()["tags"] as NonNullable<ReturnType<typeof describedTaggedPatchFields>["tags"]> },
+    {
+      tags: describedTaggedPatchFields()["tags"] as NonNullable<ReturnType<typeof describedTaggedPatchFields>["tags"]>,
+    },
     {
       ...readOnlyPatchShape(),
       description: echoOnly(z.string().optional().describe("Read-only; must equal the current value.")),
@@ -97,7 +99,9 @@ export const imagePush = lazy(() =>
       tags: tags().optional(),
       manifest: imageManifest()
         .optional()
-        .describe("The pushed manifest (default: a one-layer manifest derived from the name); the digest is its sha256."),
+        .describe(
+          "The pushed manifest (default: a one-layer manifest derived from the name); the digest is its sha256.",
+        ),
     })
     .describe("An image pushed to the org's registry."),
 );

@@ -42,7 +42,8 @@ export const domainRules: KindServerRules = {
   async afterPatch(previous, next, ctx) {
     const spec = next["spec"];
     // A spec the patch left alone is the stored one, defaults in place: kept as the same value.
-    const normalized = spec === previous["spec"] ? next : { ...next, spec: normalizedSpec(ctx.org, isObject(spec) ? spec : undefined) };
+    const normalized =
+      spec === previous["spec"] ? next : { ...next, spec: normalizedSpec(ctx.org, isObject(spec) ? spec : undefined) };
     return withStatus(normalized, ctx);
   },
   async validate(record, ctx, previous) {

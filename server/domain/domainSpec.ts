@@ -62,7 +62,8 @@ function normalizedPort(org: string, port: JsonObject): JsonObject {
     const cors: JsonObject = { ...out["cors"] };
     // CORS header names are stored lowercase (ai-plugin: "auto-lowercased").
     for (const field of ["allowHeaders", "exposeHeaders"]) {
-      if (Array.isArray(cors[field])) cors[field] = cors[field].map((h) => (typeof h === "string" ? h.toLowerCase() : h));
+      if (Array.isArray(cors[field]))
+        cors[field] = cors[field].map((h) => (typeof h === "string" ? h.toLowerCase() : h));
     }
     out["cors"] = cors;
   }
@@ -112,7 +113,8 @@ export function workloadLinks(spec: JsonObject): { path: string; link: string }[
   objects(spec["ports"]).forEach((port, p) => {
     objects(port["routes"]).forEach((route, r) => {
       const at = `spec.ports.${p}.routes.${r}`;
-      if (typeof route["workloadLink"] === "string") found.push({ path: `${at}.workloadLink`, link: route["workloadLink"] });
+      if (typeof route["workloadLink"] === "string")
+        found.push({ path: `${at}.workloadLink`, link: route["workloadLink"] });
       for (const field of ["mirror", "canaries"]) {
         objects(route[field]).forEach((item, i) => {
           if (typeof item["workloadLink"] === "string")
@@ -139,7 +141,8 @@ function routeIssues(spec: JsonObject, port: JsonObject, p: number): Issue[] {
   objects(port["routes"]).forEach((route, r) => {
     const at = `spec.ports.${p}.routes.${r}`;
     const regex = route["regex"] !== undefined;
-    if (regex && route["prefix"] !== undefined) issues.push({ path: `${at}.prefix`, message: "must not be set together with regex" });
+    if (regex && route["prefix"] !== undefined)
+      issues.push({ path: `${at}.prefix`, message: "must not be set together with regex" });
     if (regex && route["replacePrefix"] !== undefined)
       issues.push({ path: `${at}.replacePrefix`, message: "is not supported on a regex route" });
     if (route["hostPrefix"] !== undefined && route["hostRegex"] !== undefined)
@@ -149,12 +152,18 @@ function routeIssues(spec: JsonObject, port: JsonObject, p: number): Issue[] {
         issues.push({ path: `${at}.${field}`, message: "needs spec.acceptAllHosts or spec.acceptAllSubdomains" });
     }
     const key = routeKey(route) ?? "";
-    if (seen.has(key)) issues.push({ path: `${at}.${regex ? "regex" : "prefix"}`, message: `duplicates the route ${key} of this port` });
+    if (seen.has(key))
+      issues.push({ path: `${at}.${regex ? "regex" : "prefix"}`, message: `duplicates the route ${key} of this port` });
     seen.add(key);
-    const set = isObject(route["headers"]) && isObject(route["headers"]["request"]) ? route["headers"]["request"]["set"] : undefined;
+    const set =
+      isObject(route["headers"]) && isObject(route["headers"]["request"])
+        ? route["headers"]["request"]["set"]
+        : undefined;
     if (isObject(set)) {
       for (const [header, value] of Object.entries(set)) {
-        const unknown = String(value).match(/%[A-Z_]+%/g)?.find((token) => !HEADER_PLACEHOLDERS.includes(token));
+        const unknown = String(value)
+          .match(/%[A-Z_]+%/g)
+          ?.find((token) => !HEADER_PLACEHOLDERS.includes(token));
         if (unknown !== undefined)
           issues.push({
             path: `${at}.headers.request.set.${header}`,
@@ -182,7 +191,8 @@ export function specIssues(name: string, spec: JsonObject, tags: JsonObject): Is
     issues.push({ path: "spec.dnsMode", message: `must be 'cname' for an apex domain (${name})` });
   if (workloadLink !== undefined && spec["certChallengeType"] === "http01")
     issues.push({ path: "spec.certChallengeType", message: "is not supported with spec.workloadLink (use dns01)" });
-  const limit = tags[ROUTE_LIMIT_TAG] === undefined || tags[ROUTE_LIMIT_TAG] === null ? MAX_ROUTES : ROUTE_LIMIT_OVERRIDE;
+  const limit =
+    tags[ROUTE_LIMIT_TAG] === undefined || tags[ROUTE_LIMIT_TAG] === null ? MAX_ROUTES : ROUTE_LIMIT_OVERRIDE;
   const numbers = new Set<number>();
   let total = 0;
   ports.forEach((port, p) => {
@@ -194,13 +204,22 @@ export function specIssues(name: string, spec: JsonObject, tags: JsonObject): Is
     if (gvcLink && routes.length > 0)
       issues.push({ path: `spec.ports.${p}.routes`, message: "must be empty when spec.gvcLink is set" });
     if (routes.length > limit)
-      issues.push({ path: `spec.ports.${p}.routes`, message: `must hold at most ${limit} routes (tag ${ROUTE_LIMIT_TAG} raises it to ${ROUTE_LIMIT_OVERRIDE})` });
+      issues.push({
+        path: `spec.ports.${p}.routes`,
+        message: `must hold at most ${limit} routes (tag ${ROUTE_LIMIT_TAG} raises it to ${ROUTE_LIMIT_OVERRIDE})`,
+      });
     if (typeof workloadLink === "string") {
       if (routes.length !== 1)
-        issues.push({ path: `spec.ports.${p}.routes`, message: "must hold exactly one route when spec.workloadLink is set" });
+        issues.push({
+          path: `spec.ports.${p}.routes`,
+          message: "must hold exactly one route when spec.workloadLink is set",
+        });
       routes.forEach((route, r) => {
         if (route["workloadLink"] !== workloadLink)
-          issues.push({ path: `spec.ports.${p}.routes.${r}.workloadLink`, message: `must be spec.workloadLink (${workloadLink})` });
+          issues.push({
+            path: `spec.ports.${p}.routes.${r}.workloadLink`,
+            message: `must be spec.workloadLink (${workloadLink})`,
+          });
       });
     }
     const tls = port["tls"];
@@ -216,13 +235,19 @@ export function specIssues(name: string, spec: JsonObject, tags: JsonObject): Is
     if (isObject(port["cors"])) {
       objects(port["cors"]["allowOrigins"]).forEach((origin, o) => {
         if ((origin["exact"] === undefined) === (origin["regex"] === undefined))
-          issues.push({ path: `spec.ports.${p}.cors.allowOrigins.${o}`, message: "must have exactly one of exact and regex" });
+          issues.push({
+            path: `spec.ports.${p}.cors.allowOrigins.${o}`,
+            message: "must have exactly one of exact and regex",
+          });
       });
     }
     issues.push(...routeIssues(spec, port, p));
   });
   if (total > limit && !issues.some((issue) => issue.message.startsWith("must hold at most")))
-    issues.push({ path: "spec.ports", message: `must hold at most ${limit} routes in all (tag ${ROUTE_LIMIT_TAG} raises it to ${ROUTE_LIMIT_OVERRIDE})` });
+    issues.push({
+      path: "spec.ports",
+      message: `must hold at most ${limit} routes in all (tag ${ROUTE_LIMIT_TAG} raises it to ${ROUTE_LIMIT_OVERRIDE})`,
+    });
   // Every route, mirror and canary names a workload of one gvc (ai-plugin: "All routes must target workloads in the
   // same GVC").
   const gvc = gvcOf(spec);
@@ -243,7 +268,8 @@ export async function missingTargets(org: string, spec: JsonObject, tx: StoreOps
   const gvcLink = spec["gvcLink"];
   if (typeof gvcLink === "string") {
     const gvc = /^\/org\/[^/]+\/gvc\/([^/]+)$/.exec(gvcLink)?.[1];
-    if (gvc !== undefined && !(await tx.get(org, "gvc", "", gvc))) issues.push({ path: "spec.gvcLink", message: `names no gvc ${gvc}` });
+    if (gvc !== undefined && !(await tx.get(org, "gvc", "", gvc)))
+      issues.push({ path: "spec.gvcLink", message: `names no gvc ${gvc}` });
   }
   if (isKind("workload")) {
     const seen = new Map<string, boolean>();
@@ -252,7 +278,8 @@ export async function missingTargets(org: string, spec: JsonObject, tx: StoreOps
       if (target === undefined) continue;
       const key = `${target.gvc}/${target.name}`;
       if (!seen.has(key)) seen.set(key, (await tx.get(org, "workload", target.gvc, target.name)) !== undefined);
-      if (seen.get(key) === false) issues.push({ path, message: `names no workload ${target.name} in gvc ${target.gvc}` });
+      if (seen.get(key) === false)
+        issues.push({ path, message: `names no workload ${target.name} in gvc ${target.gvc}` });
     }
   }
   if (isKind("secret")) {

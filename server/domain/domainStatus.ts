@@ -78,15 +78,23 @@ export async function domainStatus(
   } else if (gvc !== undefined) {
     const target = `${await aliasOf(org, gvc, tx)}.cpln.app`;
     records.push({ type: "CNAME", ttl: CNAME_TTL, host: name, value: target });
-    if (spec["gvcLink"] !== undefined) records.push({ type: "CNAME", ttl: CNAME_TTL, host: `*.${name}`, value: target });
+    if (spec["gvcLink"] !== undefined)
+      records.push({ type: "CNAME", ttl: CNAME_TTL, host: `*.${name}`, value: target });
     if (spec["certChallengeType"] === "dns01")
-      records.push({ type: "CNAME", ttl: CNAME_TTL, host: `_acme-challenge.${name}`, value: "_acme-challenge.cpln.app" });
+      records.push({
+        type: "CNAME",
+        ttl: CNAME_TTL,
+        host: `_acme-challenge.${name}`,
+        value: "_acme-challenge.cpln.app",
+      });
   }
   const state = ready ? "ready" : "pendingDnsConfig";
   const gvcRecord = gvc === undefined ? undefined : await tx.get(org, "gvc", "", gvc);
   const placement = gvcRecord?.doc["spec"];
   const locationLinks =
-    isObject(placement) && isObject(placement["staticPlacement"]) ? placement["staticPlacement"]["locationLinks"] : undefined;
+    isObject(placement) && isObject(placement["staticPlacement"])
+      ? placement["staticPlacement"]["locationLinks"]
+      : undefined;
   const locations = (Array.isArray(locationLinks) ? locationLinks : [])
     .filter((link): link is string => typeof link === "string")
     .map((link) => ({ name: link.slice(link.lastIndexOf("/") + 1), certificateStatus: state }));

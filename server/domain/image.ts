@@ -14,8 +14,14 @@ function defaultManifest(name: string): JsonObject {
   return {
     schemaVersion: 2,
     mediaType: "application/vnd.docker.distribution.manifest.v2+json",
-    config: { mediaType: "application/vnd.docker.container.image.v1+json", size: 1024, digest: sha256(`config ${name}`) },
-    layers: [{ mediaType: "application/vnd.docker.image.rootfs.diff.tar.gzip", size: 4096, digest: sha256(`layer ${name}`) }],
+    config: {
+      mediaType: "application/vnd.docker.container.image.v1+json",
+      size: 1024,
+      digest: sha256(`config ${name}`),
+    },
+    layers: [
+      { mediaType: "application/vnd.docker.image.rootfs.diff.tar.gzip", size: 4096, digest: sha256(`layer ${name}`) },
+    ],
   };
 }
 

@@ -287,7 +287,10 @@ export function emulatorRoutes(hooks: EmulatorHooks, defaultOrg: string): Route[
         const created = await records.store.transaction((tx) =>
           records.insert(tx, org, "image", "", undefined, body, nowIso()),
         );
-        return reply.code(201).header("location", selfLink(org, "image", String(body["name"]))).send(created);
+        return reply
+          .code(201)
+          .header("location", selfLink(org, "image", String(body["name"])))
+          .send(created);
       }),
       description:
         "Admin key only: 401 without valid credentials, 403 for any other principal. Creates the image " +

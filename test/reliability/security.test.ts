@@ -28,6 +28,7 @@ import {
   http,
   loadProviderKit,
   report,
+  exampleName,
   validCreateBody,
   type HttpAnswer,
   type ProviderKit,
@@ -152,7 +153,7 @@ function base(kind: string): string {
 function targetOf(kind: string): string {
   if (kind === "quota") return quotaId;
   if (kind === "location") return locationName;
-  return targets[kind] as string;
+  return targets[kind] ?? exampleName(kind, `example-${kind}`);
 }
 
 function itemPath(kind: string, name: string): string {
@@ -203,6 +204,11 @@ beforeAll(async () => {
   await admin("POST", `/org/${ORG}/cloudaccount`, validCreateBody("cloudaccount", "ca"));
   await admin("POST", `/org/${ORG}/mk8s`, validCreateBody("mk8s", "cluster"));
   await admin("POST", `/org/${ORG}/auditctx`, validCreateBody("auditctx", "audit"));
+  // Every other creatable kind gets its target from its declaration's example body.
+  for (const kind of kindNames) {
+    const body = validCreateBody(kind, `example-${kind}`);
+    if (targets[kind] === undefined && body !== undefined) await admin("POST", base(kind), body);
+  }
   quotaId = ((await admin("GET", `/org/${ORG}/quota`)).json as { items: { id: string }[] }).items[0]!.id;
   locationName = ((await admin("GET", `/org/${ORG}/location`)).json as { items: { name: string }[] }).items[0]!.name;
 
@@ -426,7 +432,7 @@ describe("authorization matrix: every endpoint × principal", () => {
         if (body !== undefined && mayDelete) {
           const fresh = `del-${p.name.toLowerCase()}`;
           await admin("POST", base(kind), validCreateBody(kind, fresh));
-          const freshName = kind === "user" ? `${fresh}@example.com` : fresh;
+          const freshName = exampleName(kind, fresh);
           record(p, `DELETE ${kind} item`, await as(p, "DELETE", itemPath(kind, freshName)), [
             kinds[kind].deletable === false ? 403 : 202,
           ]);
