@@ -67,9 +67,11 @@ function normalizedPort(org: string, port: JsonObject): JsonObject {
     }
     out["cors"] = cors;
   }
-  // Port 443 over http or http2 gets TLS settings when it names none (ai-plugin; the defaults are terraform's).
-  const web = out["protocol"] === "http" || out["protocol"] === "http2";
-  if (out["tls"] === undefined && out["number"] === 443 && web) {
+  // A port gets the default TLS settings when it names none, unless it is a non-standard port of a non-HTTP protocol
+  // (docs reference/domain: "it will always revert to the default configuration unless the domain is using a
+  // non-standard port and a non-HTTP protocol"); the defaults are the docs' and terraform's.
+  const standard = out["number"] === 443 || out["number"] === 80;
+  if (out["tls"] === undefined && (standard || out["protocol"] !== "tcp")) {
     out["tls"] = { minProtocolVersion: "TLSV1_2", cipherSuites: [...defaultCipherSuites] };
   } else if (isObject(out["tls"])) {
     const tls: JsonObject = { minProtocolVersion: "TLSV1_2", cipherSuites: [...defaultCipherSuites], ...out["tls"] };

@@ -170,12 +170,13 @@ const checks: Record<string, (fact: Fact) => Promise<void>> = {
     const made = await create({
       ports: [
         { number: 443, protocol: "http" },
-        { number: 8080, protocol: "http" },
+        { number: 8080, protocol: "http2" },
+        { number: 8443, protocol: "tcp" },
       ],
     });
-    expect(made.spec.ports[0]?.["tls"]).toEqual({ minProtocolVersion: "TLSV1_2", cipherSuites: fact["cipherSuites"] });
-    // Only port 443 gets TLS settings it did not ask for.
-    expect(made.spec.ports[1]?.["tls"]).toBeUndefined();
+    const tls = { minProtocolVersion: "TLSV1_2", cipherSuites: fact["cipherSuites"] };
+    // Every port but a non-standard one of a non-HTTP protocol gets the default TLS settings.
+    expect(made.spec.ports.map((p) => p["tls"])).toEqual([tls, tls, undefined]);
   },
   rule: async (fact) => {
     await refusedAt(fact["spec"], String(fact["path"]), (fact["name"] as string | undefined) ?? unique());
