@@ -128,12 +128,21 @@ export function workloadLinks(spec: JsonObject): { path: string; link: string }[
   return found;
 }
 
-/** The gvc the domain's workloads live in (the first link's), or its gvcLink's. */
+/**
+ * The gvc the domain's workloads live in: its gvcLink's, else the gvc most of its workload links name (the first of
+ * them on a tie), so a route added in another gvc is the one named wrong.
+ */
 export function gvcOf(spec: JsonObject): string | undefined {
   const gvcLink = spec["gvcLink"];
   if (typeof gvcLink === "string") return /\/gvc\/([^/]+)$/.exec(gvcLink)?.[1];
-  const first = workloadLinks(spec)[0];
-  return first ? workloadOf(first.link)?.gvc : undefined;
+  const counts = new Map<string, number>();
+  for (const { link } of workloadLinks(spec)) {
+    const gvc = workloadOf(link)?.gvc;
+    if (gvc !== undefined) counts.set(gvc, (counts.get(gvc) ?? 0) + 1);
+  }
+  let best: string | undefined;
+  for (const [gvc, count] of counts) if (best === undefined || count > (counts.get(best) ?? 0)) best = gvc;
+  return best;
 }
 
 function routeIssues(spec: JsonObject, port: JsonObject, p: number): Issue[] {
