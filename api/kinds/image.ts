@@ -1,5 +1,5 @@
 import { catalogOf } from "./catalogs.js";
-import { image, imagePatch } from "../schemas/image.js";
+import { image, imageName, imagePatch } from "../schemas/image.js";
 import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
@@ -22,7 +22,7 @@ export const imageKind: KindDescriptor = {
     patch: () => imagePatch(),
   },
   patchRules: { arrays: {} },
-  addressing: { field: "name", by: "name" },
+  addressing: { field: "name", by: "name", schema: () => imageName() },
   examples: {
     patch: (marker) => ({ tags: { example: marker } }),
   },

@@ -11,34 +11,23 @@ import { echoOnly } from "./jsonRules.js";
  * only its metadata tags can change. fidelity/facts/image.json holds these facts with their sources.
  */
 
-/** A repository of the org's registry: lowercase components joined by '.', '_' or '-' (Docker's rule), no '/'. */
-export const REPOSITORY_PATTERN = /^[a-z0-9]+([._-][a-z0-9]+)*$/;
-/** A tag (Docker's rule): a letter, digit or '_' first, then letters, digits, '_', '.' and '-'. */
-export const TAG_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 export const IMAGE_PART_MAX = 128;
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * `<repository>:<tag>`: a repository of lowercase letters, digits, '.', '_' and '-' (a letter or digit first, no '/':
+ * cpln-local serves one path segment), a tag of letters, digits, '_', '.' and '-' ('.' and '-' not first); each at most
+ * 128 characters.
+ */
+export const IMAGE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 export const imageName = lazy(() =>
   z
     .string()
     .max(2 * IMAGE_PART_MAX + 1)
-    .refine(
-      (value) => {
-        const colon = value.lastIndexOf(":");
-        if (colon <= 0) return false;
-        const repository = value.slice(0, colon);
-        const tag = value.slice(colon + 1);
-        return (
-          repository.length <= IMAGE_PART_MAX &&
-          tag.length <= IMAGE_PART_MAX &&
-          REPOSITORY_PATTERN.test(repository) &&
-          TAG_PATTERN.test(tag)
-        );
-      },
-      {
-        message:
-          "must be <repository>:<tag>: a lowercase repository (letters, digits, '.', '_', '-') and a tag (letters, digits, '_', '.', '-'), each at most 128 characters",
-      },
+    .regex(
+      IMAGE_NAME_PATTERN,
+      "must be <repository>:<tag>: a repository of lowercase letters, digits, '.', '_', '-' and a tag of letters, digits, '_', '.', '-', each at most 128 characters",
     )
     .describe("The image's name: <repository>:<tag>, e.g. app:v1."),
 );

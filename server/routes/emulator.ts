@@ -282,7 +282,8 @@ export function emulatorRoutes(hooks: EmulatorHooks, defaultOrg: string): Route[
         await orgMustExist(hooks, org);
         const parsed = imagePush().safeParse(request.body);
         if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
-        const body = parsed.data as JsonObject;
+        // The body as sent (checked above): the digest is of the manifest's bytes, in the order they came.
+        const body = request.body as JsonObject;
         const { records } = hooks;
         const created = await records.store.transaction((tx) =>
           records.insert(tx, org, "image", "", undefined, body, nowIso()),

@@ -230,7 +230,8 @@ function itemParam(kind: Kind): RouteParam {
     schema: () => {
       const properties = createBody ? jsonSchemaOf(createBody(), "input")["properties"] : undefined;
       const fromBody = (properties as Record<string, JsonSchema> | undefined)?.[field];
-      const schema = { ...(fromBody ?? jsonSchemaOf(nameSchema(), "input")) };
+      const stated = addressing.schema ? jsonSchemaOf(addressing.schema(), "input") : undefined;
+      const schema = { ...(fromBody ?? stated ?? jsonSchemaOf(nameSchema(), "input")) };
       delete schema["description"];
       return schema;
     },
