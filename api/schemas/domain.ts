@@ -72,8 +72,7 @@ export const domainStatuses = [
 ] as const;
 
 /** A domain's name: a fully qualified DNS name (labels of letters, digits and '-', a letter TLD), lowercase. */
-export const DOMAIN_NAME_PATTERN =
-  /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+export const DOMAIN_NAME_PATTERN = /^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 export const MAX_PORTS = 10;
 /** Routes per port (and per domain); the tag `cpln/routeLimitOverride` raises it to `ROUTE_LIMIT_OVERRIDE`. */
 export const MAX_ROUTES = 150;
