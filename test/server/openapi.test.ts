@@ -60,7 +60,7 @@ function documented(): Set<string> {
 }
 
 describe("the OpenAPI document", () => {
-  it("lints with Redocly's recommended rules: 0 errors; the only warnings are the three meta operations without 4xx and the auditctx DELETE without 2xx", async () => {
+  it("lints with Redocly's recommended rules: 0 errors; the only warnings are the four meta operations without 4xx and the auditctx DELETE without 2xx", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cpln-openapi-"));
     try {
       const file = join(dir, "openapi.json");
@@ -80,7 +80,7 @@ describe("the OpenAPI document", () => {
       };
       expect(report.problems.filter((p) => p.severity === "error")).toEqual([]);
       expect(report.totals.errors).toBe(0);
-      // GET /, GET /about and GET /openapi.json cannot fail (no parameters, no body, no credentials): no 4xx to document.
+      // GET /, GET /about, GET /discovery and GET /openapi.json cannot fail (no parameters, no body, no credentials): no 4xx to document.
       const warnings = report.problems
         .filter((p) => p.severity === "warn")
         .map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ""}`)
@@ -90,6 +90,7 @@ describe("the OpenAPI document", () => {
         "operation-2xx-response #/paths/~1org~1{org}~1auditctx~1{name}/delete/responses",
         "operation-4xx-response #/paths/~1/get/responses",
         "operation-4xx-response #/paths/~1about/get/responses",
+        "operation-4xx-response #/paths/~1discovery/get/responses",
         "operation-4xx-response #/paths/~1openapi.json/get/responses",
       ]);
     } finally {
