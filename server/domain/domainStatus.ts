@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isKind } from "../../api/kinds.js";
 import type { JsonObject, JsonValue, StoreOps } from "../store/store.js";
 import { isObject } from "./common.js";
 import { apexOf, gvcOf } from "./domainSpec.js";
@@ -42,7 +43,19 @@ async function aliasOf(org: string, gvc: string, tx: StoreOps): Promise<string> 
   return typeof alias === "string" && alias !== "" ? alias : gvc;
 }
 
-function endpoints(name: string, spec: JsonObject): JsonObject[] {
+/**
+ * The URLs the domain serves: one per route, or with a gvcLink one subdomain per workload of the gvc (docs
+ * reference/domain: "Control Plane will create the following subdomains", `<workload>.<domain>`), listed when
+ * cpln-local serves workloads.
+ */
+async function endpoints(org: string, name: string, spec: JsonObject, tx: StoreOps): Promise<JsonObject[]> {
+  const gvcLink = spec["gvcLink"];
+  if (typeof gvcLink === "string") {
+    const gvc = gvcLink.slice(gvcLink.lastIndexOf("/") + 1);
+    if (!isKind("workload")) return [];
+    const workloads = await tx.list(org, "workload", gvc);
+    return workloads.map((w) => ({ url: `https://${w.name}.${name}`, workloadLink: `${gvcLink}/workload/${w.name}` }));
+  }
   const out: JsonObject[] = [];
   for (const port of objects(spec["ports"])) {
     const scheme = port["protocol"] === "tcp" ? "tcp" : "https";
@@ -100,7 +113,7 @@ export async function domainStatus(
     .map((link) => ({ name: link.slice(link.lastIndexOf("/") + 1), certificateStatus: state }));
   return {
     status: state,
-    endpoints: endpoints(name, spec),
+    endpoints: await endpoints(org, name, spec, tx),
     locations,
     fingerprint: createHash("sha256").update(canonical(spec)).digest("hex").slice(0, 16),
     dnsConfig: records,

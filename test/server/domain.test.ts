@@ -4,7 +4,7 @@
  * spec's rules (field and rule named, nothing stored), links checked against stored objects, and permissions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isKind, patchRules } from "../../api/kinds.js";
+import { isKind, kinds, patchRules } from "../../api/kinds.js";
 import { buildPatch } from "../../api/patch/index.js";
 import type { RunningServer } from "../../server/index.js";
 import {
@@ -318,6 +318,31 @@ describe("the emulated status", () => {
     // The status is the server's: a PATCH of it is ignored, never stored.
     const echo = await admin(server).patch(`${base}/status.example.com`, { status: { status: "errored" } });
     expect([echo.status, (echo.body as Domain).status["status"]]).toEqual([200, "ready"]);
+  });
+});
+
+describe("subdomain routing", () => {
+  it("with a gvcLink: the NS records, and one endpoint per workload of the gvc once cpln-local serves workloads", async () => {
+    // Read through a string: "workload" is a kind name only once another change registers it.
+    const workloadKind: string = "workload";
+    const workload = isKind(workloadKind) ? kinds[workloadKind].examples.create?.("sub-web") : undefined;
+    if (workload !== undefined) {
+      expect((await admin(server).post(`/org/${ORG}/gvc/default/workload`, workload)).status).toBe(201);
+    }
+    const made = await make("apps.example.com", { gvcLink: "//gvc/default", certChallengeType: "dns01" });
+    expect(made.spec["dnsMode"]).toBe("ns");
+    expect((made.status["dnsConfig"] as { type: string }[]).map((r) => r.type)).toEqual([
+      "TXT",
+      "NS",
+      "NS",
+      "NS",
+      "NS",
+    ]);
+    expect(made.status["endpoints"]).toEqual(
+      workload === undefined
+        ? []
+        : [{ url: "https://sub-web.apps.example.com", workloadLink: `/org/${ORG}/gvc/default/workload/sub-web` }],
+    );
   });
 });
 
