@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/index.js";
+import { ensureWorkloads } from "../server/helpers.js";
 
 const CPLN = join(__dirname, "..", "..", "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js");
 const ADMIN_KEY = "cliadmin.secret-admin-key-for-the-cli-domain-tests";
@@ -18,6 +19,19 @@ beforeAll(async () => {
   server = await startServer({ org: "demo", adminKey: ADMIN_KEY });
   // A throwaway HOME: the CLI keeps profiles and caches there, so nothing leaks between runs.
   home = mkdtempSync(join(tmpdir(), "cpln-home-"));
+  await ensureWorkloads(
+    async (path, body) => {
+      const answer = await fetch(`${server.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: answer.status };
+    },
+    "demo",
+    "default",
+    ["web", "api"],
+  );
 });
 afterAll(async () => {
   await server.close();

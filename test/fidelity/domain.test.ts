@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { certChallengeTypes, cipherSuites, dnsModes, domainProtocols, tlsVersions } from "../../api/schemas/domain.js";
 import type { RunningServer } from "../../server/index.js";
-import { ORG, admin, start } from "../server/helpers.js";
+import { ORG, admin, ensureWorkloads, start } from "../server/helpers.js";
 import { loadFacts, Tally, type Fact } from "./facts.js";
 
 let server: RunningServer;
@@ -22,6 +22,7 @@ type Port = Record<string, unknown> & { number: number; routes?: Record<string, 
 
 beforeAll(async () => {
   server = await start();
+  await ensureWorkloads(admin(server).post, ORG, "default", ["web", "api", "shadow", "next"]);
 });
 // The org holds at most 20 domains (its `domains` quota): each check deletes what it made.
 const made: string[] = [];

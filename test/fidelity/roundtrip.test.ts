@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectionPath } from "../../api/links.js";
 import { kindNames, kinds } from "../../api/kinds.js";
 import type { RunningServer } from "../../server/index.js";
-import { ADMIN_KEY, ORG, admin, bearer, call, start } from "../server/helpers.js";
+import { ADMIN_KEY, ORG, admin, bearer, call, ensureWorkloads, start } from "../server/helpers.js";
 
 let server: RunningServer;
 
@@ -27,6 +27,7 @@ beforeAll(async () => {
   ).toBe(201);
   // An image (the API creates none: the emulator's push stands in for a docker push).
   expect((await admin(server).post(`/_cpln-local/org/${ORG}/image`, { name: "app:v1" })).status).toBe(201);
+  await ensureWorkloads(admin(server).post, ORG, "default", ["api", "web", "tcp"]);
   // A domain using every part of its spec: routes (prefix, regex, host rule, headers, mirror), CORS and TLS.
   expect(
     (

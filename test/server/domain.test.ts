@@ -16,6 +16,7 @@ import {
   as,
   bearer,
   call,
+  ensureWorkloads,
   links,
   serviceAccountWithKey,
   start,
@@ -42,6 +43,7 @@ interface Domain {
 
 beforeAll(async () => {
   server = await start();
+  await ensureWorkloads(admin(server).post, ORG, "default", ["web", "api"]);
 });
 afterAll(async () => {
   await server.close();
