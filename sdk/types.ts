@@ -455,6 +455,8 @@ export type Kind =
   | "serviceaccount"
   | "workload"
   | "quota"
+  | "domain"
+  | "image"
   | "auditctx"
   | "mk8s"
   | "volumeset";

@@ -8,8 +8,10 @@
 import type { PatchRules } from "../patch/rules.js";
 import { auditCtxKind } from "./auditCtx.js";
 import { cloudAccountKind } from "./cloudAccount.js";
+import { domainKind } from "./domain.js";
 import { groupKind } from "./group.js";
 import { gvcKind } from "./gvc.js";
+import { imageKind } from "./image.js";
 import { locationKind } from "./location.js";
 import { mk8sKind } from "./mk8s.js";
 import { orgKind } from "./org.js";
@@ -41,6 +43,8 @@ export const kinds: Readonly<Record<Kind, KindDescriptor>> = {
   auditctx: auditCtxKind,
   quota: quotaKind,
   workload: workloadKind,
+  domain: domainKind,
+  image: imageKind,
 };
 
 /** The patch rules of every kind by kind name (read from the descriptors), for `applyPatch` and `buildPatch`. */

@@ -16,5 +16,7 @@ export const kindNames = [
   "auditctx",
   "quota",
   "workload",
+  "domain",
+  "image",
 ] as const;
 export type Kind = (typeof kindNames)[number];

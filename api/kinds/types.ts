@@ -89,7 +89,12 @@ export interface KindDescriptor {
    * How an object is named in paths: `field` is the body field that names a new object (`name`; a user's `email`) or
    * `id` when objects are addressed by their UUID (`by: "id"`, quotas, whose names repeat per gvc).
    */
-  readonly addressing: { readonly field: string; readonly by: "name" | "id" };
+  readonly addressing: {
+    readonly field: string;
+    readonly by: "name" | "id";
+    /** The rule of the name in paths when no create body states it (images: `<repository>:<tag>`). */
+    readonly schema?: () => z.ZodType;
+  };
   /** The kind has one object per org, addressed as `/org/{org}` (the org itself). */
   readonly singleton?: boolean;
   /**

@@ -15,3 +15,5 @@ export * from "./gvc.js";
 export * from "./org.js";
 export * from "./user.js";
 export * from "./workload.js";
+export * from "./domain.js";
+export * from "./image.js";

@@ -1,8 +1,10 @@
 import { kindNames, kinds, type Kind } from "../../api/kinds.js";
 import { auditCtxRules } from "./auditCtx.js";
 import { cloudAccountRules } from "./cloudAccount.js";
+import { domainRules } from "./domain.js";
 import { groupRules } from "./group.js";
 import { gvcRules } from "./gvc.js";
+import { imageRules } from "./image.js";
 import { locationRules } from "./location.js";
 import { mk8sRules } from "./mk8s.js";
 import { orgRules } from "./org.js";
@@ -29,6 +31,8 @@ const serverRules: Readonly<Record<Kind, KindServerRules>> = {
   auditctx: auditCtxRules,
   quota: quotaRules,
   workload: workloadRules,
+  domain: domainRules,
+  image: imageRules,
 };
 
 /** One kind's full rules: its contract descriptor (schemas, addressing) with the server's rules. */

@@ -26,7 +26,7 @@ export const STORED_BYTES_QUOTA = "stored-bytes";
 export const quotaDefinitions: readonly QuotaDefinition[] = [
   { name: "agents", description: "Max number of agents", unit: "count", max: 10, perGvc: false },
   { name: "gvcs", description: "Max number of gvc's", unit: "count", max: 20, perGvc: false, counts: "gvc" },
-  { name: "domains", description: "Max number of domains", unit: "count", max: 20, perGvc: false },
+  { name: "domains", description: "Max number of domains", unit: "count", max: 20, perGvc: false, counts: "domain" },
   {
     name: "cloudaccounts",
     description: "Max number of cloudaccounts",

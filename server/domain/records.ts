@@ -617,7 +617,7 @@ export class RecordService {
             if (Object.hasOwn(next, field)) delete next[field];
           } else next[field] = previous[field];
         }
-        if (rules.afterPatch) next = rules.afterPatch(previous, next, ctx);
+        if (rules.afterPatch) next = await rules.afterPatch(previous, next, ctx);
         if (editForbidden !== undefined && !equalUnder(previous, next, this.patchRulesOf(kind))) {
           throw forbidden(editForbidden);
         }

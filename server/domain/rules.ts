@@ -110,8 +110,8 @@ export interface KindRules {
   serverTags?: readonly string[];
   /** Top-level fields holding a stored query document (checked like a query body: terms, patterns). */
   queryFields?: readonly string[];
-  /** Adjusts a patch result before validation (e.g. keeps server tags). */
-  afterPatch?(previous: JsonObject, next: JsonObject, ctx: RuleContext): JsonObject;
+  /** Adjusts a patch result before validation (e.g. keeps server tags, derives a status from the store). */
+  afterPatch?(previous: JsonObject, next: JsonObject, ctx: RuleContext): JsonObject | Promise<JsonObject>;
   /**
    * Array fields (at any depth) whose items are links stored in full form: the items a patch directive names
    * (`$drop/`, `$retain/`, `$append/` of these fields) are read in full form too, so `//group/x` names

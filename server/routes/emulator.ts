@@ -11,6 +11,11 @@ import { named, type QueryParam, type Route, type RouteParam } from "./table.js"
 import { kindNames } from "../../api/kinds.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
 import { jsonSchemaOf } from "./table.js";
+import { issuesFromZod } from "../../api/errors.js";
+import { selfLink } from "../../api/links.js";
+import { image, imagePush } from "../../api/schemas/image.js";
+import { nowIso } from "../domain/common.js";
+import type { JsonObject } from "../store/store.js";
 
 /**
  * The reserved prefix of the emulator's own endpoints. API paths start with `/org`, `/about` or `/openapi.json`;
@@ -262,6 +267,36 @@ export function emulatorRoutes(hooks: EmulatorHooks, defaultOrg: string): Route[
           console: { capacity: recent.console.capacity, bytes: recent.console.bytes, budget: recent.console.budget },
         };
       }),
+    },
+    {
+      method: "POST",
+      path: `${EMULATOR_PREFIX}/org/{org}/image`,
+      operationId: "pushLocalImage",
+      summary: "Push an image: what a docker push to the org's registry does (the API itself creates no image)",
+      params: [orgParam],
+      body: named("LocalImagePush", "input", imagePush),
+      responses: [{ status: 201, description: "The image", body: named("LocalImage", "output", image) }],
+      errors: [400, 401, 403, 404, 409, 413, 415],
+      ...admin(async (request, reply) => {
+        const org = orgOf(request);
+        await orgMustExist(hooks, org);
+        const parsed = imagePush().safeParse(request.body);
+        if (!parsed.success) throw badRequest(issuesFromZod(parsed.error));
+        // The body as sent (checked above): the digest is of the manifest's bytes, in the order they came.
+        const body = request.body as JsonObject;
+        const { records } = hooks;
+        const created = await records.store.transaction((tx) =>
+          records.insert(tx, org, "image", "", undefined, body, nowIso()),
+        );
+        return reply
+          .code(201)
+          .header("location", selfLink(org, "image", String(body["name"])))
+          .send(created);
+      }),
+      description:
+        "Admin key only: 401 without valid credentials, 403 for any other principal. Creates the image " +
+        "`<repository>:<tag>` with the manifest sent (or one derived from the name); its digest is the manifest's " +
+        "sha256. A name the org holds already is a 409 (delete the image first to push it again).",
     },
     {
       method: "DELETE",

@@ -43,13 +43,28 @@ const rootSchema = () =>
     })
     .describe("Pointers for someone who opened the server's address.");
 
+/**
+ * `GET /discovery` as the real API serves it (types-ts `src/interfaces/discovery.ts`): where the other services of
+ * the platform are. The official CLI reads it without credentials before its image commands (`endpoints.registry`,
+ * `@controlplane/cli` dist/src/session/session.js and commands/image.js). cpln-local runs none of those services: it
+ * names only the registry, as a host under `.invalid` (RFC 6761), so nothing resolves it.
+ */
+const discoverySchema = () =>
+  z
+    .looseObject({
+      endpoints: z
+        .looseObject({ registry: z.string().describe("The org's registry ('{org}' stands for the org's name).") })
+        .describe("Where the platform's services are."),
+    })
+    .describe("Where the platform's services are (the CLI reads it before its image commands).");
+
 /** An OpenAPI document is any JSON object; its own schema is the OpenAPI 3.1 specification's. */
 const openApiSchema = () =>
   z.looseObject({ openapi: z.string().describe("OpenAPI version (3.1.x).") }).describe("The OpenAPI 3.1 document.");
 
 /**
- * `GET /` (pointers to the rest, so a browser or `curl` on the bare address is not met by a 401), `GET /about` and
- * `GET /openapi.json`: public, never subject to fault injection. `routes` is every served route,
+ * `GET /` (pointers to the rest, so a browser or `curl` on the bare address is not met by a 401), `GET /about`,
+ * `GET /discovery` and `GET /openapi.json`: public, never subject to fault injection. `routes` is every served route,
  * this pair included: the document is generated from it.
  */
 export function metaRoutes(org: string, routes: () => readonly Route[]): Route[] {
@@ -88,6 +103,19 @@ export function metaRoutes(org: string, routes: () => readonly Route[]): Route[]
       auth: "none",
       noFaults: true,
       handler: async () => ({ name: "cpln-local", version, org, api: "Control Plane organization API" }),
+    },
+    {
+      method: "GET",
+      path: "/discovery",
+      operationId: "getDiscovery",
+      summary: "Where the platform's services are (only the registry: cpln-local runs no other)",
+      tags: ["meta"],
+      params: [],
+      responses: [{ status: 200, description: "Endpoints", body: named("Discovery", "output", discoverySchema) }],
+      errors: [],
+      auth: "none",
+      noFaults: true,
+      handler: async () => ({ endpoints: { registry: "https://{org}.registry.cpln-local.invalid" } }),
     },
     {
       method: "GET",

@@ -230,7 +230,8 @@ function itemParam(kind: Kind): RouteParam {
     schema: () => {
       const properties = createBody ? jsonSchemaOf(createBody(), "input")["properties"] : undefined;
       const fromBody = (properties as Record<string, JsonSchema> | undefined)?.[field];
-      const schema = { ...(fromBody ?? jsonSchemaOf(nameSchema(), "input")) };
+      const stated = addressing.schema ? jsonSchemaOf(addressing.schema(), "input") : undefined;
+      const schema = { ...(fromBody ?? stated ?? jsonSchemaOf(nameSchema(), "input")) };
       delete schema["description"];
       return schema;
     },
@@ -278,7 +279,7 @@ function patchBodyOf(patch: JsonSchema, required: readonly string[]): JsonSchema
  * The PUT body of a kind, derived from its PATCH schema the way the server applies a PUT: each `$replace/<f>` field
  * becomes `<f>` (the whole value), the read-only fields a client may echo stay, the other directives go.
  */
-function putBodyOf(patch: JsonSchema, required: readonly string[]): JsonSchema {
+function putBodyOf(patch: JsonSchema, required: readonly string[], defaulted: readonly string[] = []): JsonSchema {
   const properties = (patch["properties"] ?? {}) as Record<string, JsonSchema>;
   const out: Record<string, JsonSchema> = {};
   for (const [key, schema] of Object.entries(properties)) {
@@ -291,7 +292,9 @@ function putBodyOf(patch: JsonSchema, required: readonly string[]): JsonSchema {
       out[field] = { ...(properties[key] as JsonSchema) };
       (out[field] as JsonSchema)["description"] =
         `${String((properties[field] as JsonSchema | undefined)?.["description"] ?? field).split(" Objects merge")[0]} ` +
-        "Left out: removed (description and tags get their create defaults).";
+        (defaulted.includes(field)
+          ? "Left out: the value a create without it gets."
+          : "Left out: removed (description and tags get their create defaults).");
     }
   }
   // A replaceable field the record always has must be in the body (left out would remove it).
@@ -559,7 +562,12 @@ export function recordRoutes(records: RecordService): Route[] {
       name: `${Name}Put`,
       io: "input",
       keys: "patch",
-      build: () => putBodyOf(kindPinned(jsonSchemaOf(patch(), "input"), kind), records.alwaysPresent(kind)),
+      // A field a PUT may leave out for its create default (`omittedDefaults`, a location's spec) is not required.
+      build: () => {
+        const defaulted = Object.keys(records.rules[kind].omittedDefaults ?? {});
+        const required = records.alwaysPresent(kind).filter((field) => !defaulted.includes(field));
+        return putBodyOf(kindPinned(jsonSchemaOf(patch(), "input"), kind), required, defaulted);
+      },
     };
     // The field a collection PUT names its object by: `name` (`email` for users), or `id` for kinds addressed by id.
     const keyField = info.addressing.by === "id" ? "id" : info.addressing.field;

@@ -148,13 +148,14 @@ function describeEntry(kind: string, name: string, gvc: string | undefined): str
   return gvc === undefined ? `${kind} ${name}` : `${kind} ${name} in gvc ${gvc}`;
 }
 
-/** The name a record or body must carry under its kind's rules (the create schema's name field, or the name rule). */
+/** The name a record or body must carry under its kind's rules: the create schema's name field, the rule its addressing states (images), or the name rule. */
 function nameRule(records: RecordService, kind: Kind): { field: string; schema: z.ZodType } {
   const rules = records.rules[kind];
   const field = rules.nameField ?? "name";
   const create = rules.createBody?.();
   const fromCreate = create instanceof z.ZodObject ? (create.shape as Record<string, z.ZodType>)[field] : undefined;
-  return { field, schema: fromCreate ?? nameSchema() };
+  const stated = kinds[kind].addressing.schema?.();
+  return { field, schema: fromCreate ?? stated ?? nameSchema() };
 }
 
 /** The links the server gives a record: self (by name, or by id for kinds addressed by id), org, gvc. */

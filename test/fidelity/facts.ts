@@ -36,9 +36,9 @@ export function loadFacts(file: string): FactFile {
   return JSON.parse(readFileSync(join(FACTS_DIR, file), "utf8")) as FactFile;
 }
 
-/** The name a source is counted under: the repository or the package. */
+/** The name a source is counted under: the repository, the package, or the host of a web page. */
 export function sourceName(source: FactSource): string {
-  return source.repo ?? source.package ?? "unknown";
+  return source.repo ?? source.package ?? (source.url !== undefined ? new URL(source.url).host : "unknown");
 }
 
 /** Counts facts per source as the suite checks them, and prints the tally. */

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectionPath } from "../../api/links.js";
 import { kindNames, kinds } from "../../api/kinds.js";
 import type { RunningServer } from "../../server/index.js";
-import { ADMIN_KEY, ORG, admin, bearer, call, start } from "../server/helpers.js";
+import { ADMIN_KEY, ORG, admin, bearer, call, ensureWorkloads, start } from "../server/helpers.js";
 
 let server: RunningServer;
 
@@ -31,6 +31,44 @@ beforeAll(async () => {
     if (kinds[kind].scope !== "gvc" || kind === "volumeset" || create === undefined) continue;
     expect((await admin(server).post(collectionPath(ORG, kind, "default"), create(`rt-${kind}`))).status).toBe(201);
   }
+  // An image (the API creates none: the emulator's push stands in for a docker push).
+  expect((await admin(server).post(`/_cpln-local/org/${ORG}/image`, { name: "app:v1" })).status).toBe(201);
+  await ensureWorkloads(admin(server).post, ORG, "default", ["api", "web", "tcp"]);
+  // A domain using every part of its spec: routes (prefix, regex, host rule, headers, mirror), CORS and TLS.
+  expect(
+    (
+      await admin(server).post(`/org/${ORG}/domain`, {
+        name: "shop.example.com",
+        tags: { [`cpln/skipDNSCheck`]: true },
+        spec: {
+          acceptAllSubdomains: true,
+          ports: [
+            {
+              number: 443,
+              protocol: "http2",
+              routes: [
+                { prefix: "/api", replacePrefix: "/", workloadLink: "//gvc/default/workload/api", port: 8080 },
+                { prefix: "/", hostPrefix: "admin", workloadLink: "//gvc/default/workload/web" },
+                {
+                  prefix: "/",
+                  workloadLink: "//gvc/default/workload/web",
+                  headers: { request: { set: { "x-client": "%DOWNSTREAM_REMOTE_ADDRESS_WITHOUT_PORT%" } } },
+                  mirror: [{ workloadLink: "//gvc/default/workload/api", percent: 10 }],
+                },
+              ],
+              cors: {
+                allowOrigins: [{ exact: "https://example.com" }],
+                allowHeaders: ["Authorization"],
+                maxAge: "24h",
+              },
+              tls: { minProtocolVersion: "TLSV1_3" },
+            },
+            { number: 8443, protocol: "tcp", routes: [{ regex: "/.*", workloadLink: "//gvc/default/workload/tcp" }] },
+          ],
+        },
+      })
+    ).status,
+  ).toBe(201);
 });
 
 afterAll(async () => {
@@ -58,10 +96,12 @@ async function listAll(path: string): Promise<Item[]> {
 describe.each(kindNames.map((kind) => [kind] as const))("%s: GET then PUT back changes nothing", (kind) => {
   it("every record is accepted back unchanged", async () => {
     const info = kinds[kind];
-    const items =
-      kind === "org"
-        ? [(await admin(server).get(`/org/${ORG}`)).body as Item]
-        : await listAll(collectionPath(ORG, kind, info.scope === "gvc" ? "default" : undefined));
+    const collection = collectionPath(ORG, kind, info.scope === "gvc" ? "default" : undefined);
+    // A kind the seed holds no object of gets one from its declaration's example body.
+    if (kind !== "org" && info.examples.create && (await listAll(collection)).length === 0) {
+      expect((await admin(server).post(collection, info.examples.create(`example-${kind}`))).status).toBe(201);
+    }
+    const items = kind === "org" ? [(await admin(server).get(`/org/${ORG}`)).body as Item] : await listAll(collection);
     expect(items.length).toBeGreaterThan(0);
     for (const item of items) {
       const self = item.links.find((l) => l.rel === "self")?.href as string;

@@ -27,7 +27,9 @@ import {
   http,
   loadProviderKit,
   report,
+  exampleName,
   validCreateBody,
+  validPatchBody,
   type HttpAnswer,
   type ProviderKit,
   type Props,
@@ -96,6 +98,8 @@ const targets: Record<string, string> = {
   mk8s: "cluster",
   auditctx: "audit",
   workload: "app",
+  // Images are never created through the API: the emulator's push makes this one (beforeAll).
+  image: "sec-app:v1",
   org: ORG,
 };
 
@@ -152,7 +156,7 @@ function base(kind: string): string {
 function targetOf(kind: string): string {
   if (kind === "quota") return quotaId;
   if (kind === "location") return locationName;
-  return targets[kind] as string;
+  return targets[kind] ?? exampleName(kind, `example-${kind}`);
 }
 
 function itemPath(kind: string, name: string): string {
@@ -204,6 +208,12 @@ beforeAll(async () => {
   await admin("POST", `/org/${ORG}/mk8s`, validCreateBody("mk8s", "cluster"));
   await admin("POST", `/org/${ORG}/auditctx`, validCreateBody("auditctx", "audit"));
   await admin("POST", `${base("workload")}`, validCreateBody("workload", "app"));
+  // Every other creatable kind gets its target from its declaration's example body.
+  for (const kind of kindNames) {
+    const body = validCreateBody(kind, `example-${kind}`);
+    if (targets[kind] === undefined && body !== undefined) await admin("POST", base(kind), body);
+  }
+  await admin("POST", `/_cpln-local/org/${ORG}/image`, { name: targets["image"] });
   quotaId = ((await admin("GET", `/org/${ORG}/quota`)).json as { items: { id: string }[] }).items[0]!.id;
   locationName = ((await admin("GET", `/org/${ORG}/location`)).json as { items: { name: string }[] }).items[0]!.name;
 
@@ -393,7 +403,10 @@ describe("authorization matrix: every endpoint × principal", () => {
         }
 
         // Patch: a new description (every kind takes it).
-        const patch = await as(p, "PATCH", item, { description: `touched by ${p.name}` });
+        // A description, or the kind's example patch where that changes none (an image's description is read-only).
+        const example = validPatchBody(kind, `touched-by-${p.name.toLowerCase()}`);
+        const touch = "description" in example ? { description: `touched by ${p.name}` } : example;
+        const patch = await as(p, "PATCH", item, touch);
         record(p, `PATCH ${kind} item`, patch, auth([!view ? 404 : mine.has("edit") ? 200 : 403]));
 
         // Put: the object as it is now (a no-op replacement), so the objects other cells rely on stay as they are.
@@ -427,10 +440,15 @@ describe("authorization matrix: every endpoint × principal", () => {
         if (body !== undefined && mayDelete) {
           const fresh = `del-${p.name.toLowerCase()}`;
           await admin("POST", base(kind), validCreateBody(kind, fresh));
-          const freshName = kind === "user" ? `${fresh}@example.com` : fresh;
+          const freshName = exampleName(kind, fresh);
           record(p, `DELETE ${kind} item`, await as(p, "DELETE", itemPath(kind, freshName)), [
             kinds[kind].deletable === false ? 403 : 202,
           ]);
+        } else if (kind === "image" && mayDelete) {
+          // Images have no create body: the emulator's push makes the fresh one this principal deletes.
+          const fresh = `del-${p.name.toLowerCase()}:v1`;
+          await admin("POST", `/_cpln-local/org/${ORG}/image`, { name: fresh });
+          record(p, `DELETE ${kind} item`, await as(p, "DELETE", itemPath(kind, fresh)), [202]);
         } else if (kind !== "org") {
           const want = !view ? 404 : mayDelete && !undeletable ? 202 : 403;
           record(p, `DELETE ${kind} item`, await as(p, "DELETE", item), auth([want]));

@@ -169,6 +169,17 @@ export function validCreateBody(kind: string, name: string): Record<string, unkn
   return isKind(kind) ? kinds[kind].examples.create?.(name) : undefined;
 }
 
+/**
+ * The name (addressing field) of the object `validCreateBody(kind, name)` creates: `name` itself, or what the kind's
+ * name rule makes of it (a user's `<name>@example.com`, a domain's `<name>.example.com`).
+ */
+export function exampleName(kind: string, name: string): string {
+  const body = validCreateBody(kind, name);
+  if (body === undefined || !isKind(kind)) return name;
+  const value = body[kinds[kind].addressing.field];
+  return typeof value === "string" ? value : name;
+}
+
 /** A valid PATCH body of `kind` (the declared example: a description and a tag, or one more link). */
 export function validPatchBody(kind: string, marker: string): Record<string, unknown> {
   if (!isKind(kind)) throw new Error(`validPatchBody: ${kind} is not a kind`);

@@ -52,7 +52,11 @@ describe("the document", () => {
 
   it("a PUT requires the replaceable fields the object always has; a PATCH cannot null or $drop them", () => {
     expect(schema("QuotaPut")["required"]).toEqual(["max"]);
-    expect(schema("LocationPut")["required"]).toEqual(["spec"]);
+    // A location's spec has a create default (enabled): a PUT may leave it out, and the document says what it gets.
+    expect(schema("LocationPut")["required"]).toBeUndefined();
+    expect(String(props("LocationPut")["spec"]?.["description"])).toContain(
+      "Left out: the value a create without it gets.",
+    );
     expect(schema("VolumesetPut")["required"]).toEqual(["spec"]);
     expect(schema("GvcPut")["required"]).toBeUndefined();
     expect(JSON.stringify(props("QuotaPut")["max"])).not.toContain('"null"');

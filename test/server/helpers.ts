@@ -1,5 +1,6 @@
 import { SignJWT } from "jose";
 import { expect } from "vitest";
+import { isKind, kinds } from "../../api/kinds.js";
 import { startServer, type RunningServer, type ServerOptions } from "../../server/index.js";
 
 export const ORG = "acme";
@@ -139,4 +140,23 @@ export function field<T = string>(body: unknown, ...path: (string | number)[]): 
   let current: unknown = body;
   for (const segment of path) current = (current as Record<string | number, unknown>)[segment];
   return current as T;
+}
+
+/**
+ * Makes the workloads `names` in `gvc` from the workload kind's example body once cpln-local serves workloads (a
+ * domain's routes must then name existing ones); nothing before. `post` sends as an admin.
+ */
+export async function ensureWorkloads(
+  post: (path: string, body: unknown) => Promise<{ status: number }>,
+  org: string,
+  gvc: string,
+  names: readonly string[],
+): Promise<void> {
+  const workload: string = "workload";
+  if (!isKind(workload)) return;
+  for (const name of names) {
+    const body = kinds[workload].examples.create?.(name);
+    if (body === undefined) return;
+    expect((await post(`/org/${org}/gvc/${gvc}/workload`, body)).status).toBe(201);
+  }
 }
