@@ -358,6 +358,106 @@ export const Workload = declaredResource<WorkloadArgs, WorkloadOutputs>(
 );
 export type Workload = InstanceType<typeof Workload>;
 
+/** The args of a `Domain`. */
+export interface DomainArgs {
+  /** Accept any host (needs a dedicated load balancer). */
+  acceptAllHosts?: pulumi.Input<boolean>;
+  /** Accept *.<domain> (needs a dedicated load balancer). */
+  acceptAllSubdomains?: pulumi.Input<boolean>;
+  /** Take over an existing domain of this name (updating it to these args) instead of failing. */
+  adopt?: pulumi.Input<boolean>;
+  /** How ownership is proven for certificates. */
+  certChallengeType?: pulumi.Input<CertChallengeType>;
+  /** Free-form description, at most 250 characters; defaults to the name. */
+  description?: pulumi.Input<string>;
+  /** cname (default) or ns (default when gvcLink is set). */
+  dnsMode?: pulumi.Input<DnsMode>;
+  /** GVC for subdomain routing: //gvc/<name>. */
+  gvcLink?: pulumi.Input<string>;
+  /** Name of the domain. Changing it replaces the domain. */
+  name: pulumi.Input<string>;
+  /** Org of the domain; defaults to the `cpln-native:org` stack config or CPLN_ORG. Changing it replaces. */
+  org?: pulumi.Input<string>;
+  /** Ports (default: 443, http2). */
+  ports?: pulumi.Input<pulumi.Input<PortArgs>[]>;
+  /** Key/value tags, at most 50. Keys under 'cpln/' are set by the server. */
+  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean>>>;
+  /** Single-workload domain: //gvc/<gvc>/workload/<name>. */
+  workloadLink?: pulumi.Input<string>;
+}
+
+/** The outputs of a `Domain`. */
+export interface DomainOutputs {
+  /** Accept any host (needs a dedicated load balancer). */
+  readonly acceptAllHosts?: boolean;
+  /** Accept *.<domain> (needs a dedicated load balancer). */
+  readonly acceptAllSubdomains?: boolean;
+  /** Take over an existing domain of this name (updating it to these args) instead of failing. */
+  readonly adopt?: boolean;
+  /** How ownership is proven for certificates. */
+  readonly certChallengeType?: CertChallengeType;
+  /** The API's id (UUID) of the domain. */
+  readonly cplnId: string;
+  /** When the domain was created. */
+  readonly created: string;
+  /** Description (the name unless set). */
+  readonly description: string;
+  /** cname (default) or ns (default when gvcLink is set). */
+  readonly dnsMode?: DnsMode;
+  /** GVC for subdomain routing: //gvc/<name>. */
+  readonly gvcLink?: string;
+  /** When the domain last changed. */
+  readonly lastModified: string;
+  /** Name of the domain. */
+  readonly name: string;
+  /** Org of the domain. */
+  readonly org: string;
+  /** Ports (default: 443, http2). */
+  readonly ports?: Port[];
+  /** Link of the domain, /org/<org>/domain/<name> (also the resource id). */
+  readonly selfLink: string;
+  /** Tags set by the server (keys under cpln/). */
+  readonly serverTags?: Record<string, unknown>;
+  /** Server-maintained state (read-only). */
+  readonly status?: Status;
+  /** User tags (server tags under cpln/ are in serverTags). */
+  readonly tags: Record<string, unknown>;
+  /** Version, incremented on every change. */
+  readonly version: number;
+  /** Single-workload domain: //gvc/<gvc>/workload/<name>. */
+  readonly workloadLink?: string;
+}
+
+/**
+ * A Control Plane domain, named by its DNS name: its ports, their routes to workloads (prefix, replacePrefix, host rules), TLS and CORS, and dnsMode. A change of name or org replaces it; every other change is one PATCH of only what changed (ports keyed by number, routes by prefix). status.dnsConfig lists the DNS records to create. Routes another owner adds (DomainRoute, the CLI) show as drift here: manage a domain's routes in one place.
+ */
+export const Domain = declaredResource<DomainArgs, DomainOutputs>(
+  "Domain",
+  [
+    "acceptAllHosts",
+    "acceptAllSubdomains",
+    "adopt",
+    "certChallengeType",
+    "cplnId",
+    "created",
+    "description",
+    "dnsMode",
+    "gvcLink",
+    "lastModified",
+    "name",
+    "org",
+    "ports",
+    "selfLink",
+    "serverTags",
+    "status",
+    "tags",
+    "version",
+    "workloadLink",
+  ],
+  [],
+);
+export type Domain = InstanceType<typeof Domain>;
+
 /** The arguments of `getOrg`. */
 export interface GetOrgArgs {
   /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
@@ -603,6 +703,52 @@ export function getWorkloadOutput(
   return invokeDeclaredOutput("getWorkload", args, opts);
 }
 
+/** The arguments of `getDomain`. */
+export interface GetDomainArgs {
+  /** Name of the domain. */
+  readonly name: string;
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getDomain`. */
+export interface GetDomainResult {
+  /** When the object was created. */
+  readonly created: string;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'domain'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** What the domain serves and how. */
+  readonly spec?: GetDomainResultSpec;
+  /** Server-maintained state (read-only). */
+  readonly status?: Status;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
+/** One domain by name (GET /org/{org}/domain/{name}), as the API returns it. */
+export function getDomain(args: GetDomainArgs, _opts?: pulumi.InvokeOptions): Promise<GetDomainResult> {
+  return invokeDeclared("getDomain", args);
+}
+/** One domain by name (GET /org/{org}/domain/{name}), as the API returns it. The Output form: waits for its arguments. */
+export function getDomainOutput(
+  args: InputArgs<GetDomainArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetDomainResult> {
+  return invokeDeclaredOutput("getDomain", args, opts);
+}
+
 /** Authentication settings. */
 export interface AuthConfig {
   /** Email domains whose users become members when they sign in with SAML. */
@@ -685,6 +831,9 @@ export interface AutoscalingMultiItemArgs {
 
 /** Metric. */
 export type AutoscalingMultiItemMetric = "cpu" | "memory" | "rps";
+
+/** How ownership is proven for certificates. */
+export type CertChallengeType = "http01" | "dns01";
 
 /** Amazon CloudWatch. */
 export interface CloudWatch {
@@ -1063,6 +1212,9 @@ export interface DefaultOptionsArgs {
   timeoutSeconds?: pulumi.Input<number>;
 }
 
+/** cname (default) or ns (default when gvcLink is set). */
+export type DnsMode = "cname" | "ns";
+
 /** Elasticsearch. */
 export interface Elastic {
   /** Amazon OpenSearch / Elasticsearch. */
@@ -1373,6 +1525,24 @@ export interface GetCloudAccountResultStatus {
   readonly usable?: boolean;
 }
 
+/** What the domain serves and how. */
+export interface GetDomainResultSpec {
+  /** Accept any host (needs a dedicated load balancer). */
+  readonly acceptAllHosts?: boolean;
+  /** Accept *.<domain> (needs a dedicated load balancer). */
+  readonly acceptAllSubdomains?: boolean;
+  /** How ownership is proven for certificates. */
+  readonly certChallengeType?: CertChallengeType;
+  /** cname (default) or ns (default when gvcLink is set). */
+  readonly dnsMode?: DnsMode;
+  /** GVC for subdomain routing: //gvc/<name>. */
+  readonly gvcLink?: string;
+  /** Ports (default: 443, http2). */
+  readonly ports?: Port[];
+  /** Single-workload domain: //gvc/<gvc>/workload/<name>. */
+  readonly workloadLink?: string;
+}
+
 /** A global virtual cloud: the scope of workloads, identities and volume sets. */
 export interface GetGvcsResultItem {
   /** Short unique alias the server gives the gvc (used in hostnames). */
@@ -1406,6 +1576,14 @@ export interface GetLocationResultSpec {
   readonly enabled?: boolean;
 }
 
+/** Server-maintained facts about the location. */
+export interface GetLocationResultStatus {
+  /** Where the location is. */
+  readonly geo?: Geo;
+  /** Egress IP ranges (CIDR). */
+  readonly ipRanges?: string[];
+}
+
 /** A place workloads can run: a cloud region or a bring-your-own-Kubernetes cluster. */
 export interface GetLocationsResultItem {
   /** When the object was created. */
@@ -1430,7 +1608,7 @@ export interface GetLocationsResultItem {
   readonly region: string;
   readonly spec: GetLocationResultSpec;
   /** Server-maintained facts about the location. */
-  readonly status?: Status;
+  readonly status?: GetLocationResultStatus;
   /** Key/value tags. Keys under 'cpln/' are set by the server. */
   readonly tags?: Record<string, string | number | boolean>;
   /** Incremented on every change; send it back in a PATCH to detect conflicts. */
@@ -1968,6 +2146,267 @@ export interface OrgOriginal {
 /** builtin (cloud regions), default, or custom (BYOK). Read-only. */
 export type Origin = "builtin" | "default" | "custom";
 
+/** A port the domain listens on. */
+export interface Port {
+  /** CORS of the port. */
+  readonly cors?: PortCors;
+  /** Port number (default 443). */
+  readonly number?: number;
+  /** http, http2 (default) or tcp. */
+  readonly protocol?: PortProtocol;
+  /** Routes of the port. */
+  readonly routes?: PortRoute[];
+  /** TLS of the port. */
+  readonly tls?: PortTls;
+}
+
+/** A port the domain listens on. */
+export interface PortArgs {
+  /** CORS of the port. */
+  cors?: pulumi.Input<PortCorsArgs>;
+  /** Port number (default 443). */
+  number?: pulumi.Input<number>;
+  /** http, http2 (default) or tcp. */
+  protocol?: pulumi.Input<PortProtocol>;
+  /** Routes of the port. */
+  routes?: pulumi.Input<pulumi.Input<PortRouteArgs>[]>;
+  /** TLS of the port. */
+  tls?: pulumi.Input<PortTlsArgs>;
+}
+
+/** CORS of the port. */
+export interface PortCors {
+  /** Whether credentials may be sent. */
+  readonly allowCredentials?: boolean;
+  /** Request headers allowed (stored lowercase). */
+  readonly allowHeaders?: string[];
+  /** HTTP methods allowed. */
+  readonly allowMethods?: string[];
+  /** Origins allowed to make cross-origin requests. */
+  readonly allowOrigins?: PortCorsAllowOrigin[];
+  /** Response headers exposed (stored lowercase). */
+  readonly exposeHeaders?: string[];
+  /** How long a preflight answer may be cached, e.g. 24h. */
+  readonly maxAge?: string;
+}
+
+/** An allowed origin: exactly one of exact and regex. */
+export interface PortCorsAllowOrigin {
+  /** An origin, e.g. https://app.example.com. */
+  readonly exact?: string;
+  /** An RE2 pattern of origins. */
+  readonly regex?: string;
+}
+
+/** An allowed origin: exactly one of exact and regex. */
+export interface PortCorsAllowOriginArgs {
+  /** An origin, e.g. https://app.example.com. */
+  exact?: pulumi.Input<string>;
+  /** An RE2 pattern of origins. */
+  regex?: pulumi.Input<string>;
+}
+
+/** CORS of the port. */
+export interface PortCorsArgs {
+  /** Whether credentials may be sent. */
+  allowCredentials?: pulumi.Input<boolean>;
+  /** Request headers allowed (stored lowercase). */
+  allowHeaders?: pulumi.Input<pulumi.Input<string>[]>;
+  /** HTTP methods allowed. */
+  allowMethods?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Origins allowed to make cross-origin requests. */
+  allowOrigins?: pulumi.Input<pulumi.Input<PortCorsAllowOriginArgs>[]>;
+  /** Response headers exposed (stored lowercase). */
+  exposeHeaders?: pulumi.Input<pulumi.Input<string>[]>;
+  /** How long a preflight answer may be cached, e.g. 24h. */
+  maxAge?: pulumi.Input<string>;
+}
+
+/** http, http2 (default) or tcp. */
+export type PortProtocol = "http" | "http2" | "tcp";
+
+/** A route to a workload. */
+export interface PortRoute {
+  /** Workloads given a share of traffic. */
+  readonly canaries?: PortRouteCanarie[];
+  /** Header changes. */
+  readonly headers?: PortRouteHeaders;
+  /** Matches the host's prefix (needs acceptAllHosts or acceptAllSubdomains). */
+  readonly hostPrefix?: string;
+  /** RE2 pattern of the host header. */
+  readonly hostRegex?: string;
+  /** Workloads traffic is mirrored to. */
+  readonly mirror?: PortRouteMirrorItem[];
+  /** Port of the workload to route to. */
+  readonly port?: number;
+  /** Path prefix matched (default '/' when no regex). */
+  readonly prefix?: string;
+  /** RE2 pattern of paths (instead of prefix). */
+  readonly regex?: string;
+  /** Replaces the matched prefix when forwarding. */
+  readonly replacePrefix?: string;
+  /** Replica of a stateful workload to route to. */
+  readonly replica?: number;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  readonly workloadLink: string;
+}
+
+/** A route to a workload. */
+export interface PortRouteArgs {
+  /** Workloads given a share of traffic. */
+  canaries?: pulumi.Input<pulumi.Input<PortRouteCanarieArgs>[]>;
+  /** Header changes. */
+  headers?: pulumi.Input<PortRouteHeadersArgs>;
+  /** Matches the host's prefix (needs acceptAllHosts or acceptAllSubdomains). */
+  hostPrefix?: pulumi.Input<string>;
+  /** RE2 pattern of the host header. */
+  hostRegex?: pulumi.Input<string>;
+  /** Workloads traffic is mirrored to. */
+  mirror?: pulumi.Input<pulumi.Input<PortRouteMirrorItemArgs>[]>;
+  /** Port of the workload to route to. */
+  port?: pulumi.Input<number>;
+  /** Path prefix matched (default '/' when no regex). */
+  prefix?: pulumi.Input<string>;
+  /** RE2 pattern of paths (instead of prefix). */
+  regex?: pulumi.Input<string>;
+  /** Replaces the matched prefix when forwarding. */
+  replacePrefix?: pulumi.Input<string>;
+  /** Replica of a stateful workload to route to. */
+  replica?: pulumi.Input<number>;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  workloadLink: pulumi.Input<string>;
+}
+
+export interface PortRouteCanarie {
+  /** Port of that workload (default: its first). */
+  readonly port?: number;
+  /** Share of traffic routed to the canary, 0-100. */
+  readonly weight: number;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  readonly workloadLink: string;
+}
+
+export interface PortRouteCanarieArgs {
+  /** Port of that workload (default: its first). */
+  port?: pulumi.Input<number>;
+  /** Share of traffic routed to the canary, 0-100. */
+  weight: pulumi.Input<number>;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  workloadLink: pulumi.Input<string>;
+}
+
+/** Header changes. */
+export interface PortRouteHeaders {
+  readonly request?: PortRouteHeadersRequest;
+}
+
+/** Header changes. */
+export interface PortRouteHeadersArgs {
+  request?: pulumi.Input<PortRouteHeadersRequestArgs>;
+}
+
+export interface PortRouteHeadersRequest {
+  /** Headers set on every request of the route. */
+  readonly set?: Record<string, string>;
+}
+
+export interface PortRouteHeadersRequestArgs {
+  /** Headers set on every request of the route. */
+  set?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export interface PortRouteMirrorItem {
+  /** Share of traffic mirrored, 0-100. */
+  readonly percent: number;
+  /** Port of that workload (default: its first). */
+  readonly port?: number;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  readonly workloadLink: string;
+}
+
+export interface PortRouteMirrorItemArgs {
+  /** Share of traffic mirrored, 0-100. */
+  percent: pulumi.Input<number>;
+  /** Port of that workload (default: its first). */
+  port?: pulumi.Input<number>;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  workloadLink: pulumi.Input<string>;
+}
+
+/** TLS of the port. */
+export interface PortTls {
+  /** Allowed cipher suites. */
+  readonly cipherSuites?: PortTlsCipherSuite[];
+  /** CA verifying client certificates (mTLS). */
+  readonly clientCertificate?: PortTlsClientCertificate;
+  /** Lowest TLS version accepted (default TLSV1_2). */
+  readonly minProtocolVersion?: PortTlsMinProtocolVersion;
+  /** Custom server certificate (else one is provisioned). */
+  readonly serverCertificate?: PortTlsServerCertificate;
+}
+
+/** TLS of the port. */
+export interface PortTlsArgs {
+  /** Allowed cipher suites. */
+  cipherSuites?: pulumi.Input<pulumi.Input<PortTlsCipherSuite>[]>;
+  /** CA verifying client certificates (mTLS). */
+  clientCertificate?: pulumi.Input<PortTlsClientCertificateArgs>;
+  /** Lowest TLS version accepted (default TLSV1_2). */
+  minProtocolVersion?: pulumi.Input<PortTlsMinProtocolVersion>;
+  /** Custom server certificate (else one is provisioned). */
+  serverCertificate?: pulumi.Input<PortTlsServerCertificateArgs>;
+}
+
+export type PortTlsCipherSuite =
+  | "ECDHE-ECDSA-AES256-GCM-SHA384"
+  | "ECDHE-ECDSA-CHACHA20-POLY1305"
+  | "ECDHE-ECDSA-AES128-GCM-SHA256"
+  | "ECDHE-RSA-AES256-GCM-SHA384"
+  | "ECDHE-RSA-CHACHA20-POLY1305"
+  | "ECDHE-RSA-AES128-GCM-SHA256"
+  | "AES256-GCM-SHA384"
+  | "AES128-GCM-SHA256"
+  | "TLS_RSA_WITH_AES_256_GCM_SHA384"
+  | "TLS_RSA_WITH_AES_128_GCM_SHA256"
+  | "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"
+  | "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"
+  | "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"
+  | "TLS_CHACHA20_POLY1305_SHA256"
+  | "TLS_AES_256_GCM_SHA384"
+  | "TLS_AES_128_GCM_SHA256"
+  | "DES-CBC3-SHA"
+  | "ECDHE-RSA-AES128-SHA"
+  | "ECDHE-RSA-AES256-SHA"
+  | "AES128-SHA"
+  | "AES256-SHA";
+
+/** CA verifying client certificates (mTLS). */
+export interface PortTlsClientCertificate {
+  /** A keypair secret: //secret/<name>. */
+  readonly secretLink?: string;
+}
+
+/** CA verifying client certificates (mTLS). */
+export interface PortTlsClientCertificateArgs {
+  /** A keypair secret: //secret/<name>. */
+  secretLink?: pulumi.Input<string>;
+}
+
+/** Lowest TLS version accepted (default TLSV1_2). */
+export type PortTlsMinProtocolVersion = "TLSV1_3" | "TLSV1_2" | "TLSV1_1" | "TLSV1_0";
+
+/** Custom server certificate (else one is provisioned). */
+export interface PortTlsServerCertificate {
+  /** A keypair secret: //secret/<name>. */
+  readonly secretLink?: string;
+}
+
+/** Custom server certificate (else one is provisioned). */
+export interface PortTlsServerCertificateArgs {
+  /** A keypair secret: //secret/<name>. */
+  secretLink?: pulumi.Input<string>;
+}
+
 /** A health check: at most one of exec, grpc, tcpSocket and httpGet. */
 export interface Probe {
   /** Runs a command. */
@@ -2478,12 +2917,35 @@ export interface StaticPlacementLocationQuery {
 /** items (default) or links. */
 export type StaticPlacementLocationQueryFetch = "links" | "items";
 
-/** Server-maintained facts about the location. */
+/** Server-maintained state (read-only). */
 export interface Status {
-  /** Where the location is. */
-  readonly geo?: Geo;
-  /** Egress IP ranges (CIDR). */
-  readonly ipRanges?: string[];
+  /** DNS records the owner must create. */
+  readonly dnsConfig?: StatusDnsConfigItem[];
+  /** URLs the domain serves, with the workload behind each. */
+  readonly endpoints?: StatusEndpoint[];
+  /** Changes whenever the spec does. */
+  readonly fingerprint?: string;
+  /** Locations serving the domain, with their certificate's status. */
+  readonly locations?: StatusLocation[];
+  /** pendingDnsConfig until the DNS records exist, then ready. */
+  readonly status?: StatusStatus;
+  readonly warning?: string;
+}
+
+export interface StatusDnsConfigItem {
+  /** The record's name. */
+  readonly host?: string;
+  /** Seconds. */
+  readonly ttl?: number;
+  /** CNAME, NS or TXT. */
+  readonly type?: string;
+  /** The record's value. */
+  readonly value?: string;
+}
+
+export interface StatusEndpoint {
+  readonly url: string;
+  readonly workloadLink?: string;
 }
 
 /** The global endpoint's health check. */
@@ -2498,6 +2960,11 @@ export interface StatusHealthCheck {
   readonly success?: boolean;
 }
 
+export interface StatusLocation {
+  readonly certificateStatus?: string;
+  readonly name: string;
+}
+
 /** Image digests the containers run. */
 export interface StatusResolvedImages {
   /** Each container's image, by digest. */
@@ -2510,6 +2977,20 @@ export interface StatusResolvedImagesImage {
   readonly digest?: string;
   readonly manifests?: Record<string, unknown>[];
 }
+
+/** pendingDnsConfig until the DNS records exist, then ready. */
+export type StatusStatus =
+  | "initializing"
+  | "ready"
+  | "pendingDnsConfig"
+  | "pendingCertificate"
+  | "usedByGvc"
+  | "warning"
+  | "created"
+  | "updated"
+  | "deleted"
+  | "errored"
+  | "ignored";
 
 /** Syslog. */
 export interface Syslog {

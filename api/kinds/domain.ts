@@ -4,6 +4,8 @@ import type { ArrayRule } from "../patch/rules.js";
 import { domain, domainCreate, domainPatch } from "../schemas/domain.js";
 import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
+import type { JsonObject } from "../patch/index.js";
+import { domainSpecDefaults } from "../schemas/domainDefaults.js";
 
 function own(item: Json, field: string): Json | undefined {
   return typeof item === "object" && item !== null && !Array.isArray(item) && Object.hasOwn(item, field)
@@ -61,10 +63,21 @@ export const domainKind: KindDescriptor = {
   },
   patchRules: { arrays: { "spec.ports": portRule, "spec.ports.routes": routeRule } },
   addressing: { field: "name", by: "name" },
+  // The defaults the API fills (api/schemas/domainDefaults.ts), for the server and the provider alike.
+  defaults: (body) => ({ ...body, spec: domainSpecDefaults((body.spec ?? {}) as JsonObject) }),
+  resource: {
+    typeName: "Domain",
+    autoname: false,
+    description:
+      "A Control Plane domain, named by its DNS name: its ports, their routes to workloads (prefix, replacePrefix, " +
+      "host rules), TLS and CORS, and dnsMode. A change of name or org replaces it; every other change is one PATCH of " +
+      "only what changed (ports keyed by number, routes by prefix). status.dnsConfig lists the DNS records to create. " +
+      "Routes another owner adds (DomainRoute, the CLI) show as drift here: manage a domain's routes in one place.",
+  },
   examples: {
     create: (name) => ({
       name: `${name}.example.com`,
-      spec: { dnsMode: "cname", ports: [{ number: 443, protocol: "http2", routes: [] }] },
+      spec: { dnsMode: "cname", ports: [{ number: 443, protocol: "http2" }] },
     }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
