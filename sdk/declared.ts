@@ -749,6 +749,82 @@ export function getDomainOutput(
   return invokeDeclaredOutput("getDomain", args, opts);
 }
 
+/** The arguments of `getImage`. */
+export interface GetImageArgs {
+  /** Name of the image. */
+  readonly name: string;
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getImage`. */
+export interface GetImageResult {
+  /** When the object was created. */
+  readonly created: string;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** sha256 digest of the manifest. */
+  readonly digest: string;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'image'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** The registry manifest of the image. */
+  readonly manifest?: Manifest;
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** Repository of the org's registry. */
+  readonly repository: string;
+  /** Tag within the repository. */
+  readonly tag: string;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
+/** One image by name (GET /org/{org}/image/{name}), as the API returns it. */
+export function getImage(args: GetImageArgs, _opts?: pulumi.InvokeOptions): Promise<GetImageResult> {
+  return invokeDeclared("getImage", args);
+}
+/** One image by name (GET /org/{org}/image/{name}), as the API returns it. The Output form: waits for its arguments. */
+export function getImageOutput(
+  args: InputArgs<GetImageArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetImageResult> {
+  return invokeDeclaredOutput("getImage", args, opts);
+}
+
+/** The arguments of `getImages`. */
+export interface GetImagesArgs {
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getImages`. */
+export interface GetImagesResult {
+  /** The image objects, as the API returns them. */
+  readonly items: GetImagesResultItem[];
+  /** The org that was read. */
+  readonly org: string;
+}
+
+/** Every image the caller may view (GET /org/{org}/image), all pages. */
+export function getImages(args?: GetImagesArgs, _opts?: pulumi.InvokeOptions): Promise<GetImagesResult> {
+  return invokeDeclared("getImages", args ?? {});
+}
+/** Every image the caller may view (GET /org/{org}/image), all pages. The Output form: waits for its arguments. */
+export function getImagesOutput(
+  args?: InputArgs<GetImagesArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetImagesResult> {
+  return invokeDeclaredOutput("getImages", args ?? {}, opts);
+}
+
 /** Authentication settings. */
 export interface AuthConfig {
   /** Email domains whose users become members when they sign in with SAML. */
@@ -1571,6 +1647,36 @@ export interface GetGvcsResultItem {
   readonly version: number;
 }
 
+/** An image of the org's registry (read-only: pushing creates it; only its tags change). */
+export interface GetImagesResultItem {
+  /** When the object was created. */
+  readonly created: string;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** sha256 digest of the manifest. */
+  readonly digest: string;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'image'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** The registry manifest of the image. */
+  readonly manifest?: Manifest;
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** Repository of the org's registry. */
+  readonly repository: string;
+  /** Tag within the repository. */
+  readonly tag: string;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
 export interface GetLocationResultSpec {
   /** Whether workloads may run here. */
   readonly enabled?: boolean;
@@ -2023,6 +2129,35 @@ export interface LokiArgs {
   endpoint: pulumi.Input<string>;
   /** X-Scope-OrgID of a multi-tenant Loki. */
   tenantId?: pulumi.Input<string>;
+}
+
+/** The registry manifest of the image. */
+export interface Manifest {
+  /** The image's configuration blob. */
+  readonly config?: ManifestConfig;
+  /** The image's layers. */
+  readonly layers?: ManifestLayer[];
+  /** The manifest's media type. */
+  readonly mediaType?: string;
+  /** The manifest format's version (2). */
+  readonly schemaVersion?: number;
+}
+
+/** The image's configuration blob. */
+export interface ManifestConfig {
+  /** sha256:<hex>. */
+  readonly digest?: string;
+  readonly mediaType?: string;
+  /** Bytes. */
+  readonly size?: number;
+}
+
+export interface ManifestLayer {
+  /** sha256:<hex>. */
+  readonly digest?: string;
+  readonly mediaType?: string;
+  /** Bytes. */
+  readonly size?: number;
 }
 
 /** Multi-zone placement. */

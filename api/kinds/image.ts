@@ -23,6 +23,7 @@ export const imageKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name", schema: () => imageName() },
+  dataSources: { get: "getImage", list: "getImages" },
   examples: {
     patch: (marker) => ({ tags: { example: marker } }),
   },
