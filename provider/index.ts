@@ -20,6 +20,7 @@ import { auditContextDefinition } from "./resources/auditContext.js";
 import { cloudAccountDefinition } from "./resources/cloudAccount.js";
 import { groupDefinition } from "./resources/group.js";
 import { locationDefinition } from "./resources/location.js";
+import { domainRouteDefinition } from "./resources/domainRoute.js";
 import { orgDefinition } from "./resources/org.js";
 import { policyDefinition } from "./resources/policy.js";
 import { policyBindingDefinition } from "./resources/policyBinding.js";
@@ -43,6 +44,7 @@ const handWritten = {
   CloudAccount: cloudAccountDefinition,
   PolicyBinding: policyBindingDefinition,
   Org: orgDefinition,
+  DomainRoute: domainRouteDefinition,
 } satisfies Record<(typeof handWrittenTypeNames)[number], AnyResourceDefinition>;
 
 /**

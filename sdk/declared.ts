@@ -100,6 +100,101 @@ export const Org = declaredResource<OrgArgs, OrgOutputs>(
 );
 export type Org = InstanceType<typeof Org>;
 
+/** The args of a `DomainRoute`. */
+export interface DomainRouteArgs {
+  /** Workloads given a share of traffic. */
+  canaries?: pulumi.Input<pulumi.Input<RouteCanarieArgs>[]>;
+  /** The domain's name (its DNS name). Changing it replaces the route. */
+  domain: pulumi.Input<string>;
+  /** The domain's port the route is on (default 443). Changing it replaces the route. */
+  domainPort?: pulumi.Input<number>;
+  /** Header changes. */
+  headers?: pulumi.Input<RouteHeadersArgs>;
+  /** Matches the host's prefix (needs acceptAllHosts or acceptAllSubdomains). */
+  hostPrefix?: pulumi.Input<string>;
+  /** RE2 pattern of the host header. */
+  hostRegex?: pulumi.Input<string>;
+  /** Workloads traffic is mirrored to. */
+  mirror?: pulumi.Input<pulumi.Input<RouteMirrorItemArgs>[]>;
+  /** Org of the domain; defaults to the `cpln-native:org` stack config or CPLN_ORG. Changing it replaces. */
+  org?: pulumi.Input<string>;
+  /** Port of the workload to route to. */
+  port?: pulumi.Input<number>;
+  /** Path prefix matched (default '/' when no regex). */
+  prefix?: pulumi.Input<string>;
+  /** RE2 pattern of paths (instead of prefix). */
+  regex?: pulumi.Input<string>;
+  /** Replaces the matched prefix when forwarding. */
+  replacePrefix?: pulumi.Input<string>;
+  /** Replica of a stateful workload to route to. */
+  replica?: pulumi.Input<number>;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  workloadLink: pulumi.Input<string>;
+}
+
+/** The outputs of a `DomainRoute`. */
+export interface DomainRouteOutputs {
+  /** Workloads given a share of traffic. */
+  readonly canaries?: RouteCanarie[];
+  /** The domain's name (its DNS name). Changing it replaces the route. */
+  readonly domain: string;
+  /** Link of the domain, /org/<org>/domain/<name>. */
+  readonly domainLink: string;
+  /** The domain's port the route is on. */
+  readonly domainPort: number;
+  /** Header changes. */
+  readonly headers?: RouteHeaders;
+  /** Matches the host's prefix (needs acceptAllHosts or acceptAllSubdomains). */
+  readonly hostPrefix?: string;
+  /** RE2 pattern of the host header. */
+  readonly hostRegex?: string;
+  /** Workloads traffic is mirrored to. */
+  readonly mirror?: RouteMirrorItem[];
+  /** Org of the domain. */
+  readonly org: string;
+  /** Port of the workload to route to. */
+  readonly port?: number;
+  /** Path prefix matched (default '/' when no regex). */
+  readonly prefix?: string;
+  /** RE2 pattern of paths (instead of prefix). */
+  readonly regex?: string;
+  /** Replaces the matched prefix when forwarding. */
+  readonly replacePrefix?: string;
+  /** Replica of a stateful workload to route to. */
+  readonly replica?: number;
+  /** The route's key on its port: its prefix (or regex), with its host rule. */
+  readonly routeKey: string;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  readonly workloadLink: string;
+}
+
+/**
+ * One route on a Control Plane domain owned elsewhere (non-authoritative): create appends it to its port's routes, an update patches only its changed fields, delete drops only it; other routes of the domain are never touched. A change of domain, domainPort, prefix, regex or host rule replaces the route.
+ */
+export const DomainRoute = declaredResource<DomainRouteArgs, DomainRouteOutputs>(
+  "DomainRoute",
+  [
+    "canaries",
+    "domain",
+    "domainLink",
+    "domainPort",
+    "headers",
+    "hostPrefix",
+    "hostRegex",
+    "mirror",
+    "org",
+    "port",
+    "prefix",
+    "regex",
+    "replacePrefix",
+    "replica",
+    "routeKey",
+    "workloadLink",
+  ],
+  [],
+);
+export type DomainRoute = InstanceType<typeof DomainRoute>;
+
 /** The args of a `Gvc`. */
 export interface GvcArgs {
   /** Take over an existing gvc of this name (updating it to these args) instead of failing. */
@@ -2363,15 +2458,15 @@ export type PortProtocol = "http" | "http2" | "tcp";
 /** A route to a workload. */
 export interface PortRoute {
   /** Workloads given a share of traffic. */
-  readonly canaries?: PortRouteCanarie[];
+  readonly canaries?: RouteCanarie[];
   /** Header changes. */
-  readonly headers?: PortRouteHeaders;
+  readonly headers?: RouteHeaders;
   /** Matches the host's prefix (needs acceptAllHosts or acceptAllSubdomains). */
   readonly hostPrefix?: string;
   /** RE2 pattern of the host header. */
   readonly hostRegex?: string;
   /** Workloads traffic is mirrored to. */
-  readonly mirror?: PortRouteMirrorItem[];
+  readonly mirror?: RouteMirrorItem[];
   /** Port of the workload to route to. */
   readonly port?: number;
   /** Path prefix matched (default '/' when no regex). */
@@ -2389,15 +2484,15 @@ export interface PortRoute {
 /** A route to a workload. */
 export interface PortRouteArgs {
   /** Workloads given a share of traffic. */
-  canaries?: pulumi.Input<pulumi.Input<PortRouteCanarieArgs>[]>;
+  canaries?: pulumi.Input<pulumi.Input<RouteCanarieArgs>[]>;
   /** Header changes. */
-  headers?: pulumi.Input<PortRouteHeadersArgs>;
+  headers?: pulumi.Input<RouteHeadersArgs>;
   /** Matches the host's prefix (needs acceptAllHosts or acceptAllSubdomains). */
   hostPrefix?: pulumi.Input<string>;
   /** RE2 pattern of the host header. */
   hostRegex?: pulumi.Input<string>;
   /** Workloads traffic is mirrored to. */
-  mirror?: pulumi.Input<pulumi.Input<PortRouteMirrorItemArgs>[]>;
+  mirror?: pulumi.Input<pulumi.Input<RouteMirrorItemArgs>[]>;
   /** Port of the workload to route to. */
   port?: pulumi.Input<number>;
   /** Path prefix matched (default '/' when no regex). */
@@ -2408,62 +2503,6 @@ export interface PortRouteArgs {
   replacePrefix?: pulumi.Input<string>;
   /** Replica of a stateful workload to route to. */
   replica?: pulumi.Input<number>;
-  /** Workload: //gvc/<gvc>/workload/<name>. */
-  workloadLink: pulumi.Input<string>;
-}
-
-export interface PortRouteCanarie {
-  /** Port of that workload (default: its first). */
-  readonly port?: number;
-  /** Share of traffic routed to the canary, 0-100. */
-  readonly weight: number;
-  /** Workload: //gvc/<gvc>/workload/<name>. */
-  readonly workloadLink: string;
-}
-
-export interface PortRouteCanarieArgs {
-  /** Port of that workload (default: its first). */
-  port?: pulumi.Input<number>;
-  /** Share of traffic routed to the canary, 0-100. */
-  weight: pulumi.Input<number>;
-  /** Workload: //gvc/<gvc>/workload/<name>. */
-  workloadLink: pulumi.Input<string>;
-}
-
-/** Header changes. */
-export interface PortRouteHeaders {
-  readonly request?: PortRouteHeadersRequest;
-}
-
-/** Header changes. */
-export interface PortRouteHeadersArgs {
-  request?: pulumi.Input<PortRouteHeadersRequestArgs>;
-}
-
-export interface PortRouteHeadersRequest {
-  /** Headers set on every request of the route. */
-  readonly set?: Record<string, string>;
-}
-
-export interface PortRouteHeadersRequestArgs {
-  /** Headers set on every request of the route. */
-  set?: pulumi.Input<Record<string, pulumi.Input<string>>>;
-}
-
-export interface PortRouteMirrorItem {
-  /** Share of traffic mirrored, 0-100. */
-  readonly percent: number;
-  /** Port of that workload (default: its first). */
-  readonly port?: number;
-  /** Workload: //gvc/<gvc>/workload/<name>. */
-  readonly workloadLink: string;
-}
-
-export interface PortRouteMirrorItemArgs {
-  /** Share of traffic mirrored, 0-100. */
-  percent: pulumi.Input<number>;
-  /** Port of that workload (default: its first). */
-  port?: pulumi.Input<number>;
   /** Workload: //gvc/<gvc>/workload/<name>. */
   workloadLink: pulumi.Input<string>;
 }
@@ -2720,6 +2759,62 @@ export interface RolloutOptionsArgs {
 
 /** Default OrderedReady. */
 export type RolloutOptionsScalingPolicy = "OrderedReady" | "Parallel";
+
+export interface RouteCanarie {
+  /** Port of that workload (default: its first). */
+  readonly port?: number;
+  /** Share of traffic routed to the canary, 0-100. */
+  readonly weight: number;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  readonly workloadLink: string;
+}
+
+export interface RouteCanarieArgs {
+  /** Port of that workload (default: its first). */
+  port?: pulumi.Input<number>;
+  /** Share of traffic routed to the canary, 0-100. */
+  weight: pulumi.Input<number>;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  workloadLink: pulumi.Input<string>;
+}
+
+/** Header changes. */
+export interface RouteHeaders {
+  readonly request?: RouteHeadersRequest;
+}
+
+/** Header changes. */
+export interface RouteHeadersArgs {
+  request?: pulumi.Input<RouteHeadersRequestArgs>;
+}
+
+export interface RouteHeadersRequest {
+  /** Headers set on every request of the route. */
+  readonly set?: Record<string, string>;
+}
+
+export interface RouteHeadersRequestArgs {
+  /** Headers set on every request of the route. */
+  set?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+}
+
+export interface RouteMirrorItem {
+  /** Share of traffic mirrored, 0-100. */
+  readonly percent: number;
+  /** Port of that workload (default: its first). */
+  readonly port?: number;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  readonly workloadLink: string;
+}
+
+export interface RouteMirrorItemArgs {
+  /** Share of traffic mirrored, 0-100. */
+  percent: pulumi.Input<number>;
+  /** Port of that workload (default: its first). */
+  port?: pulumi.Input<number>;
+  /** Workload: //gvc/<gvc>/workload/<name>. */
+  workloadLink: pulumi.Input<string>;
+}
 
 /** Amazon S3. */
 export interface S3 {

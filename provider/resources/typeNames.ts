@@ -16,6 +16,7 @@ export const handWrittenTypeNames = [
   "CloudAccount",
   "PolicyBinding",
   "Org",
+  "DomainRoute",
 ] as const;
 
 /**

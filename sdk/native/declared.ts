@@ -4,6 +4,8 @@ import type { OutputProperties } from "../declaredResource.js";
 import type {
   OrgArgs,
   OrgOutputs,
+  DomainRouteArgs,
+  DomainRouteOutputs,
   GvcArgs,
   GvcOutputs,
   WorkloadArgs,
@@ -15,6 +17,8 @@ import { nativeResource } from "./resource.js";
 
 export const Org = nativeResource<OrgArgs, OutputProperties<OrgOutputs>>("Org");
 export type Org = InstanceType<typeof Org>;
+export const DomainRoute = nativeResource<DomainRouteArgs, OutputProperties<DomainRouteOutputs>>("DomainRoute");
+export type DomainRoute = InstanceType<typeof DomainRoute>;
 export const Gvc = nativeResource<GvcArgs, OutputProperties<GvcOutputs>>("Gvc");
 export type Gvc = InstanceType<typeof Gvc>;
 export const Workload = nativeResource<WorkloadArgs, OutputProperties<WorkloadOutputs>>("Workload");

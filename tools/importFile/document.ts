@@ -81,6 +81,8 @@ const handWrittenSources: Record<(typeof handWrittenTypeNames)[number], Source |
   PolicyBinding: undefined,
   // The org's settings are not an object of the org: `new Org` adopts them (and restores them on delete).
   Org: undefined,
+  // A route belongs to its domain: importing the Domain imports its routes.
+  DomainRoute: undefined,
 };
 
 /** Every type's source: a declared resource's objects are those of its kind, in the kind's scope. */
