@@ -453,6 +453,7 @@ export type Kind =
   | "user"
   | "group"
   | "serviceaccount"
+  | "secret"
   | "quota"
   | "auditctx"
   | "mk8s"

@@ -15,6 +15,7 @@ import { mk8sKind } from "./mk8s.js";
 import { orgKind } from "./org.js";
 import { policyKind } from "./policy.js";
 import { quotaKind } from "./quota.js";
+import { secretKind } from "./secret.js";
 import { serviceAccountKind } from "./serviceAccount.js";
 import { kindNames, type Kind } from "./names.js";
 import type { KindDescriptor } from "./types.js";
@@ -39,6 +40,7 @@ export const kinds: Readonly<Record<Kind, KindDescriptor>> = {
   mk8s: mk8sKind,
   auditctx: auditCtxKind,
   quota: quotaKind,
+  secret: secretKind,
 };
 
 /** The patch rules of every kind by kind name (read from the descriptors), for `applyPatch` and `buildPatch`. */

@@ -15,5 +15,6 @@ export const kindNames = [
   "mk8s",
   "auditctx",
   "quota",
+  "secret",
 ] as const;
 export type Kind = (typeof kindNames)[number];

@@ -14,3 +14,4 @@ export * from "./auditCtx.js";
 export * from "./gvc.js";
 export * from "./org.js";
 export * from "./user.js";
+export * from "./secret.js";

@@ -9,6 +9,7 @@ import { orgRules } from "./org.js";
 import { policyRules } from "./policy.js";
 import { quotaRules } from "./quota.js";
 import type { KindRules, KindServerRules } from "./rules.js";
+import { secretRules } from "./secret.js";
 import { serviceAccountRules } from "./serviceAccount.js";
 import { userRules } from "./user.js";
 import { volumeSetRules } from "./volumeSet.js";
@@ -27,6 +28,7 @@ const serverRules: Readonly<Record<Kind, KindServerRules>> = {
   mk8s: mk8sRules,
   auditctx: auditCtxRules,
   quota: quotaRules,
+  secret: secretRules,
 };
 
 /** One kind's full rules: its contract descriptor (schemas, addressing) with the server's rules. */

@@ -152,7 +152,7 @@ function base(kind: string): string {
 function targetOf(kind: string): string {
   if (kind === "quota") return quotaId;
   if (kind === "location") return locationName;
-  return targets[kind] as string;
+  return targets[kind] ?? `example-${kind}`;
 }
 
 function itemPath(kind: string, name: string): string {
@@ -203,6 +203,11 @@ beforeAll(async () => {
   await admin("POST", `/org/${ORG}/cloudaccount`, validCreateBody("cloudaccount", "ca"));
   await admin("POST", `/org/${ORG}/mk8s`, validCreateBody("mk8s", "cluster"));
   await admin("POST", `/org/${ORG}/auditctx`, validCreateBody("auditctx", "audit"));
+  // Every other creatable kind gets its target from its declaration's example body.
+  for (const kind of kindNames) {
+    const body = validCreateBody(kind, `example-${kind}`);
+    if (targets[kind] === undefined && body !== undefined) await admin("POST", base(kind), body);
+  }
   quotaId = ((await admin("GET", `/org/${ORG}/quota`)).json as { items: { id: string }[] }).items[0]!.id;
   locationName = ((await admin("GET", `/org/${ORG}/location`)).json as { items: { name: string }[] }).items[0]!.name;
 
