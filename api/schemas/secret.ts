@@ -10,7 +10,7 @@
  */
 import { z } from "zod";
 import { lazy } from "../lazy.js";
-import { crossFieldRules } from "./jsonRules.js";
+import { crossFieldRules, documentedRules, type DocumentedRule } from "./jsonRules.js";
 import {
   description,
   describedTaggedPatchFields,
@@ -195,15 +195,59 @@ const dataValue = () =>
         "returns it). JSON text for gcp, azure-sdk and docker; an object otherwise.",
     );
 
-/** The per-type shape of `data` as JSON Schema `if`/`then` (the OpenAPI document states what each type takes). */
+/**
+ * The per-type shape of `data` as JSON Schema: one `oneOf` branch per type (its `type` const and its `data`), so the
+ * OpenAPI document states what each type takes and a tool building bodies from it picks a type, then its data.
+ */
 function perTypeRules(): Record<string, unknown> {
   return {
-    allOf: secretTypes.map((type) => ({
-      if: { properties: { type: { const: type } }, required: ["type"] },
-      then: { properties: { data: z.toJSONSchema(secretDataSchema(type), { io: "input", unrepresentable: "any" }) } },
+    oneOf: secretTypes.map((type) => ({
+      properties: {
+        type: { const: type },
+        data: z.toJSONSchema(secretDataSchema(type), { io: "input", unrepresentable: "any" }),
+      },
+      required: ["type"],
     })),
   };
 }
+
+/**
+ * How a refusal of `data` by its type's shape ends: the type it was checked against. On a create the type is the
+ * body's (the document's per-type `if`/`then` states the shape); on a PATCH or PUT it is the type after the write.
+ */
+export function dataShapeIssue(message: string, type: SecretType): string {
+  return `${message} (data of type ${type})`;
+}
+
+/** The rules of `data` JSON Schema cannot state: they read inside a text value or parse keys and certificates. */
+const dataRules: readonly DocumentedRule[] = [
+  {
+    rule:
+      "tls and keypair data hold PEM that parses (docs.controlplane.com/reference/secret: the secret is created or " +
+      "updated only if they are valid PEM-encoded): tls cert and chain are X.509 certificates and key a private key; " +
+      "keypair secretKey is a private key (an encrypted one needs the passphrase that decrypts it), publicKey a public key.",
+    issue:
+      /^(must be a PEM-encoded X\.509 certificate|must be PEM-encoded X\.509 certificates|must be a PEM-encoded private key|is encrypted: a passphrase is required|cannot be decrypted with the passphrase given|must be a PEM-encoded public key)$/,
+  },
+  {
+    rule: 'gcp, azure-sdk and docker data is JSON text of an object; a docker secret\'s holds an "auths" object (a Docker config).',
+    issue:
+      /^(must be JSON text of an object|must hold an "auths" object \(.*\))( \(data of type (gcp|azure-sdk|docker)\))?$/,
+  },
+  {
+    rule: "With encoding base64, opaque payload and userpass password are base64 text (whitespace ignored).",
+    issue: /^must be base64 text when encoding is base64( \(data of type (opaque|userpass)\))?$/,
+  },
+];
+
+/** A PATCH or PUT's `data` is checked against the type and data the secret has after the write (the stored ones). */
+const storedTypeRule: DocumentedRule = {
+  rule:
+    "After a PATCH or PUT, data has the shape of the secret's type (the per-type shapes of SecretCreate): the type " +
+    "is the body's or, left out, the stored one, and the data is the stored data merged with the body's (a PUT " +
+    "leaving data out keeps it: GET never shows it). A write changing type must bring data of the new type.",
+  issue: /^.+ \(data of type [a-z-]+\)$/,
+};
 
 export const secret = lazy(() =>
   z
@@ -233,12 +277,12 @@ export const secretCreate = lazy(() => {
       data: dataValue(),
     })
     .describe("Body of POST /org/{org}/secret: data is checked against the shape of its type.");
-  crossFieldRules().add(schema, perTypeRules());
+  crossFieldRules().add(schema, { ...perTypeRules(), ...documentedRules(dataRules) });
   return schema;
 });
 
-export const secretPatch = lazy(() =>
-  patchObject(
+export const secretPatch = lazy(() => {
+  const schema = patchObject(
     {
       ...describedTaggedPatchFields(),
       type: { value: secretType(), required: true },
@@ -251,5 +295,7 @@ export const secretPatch = lazy(() =>
       },
     },
     readOnlyPatchShape(),
-  ).describe("Body of PATCH /org/{org}/secret/{name}: the result's data is checked against its type."),
-);
+  ).describe("Body of PATCH /org/{org}/secret/{name}: the result's data is checked against its type.");
+  crossFieldRules().add(schema, documentedRules([...dataRules, storedTypeRule]));
+  return schema;
+});

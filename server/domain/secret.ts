@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, X509Certificate } from "node:crypto";
 import { issuesFromZod, type Issue } from "../../api/errors.js";
-import { isSecretType, secretDataSchema } from "../../api/schemas/secret.js";
+import { dataShapeIssue, isSecretType, secretDataSchema } from "../../api/schemas/secret.js";
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { isObject, pick } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
@@ -75,11 +75,13 @@ function dataIssues(record: JsonObject): Issue[] {
   const type = record["type"];
   const data = record["data"] as JsonValue | undefined;
   if (!isSecretType(type)) return []; // the record schema names a bad type
-  if (data === undefined || data === null)
-    return [{ path: "data", message: `is required (the ${type} secret's value)` }];
+  if (data === undefined || data === null) return [{ path: "data", message: dataShapeIssue("is required", type) }];
   const parsed = secretDataSchema(type).safeParse(data);
-  // The issue names the field at fault (`data.accessKey`) or `data` itself for a value of the wrong form.
-  if (!parsed.success) return issuesFromZod(parsed.error, ["data"]);
+  // The issue names the field at fault (`data.accessKey`) or `data` itself for a value of the wrong form, and the
+  // type checked against (a PATCH's is the stored one when the body leaves type out).
+  if (!parsed.success) {
+    return issuesFromZod(parsed.error, ["data"]).map((i) => ({ ...i, message: dataShapeIssue(i.message, type) }));
+  }
   return isObject(data) ? pemIssues(type, data) : [];
 }
 

@@ -304,3 +304,50 @@ describe("no secret value in logs", () => {
     expect(logged.join("")).not.toContain(MARK);
   });
 });
+
+describe("the document states the rules of data JSON Schema cannot, each with its refusal's message", () => {
+  type Rule = { rule: string; issue: string };
+  const explained = (rules: Rule[], message: string) => rules.some((r) => new RegExp(r.issue).test(message));
+  const messages = (body: unknown) =>
+    (body as { details: { issues: { message: string }[] } }).details.issues.map((i) => i.message);
+
+  it("create: PEM, JSON text and base64 refusals are documented; a shape refusal is the schema's, not a rule's", async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { "x-cpln-rules"?: Rule[] }> };
+    };
+    const rules = doc.components.schemas["SecretCreate"]?.["x-cpln-rules"] ?? [];
+    for (const [type, data] of [
+      ["tls", { cert: "not a certificate" }],
+      ["keypair", { secretKey: "not a key" }],
+      ["gcp", "not json"],
+      ["docker", "{}"],
+      ["opaque", { payload: "!!", encoding: "base64" }],
+    ] as const) {
+      const answer = await admin(server).post(base, { name: `doc-${type}`, type, data });
+      expect(answer.status, type).toBe(400);
+      for (const message of messages(answer.body)) expect(explained(rules, message), message).toBe(true);
+    }
+    // The per-type shape is JSON Schema (SecretCreate's oneOf), so no documented rule explains its refusal.
+    const shape = await admin(server).post(base, { name: "doc-aws", type: "aws", data: { accessKey: "XYZ" } });
+    expect(shape.status).toBe(400);
+    expect(messages(shape.body).filter((m) => explained(rules, m))).toEqual([]);
+  });
+
+  it("PATCH and PUT: data checked against the stored type is a documented rule of both bodies", async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { "x-cpln-rules"?: Rule[] }> };
+    };
+    expect((await admin(server).post(base, { name: "doc-stored", type: "aws", data: valid["aws"] })).status).toBe(201);
+    const url = `${base}/doc-stored`;
+    const patched = await admin(server).patch(url, { type: "tls" });
+    expect(patched.status).toBe(400);
+    expect(messages(patched.body)).toContain("is required (data of type tls)");
+    for (const message of messages(patched.body))
+      expect(explained(doc.components.schemas["SecretPatch"]?.["x-cpln-rules"] ?? [], message), message).toBe(true);
+    const put = await call(server, "PUT", url, { auth: bearer(ADMIN_KEY), body: { type: "tls", data: "text" } });
+    expect(put.status).toBe(400);
+    for (const message of messages(put.body))
+      expect(explained(doc.components.schemas["SecretPut"]?.["x-cpln-rules"] ?? [], message), message).toBe(true);
+    expect((await admin(server).get(`${url}/-reveal`)).body).toMatchObject({ type: "aws", data: valid["aws"] });
+  });
+});
