@@ -10,6 +10,7 @@ import { auditCtxKind } from "./auditCtx.js";
 import { cloudAccountKind } from "./cloudAccount.js";
 import { groupKind } from "./group.js";
 import { gvcKind } from "./gvc.js";
+import { identityKind } from "./identity.js";
 import { locationKind } from "./location.js";
 import { mk8sKind } from "./mk8s.js";
 import { orgKind } from "./org.js";
@@ -41,6 +42,7 @@ export const kinds: Readonly<Record<Kind, KindDescriptor>> = {
   auditctx: auditCtxKind,
   quota: quotaKind,
   secret: secretKind,
+  identity: identityKind,
 };
 
 /** The patch rules of every kind by kind name (read from the descriptors), for `applyPatch` and `buildPatch`. */

@@ -16,5 +16,6 @@ export const kindNames = [
   "auditctx",
   "quota",
   "secret",
+  "identity",
 ] as const;
 export type Kind = (typeof kindNames)[number];

@@ -15,3 +15,4 @@ export * from "./gvc.js";
 export * from "./org.js";
 export * from "./user.js";
 export * from "./secret.js";
+export * from "./identity.js";

@@ -5,7 +5,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindServerRules } from "./rules.js";
 
 /** The kinds that live inside a gvc: a gvc holding any of them cannot be deleted (409 InUse). */
-const GVC_CHILDREN = ["volumeset"] as const;
+const GVC_CHILDREN = ["volumeset", "identity"] as const;
 
 /** GVCs: creating one adds its per-gvc quotas; deleting one removes them, and needs the gvc to be empty. */
 export const gvcRules: KindServerRules = {

@@ -3,6 +3,7 @@ import { auditCtxRules } from "./auditCtx.js";
 import { cloudAccountRules } from "./cloudAccount.js";
 import { groupRules } from "./group.js";
 import { gvcRules } from "./gvc.js";
+import { identityRules } from "./identity.js";
 import { locationRules } from "./location.js";
 import { mk8sRules } from "./mk8s.js";
 import { orgRules } from "./org.js";
@@ -29,6 +30,7 @@ const serverRules: Readonly<Record<Kind, KindServerRules>> = {
   auditctx: auditCtxRules,
   quota: quotaRules,
   secret: secretRules,
+  identity: identityRules,
 };
 
 /** One kind's full rules: its contract descriptor (schemas, addressing) with the server's rules. */

@@ -98,6 +98,7 @@ export const quotaDefinitions: readonly QuotaDefinition[] = [
     unit: "count",
     max: 20,
     perGvc: true,
+    counts: "identity",
   },
   {
     name: "volumesets-per-gvc",
