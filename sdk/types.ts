@@ -455,6 +455,7 @@ export type Kind =
   | "serviceaccount"
   | "secret"
   | "quota"
+  | "identity"
   | "auditctx"
   | "mk8s"
   | "volumeset";
