@@ -85,6 +85,26 @@ include-method = "POST"
 include-path-regex = "^/org/[^/]+/mk8s/[^/]+/-join$"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
+# Secret data is checked against the secret's type after the write (a PATCH or PUT merges with the stored type and
+# data), tls and keypair PEM must parse and gcp/azure-sdk/docker data is JSON text: rules the document states as
+# x-cpln-rules (SecretCreate, SecretPatch), with the 400 naming data.<field> and the type. An identity's
+# cloudAccountLink must name an existing cloud account of its provider, and a merge must keep the xor rules
+# (IdentityCreate, IdentityPatch x-cpln-rules). Stored objects decide, which JSON Schema cannot state.
+[[operations]]
+include-method = "POST"
+include-path-regex = "^/org/[^/]+/(secret(/[^/]+)?|gvc/[^/]+/identity(/[^/]+)?)$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
+[[operations]]
+include-method = "PUT"
+include-path-regex = "^/org/[^/]+/(secret(/[^/]+)?|gvc/[^/]+/identity(/[^/]+)?)$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
+[[operations]]
+include-method = "PATCH"
+include-path-regex = "^/org/[^/]+/(secret(/[^/]+)?|gvc/[^/]+/identity(/[^/]+)?)$"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
 # The stateful phase follows the document's links (each create links to the operations on the object it made, and
 # under it, naming it by name) and the Location headers of creates. Its dependency analysis is off: it guesses that
 # a path parameter such as {gvc} takes the id of the object a create returned, where every path of this API names

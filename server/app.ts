@@ -45,6 +45,8 @@ declare module "fastify" {
     emulator?: boolean;
     /** A web page (the console), not an API operation: not in the OpenAPI document. */
     page?: boolean;
+    /** Top-level body fields request logs keep as `[redacted]` (secret values). */
+    redactBody?: readonly string[];
   }
 }
 
@@ -166,6 +168,20 @@ export function announcesBody(request: FastifyRequest): boolean {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The body as request logs keep it: the route's `redactBody` fields (secret values) as `[redacted]`. */
+function loggedBody(request: FastifyRequest): { body: unknown; text: string | undefined } {
+  const fields = request.routeOptions.config.redactBody;
+  const body = request.body;
+  if (fields === undefined || typeof body !== "object" || body === null || Array.isArray(body)) {
+    return { body, text: request.bodyText };
+  }
+  const present = fields.filter((field) => Object.hasOwn(body, field));
+  if (present.length === 0) return { body, text: request.bodyText };
+  const redacted: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const field of present) redacted[field] = "[redacted]";
+  return { body: redacted, text: JSON.stringify(redacted) };
+}
 
 /** The fastify instance with JSON parsing, the error shape, authentication, fault injection and the request log. */
 export function buildApp(context: AppContext): FastifyInstance {
@@ -333,7 +349,12 @@ export function buildApp(context: AppContext): FastifyInstance {
     }
     if (context.requestLog) {
       const path = request.url;
-      context.requestLog.push({ method: request.method, path, body: request.body, status: reply.statusCode });
+      context.requestLog.push({
+        method: request.method,
+        path,
+        body: loggedBody(request).body,
+        status: reply.statusCode,
+      });
     }
     const settled = store?.settled?.();
     if (settled === undefined && request.fault === undefined) {
@@ -357,8 +378,9 @@ export function buildApp(context: AppContext): FastifyInstance {
   if (context.recent || textLog) {
     app.addHook("onResponse", (request, reply, done) => {
       const durationMs = reply.elapsedTime;
+      const logged = loggedBody(request);
       if (textLog)
-        textLog.write(`${logLine(request.method, request.url, reply.statusCode, durationMs, request.body)}\n`);
+        textLog.write(`${logLine(request.method, request.url, reply.statusCode, durationMs, logged.body)}\n`);
       if (context.recent && !request.routeOptions.config.emulator) {
         const pushed: PushedRequest = {
           method: request.method,
@@ -372,7 +394,7 @@ export function buildApp(context: AppContext): FastifyInstance {
         if (typeof request.recordAfter === "string") {
           pushed.changeText = `{"before":${jsonOf(request.recordBefore)},"after":${request.recordAfter}}`;
         }
-        context.recent.push(pushed, { text: request.bodyText, bytes: request.bodyBytes });
+        context.recent.push(pushed, { text: logged.text, bytes: request.bodyBytes });
       }
       done();
     });

@@ -12,11 +12,13 @@ import { domainKind } from "./domain.js";
 import { groupKind } from "./group.js";
 import { gvcKind } from "./gvc.js";
 import { imageKind } from "./image.js";
+import { identityKind } from "./identity.js";
 import { locationKind } from "./location.js";
 import { mk8sKind } from "./mk8s.js";
 import { orgKind } from "./org.js";
 import { policyKind } from "./policy.js";
 import { quotaKind } from "./quota.js";
+import { secretKind } from "./secret.js";
 import { serviceAccountKind } from "./serviceAccount.js";
 import { kindNames, type Kind } from "./names.js";
 import type { KindDescriptor } from "./types.js";
@@ -45,6 +47,8 @@ export const kinds: Readonly<Record<Kind, KindDescriptor>> = {
   workload: workloadKind,
   domain: domainKind,
   image: imageKind,
+  secret: secretKind,
+  identity: identityKind,
 };
 
 /** The patch rules of every kind by kind name (read from the descriptors), for `applyPatch` and `buildPatch`. */

@@ -18,5 +18,7 @@ export const kindNames = [
   "workload",
   "domain",
   "image",
+  "secret",
+  "identity",
 ] as const;
 export type Kind = (typeof kindNames)[number];

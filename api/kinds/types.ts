@@ -75,6 +75,12 @@ export interface KindDescriptor {
   readonly queryProperties: readonly string[];
   /** Relations a query term may name (`rel`), read from the item's links. */
   readonly rels: readonly string[];
+  /**
+   * Top-level record fields returned only by an endpoint of the kind that needs its own permission (a secret's `data`
+   * by `-reveal`): GET, lists, queries, write answers and request logs leave them out (server/domain/present.ts), and
+   * a PUT that leaves one out keeps it (a record as GET returned it, sent back, changes nothing).
+   */
+  readonly revealOnly?: readonly string[];
   readonly schemas: {
     /** The record as the server returns it. */
     readonly record: () => z.ZodType;

@@ -17,3 +17,5 @@ export * from "./user.js";
 export * from "./workload.js";
 export * from "./domain.js";
 export * from "./image.js";
+export * from "./secret.js";
+export * from "./identity.js";

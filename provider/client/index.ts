@@ -120,7 +120,7 @@ export interface QueryResult<T> {
 /** `GET /about`: what the service says about itself (free-form). */
 export type About = Record<string, unknown>;
 
-/** The record schema of each kind, for link-based reads: the kind's declaration says it. */
+/** The record schema of each kind, for link-based reads: the kind's declaration (`api/kinds/<kind>.ts`). */
 function recordSchema(kind: Kind): z.ZodType {
   return kinds[kind].schemas.record();
 }

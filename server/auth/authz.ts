@@ -2,6 +2,7 @@ import { grantedBy, impliedBy, isKind, kinds, type Kind } from "../../api/kinds.
 import { normalizeLink, selfLink } from "../../api/links.js";
 import { WorkBudget } from "../../api/query.js";
 import type { JsonObject, JsonValue, Store } from "../store/store.js";
+import { presentRecord } from "../domain/present.js";
 import type { Principal } from "./authn.js";
 import { targetQueryMatches } from "./targeting.js";
 
@@ -143,11 +144,18 @@ function buildIndex(
   };
 }
 
+/** `doc` without its kind's reveal-only fields (see `presentRecord`). */
+function presentedForQuery(doc: JsonObject): JsonObject {
+  const kind = doc["kind"];
+  return isKind(kind) ? presentRecord(kind, doc) : doc;
+}
+
 /** How `policy` selects `doc` (first of all, link, query), or undefined. */
 function selection(policy: PolicyEntry, doc: JsonObject, link: string, budget: WorkBudget): MatchKind | undefined {
   if (policy.targetAll) return "all";
   if (link !== "" && policy.targetLinks.has(link)) return "link";
-  if (policy.targetQuery && targetQueryMatches(policy.targetQuery, doc, budget)) return "query";
+  // A target query reads the record as callers see it: a term on a reveal-only field (a secret's data) matches nothing.
+  if (policy.targetQuery && targetQueryMatches(policy.targetQuery, presentedForQuery(doc), budget)) return "query";
   return undefined;
 }
 

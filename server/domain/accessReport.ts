@@ -25,10 +25,10 @@ export async function accessReportFor(
     let visible = decided.get(link);
     if (visible === undefined) {
       const parsed = parseLink(link);
-      // Only objects of this org that exist: a link to another org, to a kind cpln-local does not serve (a gvc's
-      // identity) or to nothing is not shown, as the caller could not read it either.
-      const inOrg = parsed?.org === org && parsed.name !== undefined && parsed.gvc === undefined ? parsed : undefined;
-      const record = inOrg ? await store.get(org, inOrg.kind, "", inOrg.name ?? "") : undefined;
+      // Only objects of this org that exist (a gvc's identity in its gvc): a link to another org, to a kind
+      // cpln-local does not serve or to nothing is not shown, as the caller could not read it either.
+      const inOrg = parsed?.org === org && parsed.name !== undefined ? parsed : undefined;
+      const record = inOrg ? await store.get(org, inOrg.kind, inOrg.gvc ?? "", inOrg.name ?? "") : undefined;
       visible = inOrg !== undefined && record !== undefined && authz.can(principal, inOrg.kind, "view", record.doc);
       decided.set(link, visible);
     }

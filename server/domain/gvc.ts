@@ -11,7 +11,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindServerRules } from "./rules.js";
 
 /** The kinds that live inside a gvc: a gvc holding any of them cannot be deleted (409 InUse). */
-const GVC_CHILDREN = ["volumeset", "workload"] as const;
+const GVC_CHILDREN = ["volumeset", "workload", "identity"] as const;
 
 const ALIAS_LENGTH = 12;
 const ALIAS_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";

@@ -5,12 +5,14 @@ import { domainRules } from "./domain.js";
 import { groupRules } from "./group.js";
 import { gvcRules } from "./gvc.js";
 import { imageRules } from "./image.js";
+import { identityRules } from "./identity.js";
 import { locationRules } from "./location.js";
 import { mk8sRules } from "./mk8s.js";
 import { orgRules } from "./org.js";
 import { policyRules } from "./policy.js";
 import { quotaRules } from "./quota.js";
 import type { KindRules, KindServerRules } from "./rules.js";
+import { secretRules } from "./secret.js";
 import { serviceAccountRules } from "./serviceAccount.js";
 import { userRules } from "./user.js";
 import { volumeSetRules } from "./volumeSet.js";
@@ -33,6 +35,8 @@ const serverRules: Readonly<Record<Kind, KindServerRules>> = {
   workload: workloadRules,
   domain: domainRules,
   image: imageRules,
+  secret: secretRules,
+  identity: identityRules,
 };
 
 /** One kind's full rules: its contract descriptor (schemas, addressing) with the server's rules. */

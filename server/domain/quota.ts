@@ -66,6 +66,8 @@ export const quotaDefinitions: readonly QuotaDefinition[] = [
     perGvc: false,
     counts: "auditctx",
   },
+  // cpln-local's too (issue 40): the real API's quota on secrets is not documented.
+  { name: "secrets", description: "Max number of secrets", unit: "count", max: 1000, perGvc: false, counts: "secret" },
   {
     name: "locations",
     description: "Max number of locations (the builtin ones included)",
@@ -103,6 +105,7 @@ export const quotaDefinitions: readonly QuotaDefinition[] = [
     unit: "count",
     max: 20,
     perGvc: true,
+    counts: "identity",
   },
   {
     name: "volumesets-per-gvc",

@@ -19,6 +19,7 @@ import { CursorCodec, MAX_PAGE_BYTES, PageMemo, pageAfter, type Cursor } from ".
 import { accessReportFor } from "./accessReport.js";
 import { storedLimitIssues } from "./limits.js";
 import { STORED_BYTES_QUOTA, storedBytesOf } from "./quota.js";
+import { presentRecord } from "./present.js";
 import { runQueryDocument } from "./querying.js";
 import type { KindRules, RuleContext } from "./rules.js";
 
@@ -342,7 +343,12 @@ export class RecordService {
     );
     const links: JsonObject[] = [{ rel: "self", href: self }];
     if (page.next) links.push({ rel: "next", href: `${self}?cursor=${this.cursors.list(page.next)}` });
-    const answer = reusedReply({ kind: "list", itemKind: kind, items: page.items.map((r) => r.doc), links });
+    const answer = reusedReply({
+      kind: "list",
+      itemKind: kind,
+      items: page.items.map((r) => presentRecord(kind, r.doc)),
+      links,
+    });
     if (counterCommitted && this.store.settled?.() === undefined) {
       const bytes = page.items.reduce((sum, r) => sum + jsonOf(r.doc).length, 0);
       this.pages.remember(key, { counter, decisions: authz.decisions, page: answer }, bytes);
@@ -363,7 +369,7 @@ export class RecordService {
   }
 
   async get(call: Call, kind: Kind, key: string): Promise<JsonObject> {
-    return (await this.loadVisible(call, kind, key)).record.doc;
+    return presentRecord(kind, (await this.loadVisible(call, kind, key)).record.doc);
   }
 
   async create(call: Call, kind: Kind, rawBody: unknown): Promise<{ record: JsonObject; location: string }> {
@@ -413,7 +419,7 @@ export class RecordService {
     if (foreign.length > 0) throw badRequest(foreign);
     const now = nowIso();
     const created = await this.store.transaction((tx) => this.insert(tx, call.org, kind, scope, gvc, input, now));
-    return { record: created, location: selfLink(call.org, kind, name, gvc) };
+    return { record: presentRecord(kind, created), location: selfLink(call.org, kind, name, gvc) };
   }
 
   /**
@@ -544,8 +550,13 @@ export class RecordService {
     const patch: JsonObject = {};
     for (const [field, value] of Object.entries(body)) if (!replaceable.includes(field)) patch[field] = value;
     // Fields left out get their create defaults: description = name, no tags, and the kind's own (`omittedDefaults`).
+    // A reveal-only field left out is kept: GET never returns it, so a record as read, sent back, changes nothing.
     const defaults: JsonObject = { description: key, tags: {}, ...this.rules[kind].omittedDefaults };
-    for (const field of replaceable) patch[`${REPLACE}${field}`] = body[field] ?? defaults[field] ?? null;
+    const kept = kinds[kind].revealOnly ?? [];
+    for (const field of replaceable) {
+      if (body[field] === undefined && kept.includes(field)) continue;
+      patch[`${REPLACE}${field}`] = body[field] ?? defaults[field] ?? null;
+    }
     return this.patch(call, kind, key, patch, (path) => (path.startsWith(REPLACE) ? path.slice(REPLACE.length) : path));
   }
 
@@ -640,7 +651,7 @@ export class RecordService {
         }
         if (conflicts.length > 0) throw stateConflict(conflicts);
         if (equalUnder(previous, next, this.patchRulesOf(kind))) {
-          call.onPatched?.(previous);
+          call.onPatched?.(presentRecord(kind, previous));
           return { done: true as const, doc: previous };
         }
         next["version"] = current.version + 1;
@@ -650,10 +661,10 @@ export class RecordService {
         if (!replaced) return { done: false as const };
         await this.consumeBytes(tx, call.org, kind, storedBytesOf(next) - storedBytesOf(previous));
         if (rules.patched) await rules.patched(previous, next, ctx);
-        call.onPatched?.(previous);
+        call.onPatched?.(presentRecord(kind, previous));
         return { done: true as const, doc: next };
       });
-      if (outcome.done) return outcome.doc;
+      if (outcome.done) return presentRecord(kind, outcome.doc);
       if (attempt >= PATCH_ATTEMPTS) {
         throw conflict("VersionConflict", `${kind} ${key} kept changing; retry the request`);
       }
@@ -727,17 +738,10 @@ export class RecordService {
       body = rawBody === undefined ? {} : requireObject(rawBody, "The query");
     }
     const records = await this.visibleRecords(call, kind);
-    const byDoc = new Map(records.map((r) => [r.doc, r]));
-    const {
-      items: found,
-      query,
-      sortBy,
-      direction,
-    } = runQueryDocument(
-      kind,
-      body,
-      records.map((r) => r.doc),
-    );
+    // Queries read records as callers see them: a term or sort on a reveal-only field finds nothing to compare.
+    const docs = records.map((r) => presentRecord(kind, r.doc));
+    const byDoc = new Map(records.map((r, i) => [docs[i] as JsonObject, r]));
+    const { items: found, query, sortBy, direction } = runQueryDocument(kind, body, docs);
     const fetchLinks = query["fetch"] === "links";
     const page = pageAfter(
       found,
@@ -822,6 +826,11 @@ export class RecordService {
           }
           if (createBody instanceof z.ZodObject) {
             for (const field of rules.readOnly) if (!(field in createBody.shape)) delete manifest[field];
+          }
+          // A reveal-only field left out is kept by the replace (see `put`): the manifest is checked with it.
+          for (const field of kinds[kind].revealOnly ?? []) {
+            if (manifest[field] === undefined && existing.doc[field] !== undefined)
+              manifest[field] = existing.doc[field];
           }
           const { parsed } = parseCoerced(createBody, manifest);
           if (!parsed.success) {

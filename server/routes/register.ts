@@ -37,6 +37,7 @@ export function registerRoutes(app: FastifyInstance, routes: readonly Route[]): 
         auth: route.auth,
         ...(route.noFaults ? { noFaults: true } : {}),
         ...(route.emulator ? { emulator: true } : {}),
+        ...(route.redactBody ? { redactBody: route.redactBody } : {}),
       },
       ...(route.gate ? { onRequest: gateHook(route.gate) } : {}),
       ...(route.bodyLimit === undefined ? {} : { bodyLimit: route.bodyLimit }),

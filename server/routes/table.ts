@@ -13,6 +13,7 @@ import type { Call, RecordService } from "../domain/records.js";
 import { LIST_CURSOR_PATTERN, MAX_LIST_CURSOR, MAX_POSITION_TEXT, MAX_QUERY_CURSOR } from "../domain/paging.js";
 import { badRequest } from "../errors.js";
 import { orgLinkRule } from "../domain/orgLinks.js";
+import { revealOnlyBodyFields } from "../domain/present.js";
 
 /** HTTP methods the API serves (HEAD is fastify's automatic twin of GET). */
 export const httpMethods = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -108,6 +109,8 @@ export interface Route {
   readonly gate?: (request: FastifyRequest) => Promise<void>;
   /** Largest body this route accepts, when not the server's `BODY_LIMIT` (the state import). */
   readonly bodyLimit?: number;
+  /** Top-level body fields whose values request logs keep as `[redacted]` (a kind's reveal-only fields). */
+  readonly redactBody?: readonly string[];
   readonly handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 }
 
@@ -871,10 +874,15 @@ export function recordRoutes(records: RecordService): Route[] {
       });
     }
   }
-  // Every body but a query's is checked for links into another org (RecordService: create, write, action, endpoint).
-  return routes.map((route) =>
-    route.body && !/^(query|continueQuery)/.test(route.operationId)
-      ? { ...route, rules: [...(route.rules ?? []), orgLinkRule] }
-      : route,
-  );
+  // Every body but a query's is checked for links into another org (RecordService: create, write, action, endpoint);
+  // the reveal-only fields of the kind's write bodies stay out of request logs.
+  return routes.map((route) => {
+    if (!route.body || /^(query|continueQuery)/.test(route.operationId)) return route;
+    const redact = revealOnlyBodyFields(route.tags[0] as Kind);
+    return {
+      ...route,
+      rules: [...(route.rules ?? []), orgLinkRule],
+      ...(redact.length > 0 ? { redactBody: redact } : {}),
+    };
+  });
 }
