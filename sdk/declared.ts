@@ -354,7 +354,7 @@ export interface WorkloadArgs {
   /** Key/value tags, at most 50. Keys under 'cpln/' are set by the server. */
   tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean>>>;
   /** Workload type (immutable; default standard). */
-  type?: pulumi.Input<Type>;
+  type?: pulumi.Input<WorkloadType>;
 }
 
 /** The outputs of a `Workload`. */
@@ -410,7 +410,7 @@ export interface WorkloadOutputs {
   /** User tags (server tags under cpln/ are in serverTags). */
   readonly tags: Record<string, unknown>;
   /** Workload type (immutable; default standard). */
-  readonly type?: Type;
+  readonly type?: WorkloadType;
   /** Version, incremented on every change. */
   readonly version: number;
 }
@@ -552,6 +552,188 @@ export const Domain = declaredResource<DomainArgs, DomainOutputs>(
   [],
 );
 export type Domain = InstanceType<typeof Domain>;
+
+/** The args of a `Secret`. */
+export interface SecretArgs {
+  /** Take over an existing secret of this name (updating it to these args) instead of failing. */
+  adopt?: pulumi.Input<boolean>;
+  /** The secret's value, shaped by its type (reveal-only: GET, lists and queries leave it out; GET .../-reveal returns it). JSON text for gcp, azure-sdk and docker; an object otherwise. */
+  data: pulumi.Input<string | Record<string, unknown>>;
+  /** Free-form description, at most 250 characters; defaults to the name. */
+  description?: pulumi.Input<string>;
+  /** Name of the secret; defaults to `<resource name>-<7 hex>`. Changing it replaces the secret. */
+  name?: pulumi.Input<string>;
+  /** Org of the secret; defaults to the `cpln-native:org` stack config or CPLN_ORG. Changing it replaces. */
+  org?: pulumi.Input<string>;
+  /** Key/value tags, at most 50. Keys under 'cpln/' are set by the server. */
+  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean>>>;
+  /** The type: opaque, tls, gcp, aws, ecr, userpass, keypair, azure-sdk, azure-connector, docker, dictionary, nats-account. */
+  type: pulumi.Input<Type>;
+}
+
+/** The outputs of a `Secret`. */
+export interface SecretOutputs {
+  /** Take over an existing secret of this name (updating it to these args) instead of failing. */
+  readonly adopt?: boolean;
+  /** The API's id (UUID) of the secret. */
+  readonly cplnId: string;
+  /** When the secret was created. */
+  readonly created: string;
+  /** The secret's value, shaped by its type (reveal-only: GET, lists and queries leave it out; GET .../-reveal returns it). JSON text for gcp, azure-sdk and docker; an object otherwise. */
+  readonly data: string | Record<string, unknown>;
+  /** Description (the name unless set). */
+  readonly description: string;
+  /** When the secret last changed. */
+  readonly lastModified: string;
+  /** Name of the secret. */
+  readonly name: string;
+  /** Org of the secret. */
+  readonly org: string;
+  /** Link of the secret, /org/<org>/secret/<name> (also the resource id). */
+  readonly selfLink: string;
+  /** Tags set by the server (keys under cpln/). */
+  readonly serverTags?: Record<string, unknown>;
+  /** User tags (server tags under cpln/ are in serverTags). */
+  readonly tags: Record<string, unknown>;
+  /** The type: opaque, tls, gcp, aws, ecr, userpass, keypair, azure-sdk, azure-connector, docker, dictionary, nats-account. */
+  readonly type: Type;
+  /** Version, incremented on every change. */
+  readonly version: number;
+}
+
+/**
+ * A Control Plane secret (opaque, dictionary, userpass, keypair, tls, aws, ecr, gcp, azure-sdk, azure-connector, docker, nats-account). data is a Pulumi secret in both adapters: encrypted in the state, never in logs or errors; the API never returns it outside -reveal, so the state keeps what the program gave. name and org cannot change in place; every other change is one PATCH.
+ */
+export const Secret = declaredResource<SecretArgs, SecretOutputs>(
+  "Secret",
+  [
+    "adopt",
+    "cplnId",
+    "created",
+    "data",
+    "description",
+    "lastModified",
+    "name",
+    "org",
+    "selfLink",
+    "serverTags",
+    "tags",
+    "type",
+    "version",
+  ],
+  ["data"],
+);
+export type Secret = InstanceType<typeof Secret>;
+
+/** The args of a `Identity`. */
+export interface IdentityArgs {
+  /** Take over an existing identity of this name (updating it to these args) instead of failing. */
+  adopt?: pulumi.Input<boolean>;
+  /** AWS access: exactly one of roleName and policyRefs; trustPolicy only with policyRefs. */
+  aws?: pulumi.Input<AwsArgs>;
+  /** Azure access. */
+  azure?: pulumi.Input<AzureArgs>;
+  /** Free-form description, at most 250 characters; defaults to the name. */
+  description?: pulumi.Input<string>;
+  /** GCP access: exactly one of serviceAccount and bindings. */
+  gcp?: pulumi.Input<GcpArgs>;
+  /** Name of the gvc the identity lives in. Changing it replaces it. */
+  gvc: pulumi.Input<string>;
+  /** Memcache clusters the identity may use. */
+  memcacheAccess?: pulumi.Input<pulumi.Input<IdentityMemcacheAccessItemArgs>[]>;
+  /** Name of the identity; defaults to `<resource name>-<7 hex>`. Changing it replaces the identity. */
+  name?: pulumi.Input<string>;
+  /** Cloud-native private endpoints. */
+  nativeNetworkResources?: pulumi.Input<pulumi.Input<NativeNetworkResourceArgs>[]>;
+  /** Private network endpoints (Cloud Wormhole). */
+  networkResources?: pulumi.Input<pulumi.Input<NetworkResourceArgs>[]>;
+  /** NGS (NATS) access. */
+  ngs?: pulumi.Input<NgsArgs>;
+  /** Org of the identity; defaults to the `cpln-native:org` stack config or CPLN_ORG. Changing it replaces. */
+  org?: pulumi.Input<string>;
+  /** SpiceDB clusters the identity may use. */
+  spicedbAccess?: pulumi.Input<pulumi.Input<SpicedbAccessItemArgs>[]>;
+  /** Key/value tags, at most 50. Keys under 'cpln/' are set by the server. */
+  tags?: pulumi.Input<Record<string, pulumi.Input<string | number | boolean>>>;
+}
+
+/** The outputs of a `Identity`. */
+export interface IdentityOutputs {
+  /** Take over an existing identity of this name (updating it to these args) instead of failing. */
+  readonly adopt?: boolean;
+  /** AWS access: exactly one of roleName and policyRefs; trustPolicy only with policyRefs. */
+  readonly aws?: Aws;
+  /** Azure access. */
+  readonly azure?: Azure;
+  /** The API's id (UUID) of the identity. */
+  readonly cplnId: string;
+  /** When the identity was created. */
+  readonly created: string;
+  /** Description (the name unless set). */
+  readonly description: string;
+  /** GCP access: exactly one of serviceAccount and bindings. */
+  readonly gcp?: Gcp;
+  /** The gvc (read-only). */
+  readonly gvc?: unknown;
+  /** When the identity last changed. */
+  readonly lastModified: string;
+  /** Memcache clusters the identity may use. */
+  readonly memcacheAccess?: MemcacheAccessItem[];
+  /** Name of the identity. */
+  readonly name: string;
+  /** Cloud-native private endpoints. */
+  readonly nativeNetworkResources?: NativeNetworkResource[];
+  /** Private network endpoints (Cloud Wormhole). */
+  readonly networkResources?: NetworkResource[];
+  /** NGS (NATS) access. */
+  readonly ngs?: Ngs;
+  /** Org of the identity. */
+  readonly org: string;
+  /** Link of the identity, /org/<org>/gvc/<gvc>/identity/<name> (also the resource id). */
+  readonly selfLink: string;
+  /** Tags set by the server (keys under cpln/). */
+  readonly serverTags?: Record<string, unknown>;
+  /** SpiceDB clusters the identity may use. */
+  readonly spicedbAccess?: SpicedbAccessItem[];
+  /** Server-maintained state of the identity's cloud access. */
+  readonly status?: IdentityStatus;
+  /** User tags (server tags under cpln/ are in serverTags). */
+  readonly tags: Record<string, unknown>;
+  /** Version, incremented on every change. */
+  readonly version: number;
+}
+
+/**
+ * A Control Plane identity in a gvc: what its workloads run as — cloud access (aws, gcp, azure, ngs), network resources reached through agents, native network resources. Policies name it as a principal (a workload needs `reveal` on the secrets it reads). name, gvc and org cannot change in place; every other change is one PATCH.
+ */
+export const Identity = declaredResource<IdentityArgs, IdentityOutputs>(
+  "Identity",
+  [
+    "adopt",
+    "aws",
+    "azure",
+    "cplnId",
+    "created",
+    "description",
+    "gcp",
+    "gvc",
+    "lastModified",
+    "memcacheAccess",
+    "name",
+    "nativeNetworkResources",
+    "networkResources",
+    "ngs",
+    "org",
+    "selfLink",
+    "serverTags",
+    "spicedbAccess",
+    "status",
+    "tags",
+    "version",
+  ],
+  [],
+);
+export type Identity = InstanceType<typeof Identity>;
 
 /** The arguments of `getOrg`. */
 export interface GetOrgArgs {
@@ -920,6 +1102,116 @@ export function getImagesOutput(
   return invokeDeclaredOutput("getImages", args ?? {}, opts);
 }
 
+/** The arguments of `getSecret`. */
+export interface GetSecretArgs {
+  /** Name of the secret. */
+  readonly name: string;
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getSecret`. */
+export interface GetSecretResult {
+  /** When the object was created. */
+  readonly created: string;
+  /** The secret's value, shaped by its type (reveal-only: GET, lists and queries leave it out; GET .../-reveal returns it). JSON text for gcp, azure-sdk and docker; an object otherwise. */
+  readonly data?: string | Record<string, unknown>;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'secret'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** The type: opaque, tls, gcp, aws, ecr, userpass, keypair, azure-sdk, azure-connector, docker, dictionary, nats-account. */
+  readonly type: Type;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
+/** One secret by name (GET /org/{org}/secret/{name}), as the API returns it. */
+export function getSecret(args: GetSecretArgs, _opts?: pulumi.InvokeOptions): Promise<GetSecretResult> {
+  return invokeDeclared("getSecret", args);
+}
+/** One secret by name (GET /org/{org}/secret/{name}), as the API returns it. The Output form: waits for its arguments. */
+export function getSecretOutput(
+  args: InputArgs<GetSecretArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetSecretResult> {
+  return invokeDeclaredOutput("getSecret", args, opts);
+}
+
+/** The arguments of `getIdentity`. */
+export interface GetIdentityArgs {
+  /** Gvc of the identity. */
+  readonly gvc: string;
+  /** Name of the identity. */
+  readonly name: string;
+  /** Org to read from; default: cpln-native:org, then CPLN_ORG. */
+  readonly org?: string;
+}
+
+/** The result of `getIdentity`. */
+export interface GetIdentityResult {
+  /** AWS access: exactly one of roleName and policyRefs; trustPolicy only with policyRefs. */
+  readonly aws?: Aws;
+  /** Azure access. */
+  readonly azure?: Azure;
+  /** When the object was created. */
+  readonly created: string;
+  /** Description; defaults to the name. */
+  readonly description?: string;
+  /** GCP access: exactly one of serviceAccount and bindings. */
+  readonly gcp?: Gcp;
+  /** The gvc (read-only). */
+  readonly gvc?: unknown;
+  /** Unique id of the object (UUID). */
+  readonly id: string;
+  /** Always 'identity'. */
+  readonly kind: string;
+  /** When the object last changed. */
+  readonly lastModified: string;
+  /** Links: self, org, and gvc for gvc-scoped kinds. */
+  readonly links: Link[];
+  /** Memcache clusters the identity may use. */
+  readonly memcacheAccess?: MemcacheAccessItem[];
+  /** Name of the object, unique within its scope. */
+  readonly name: string;
+  /** Cloud-native private endpoints. */
+  readonly nativeNetworkResources?: NativeNetworkResource[];
+  /** Private network endpoints (Cloud Wormhole). */
+  readonly networkResources?: NetworkResource[];
+  /** NGS (NATS) access. */
+  readonly ngs?: Ngs;
+  /** SpiceDB clusters the identity may use. */
+  readonly spicedbAccess?: SpicedbAccessItem[];
+  /** Server-maintained state of the identity's cloud access. */
+  readonly status?: IdentityStatus;
+  /** Key/value tags. Keys under 'cpln/' are set by the server. */
+  readonly tags?: Record<string, string | number | boolean>;
+  /** Incremented on every change; send it back in a PATCH to detect conflicts. */
+  readonly version: number;
+}
+
+/** One identity by name (GET /org/{org}/gvc/{gvc}/identity/{name}), as the API returns it. */
+export function getIdentity(args: GetIdentityArgs, _opts?: pulumi.InvokeOptions): Promise<GetIdentityResult> {
+  return invokeDeclared("getIdentity", args);
+}
+/** One identity by name (GET /org/{org}/gvc/{gvc}/identity/{name}), as the API returns it. The Output form: waits for its arguments. */
+export function getIdentityOutput(
+  args: InputArgs<GetIdentityArgs>,
+  opts?: pulumi.InvokeOutputOptions,
+): pulumi.Output<GetIdentityResult> {
+  return invokeDeclaredOutput("getIdentity", args, opts);
+}
+
 /** Authentication settings. */
 export interface AuthConfig {
   /** Email domains whose users become members when they sign in with SAML. */
@@ -1002,6 +1294,76 @@ export interface AutoscalingMultiItemArgs {
 
 /** Metric. */
 export type AutoscalingMultiItemMetric = "cpu" | "memory" | "rps";
+
+/** AWS access: exactly one of roleName and policyRefs; trustPolicy only with policyRefs. */
+export interface Aws {
+  /** Link to a cloud account of the same provider: //cloudaccount/<name> or /org/<org>/cloudaccount/<name>. */
+  readonly cloudAccountLink: string;
+  /** AWS policies attached to the role the identity gets (ARNs or names). */
+  readonly policyRefs?: string[];
+  /** An existing AWS role the identity assumes (instead of policyRefs). */
+  readonly roleName?: string;
+  /** Trust policy of the role the identity gets (not with roleName). */
+  readonly trustPolicy?: AwsTrustPolicy;
+}
+
+/** AWS access: exactly one of roleName and policyRefs; trustPolicy only with policyRefs. */
+export interface AwsArgs {
+  /** Link to a cloud account of the same provider: //cloudaccount/<name> or /org/<org>/cloudaccount/<name>. */
+  cloudAccountLink: pulumi.Input<string>;
+  /** AWS policies attached to the role the identity gets (ARNs or names). */
+  policyRefs?: pulumi.Input<pulumi.Input<string>[]>;
+  /** An existing AWS role the identity assumes (instead of policyRefs). */
+  roleName?: pulumi.Input<string>;
+  /** Trust policy of the role the identity gets (not with roleName). */
+  trustPolicy?: pulumi.Input<AwsTrustPolicyArgs>;
+}
+
+/** Trust policy of the role the identity gets (not with roleName). */
+export interface AwsTrustPolicy {
+  /** Trust policy statements. */
+  readonly Statement?: Record<string, unknown>[];
+  /** Policy language version (default 2012-10-17). */
+  readonly Version?: string;
+}
+
+/** Trust policy of the role the identity gets (not with roleName). */
+export interface AwsTrustPolicyArgs {
+  /** Trust policy statements. */
+  Statement?: pulumi.Input<pulumi.Input<Record<string, pulumi.Input<unknown>>>[]>;
+  /** Policy language version (default 2012-10-17). */
+  Version?: pulumi.Input<string>;
+}
+
+/** Azure access. */
+export interface Azure {
+  /** Link to a cloud account of the same provider: //cloudaccount/<name> or /org/<org>/cloudaccount/<name>. */
+  readonly cloudAccountLink: string;
+  /** Role assignments of the identity (required). */
+  readonly roleAssignments: AzureRoleAssignment[];
+}
+
+/** Azure access. */
+export interface AzureArgs {
+  /** Link to a cloud account of the same provider: //cloudaccount/<name> or /org/<org>/cloudaccount/<name>. */
+  cloudAccountLink: pulumi.Input<string>;
+  /** Role assignments of the identity (required). */
+  roleAssignments: pulumi.Input<pulumi.Input<AzureRoleAssignmentArgs>[]>;
+}
+
+export interface AzureRoleAssignment {
+  /** Azure roles assigned at the scope. */
+  readonly roles?: string[];
+  /** Scope of the roles. */
+  readonly scope?: string;
+}
+
+export interface AzureRoleAssignmentArgs {
+  /** Azure roles assigned at the scope. */
+  roles?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Scope of the roles. */
+  scope?: pulumi.Input<string>;
+}
 
 /** How ownership is proven for certificates. */
 export type CertChallengeType = "http01" | "dns01";
@@ -1667,6 +2029,44 @@ export interface FluentdArgs {
   port?: pulumi.Input<number>;
 }
 
+/** GCP access: exactly one of serviceAccount and bindings. */
+export interface Gcp {
+  /** Roles granted to the identity's service account, per resource. */
+  readonly bindings?: GcpBinding[];
+  /** Link to a cloud account of the same provider: //cloudaccount/<name> or /org/<org>/cloudaccount/<name>. */
+  readonly cloudAccountLink: string;
+  /** OAuth scopes (default: ["https://www.googleapis.com/auth/cloud-platform"]). */
+  readonly scopes?: string[];
+  /** An existing GCP service account (instead of bindings). */
+  readonly serviceAccount?: string;
+}
+
+/** GCP access: exactly one of serviceAccount and bindings. */
+export interface GcpArgs {
+  /** Roles granted to the identity's service account, per resource. */
+  bindings?: pulumi.Input<pulumi.Input<GcpBindingArgs>[]>;
+  /** Link to a cloud account of the same provider: //cloudaccount/<name> or /org/<org>/cloudaccount/<name>. */
+  cloudAccountLink: pulumi.Input<string>;
+  /** OAuth scopes (default: ["https://www.googleapis.com/auth/cloud-platform"]). */
+  scopes?: pulumi.Input<pulumi.Input<string>[]>;
+  /** An existing GCP service account (instead of bindings). */
+  serviceAccount?: pulumi.Input<string>;
+}
+
+export interface GcpBinding {
+  /** Resource the roles apply to. */
+  readonly resource?: string;
+  /** GCP roles granted on the resource. */
+  readonly roles?: string[];
+}
+
+export interface GcpBindingArgs {
+  /** Resource the roles apply to. */
+  resource?: pulumi.Input<string>;
+  /** GCP roles granted on the resource. */
+  roles?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
 /** Where the location is. */
 export interface Geo {
   /** City. */
@@ -1873,7 +2273,7 @@ export interface GetWorkloadResultSpec {
   /** Redeploy when a tag's image changes (default false). */
   readonly supportDynamicTags?: boolean;
   /** Workload type (immutable; default standard). */
-  readonly type?: Type;
+  readonly type?: WorkloadType;
 }
 
 /** Load balancer settings. */
@@ -1940,6 +2340,33 @@ export interface GvcStaticPlacementLocationQueryArgs {
 
 /** Always 'location'. */
 export type GvcStaticPlacementLocationQueryKind = "location";
+
+/** Access to a memcache cluster. */
+export interface IdentityMemcacheAccessItemArgs {
+  /** Link to a memcache cluster: //memcachecluster/<name> or /org/<org>/memcachecluster/<name>. */
+  clusterLink: pulumi.Input<string>;
+  /** Role: readWrite. */
+  role: pulumi.Input<IdentityMemcacheAccessItemRole>;
+}
+
+/** Role: readWrite. */
+export type IdentityMemcacheAccessItemRole = "readWrite";
+
+/** Server-maintained state of the identity's cloud access. */
+export interface IdentityStatus {
+  readonly aws?: IdentityStatusAws;
+  readonly azure?: IdentityStatusAws;
+  readonly gcp?: IdentityStatusAws;
+  /** Name of the identity's object at the cloud providers. */
+  readonly objectName?: string;
+}
+
+export interface IdentityStatusAws {
+  /** Why not, if not. */
+  readonly lastError?: string;
+  /** Whether the access is set up. */
+  readonly usable?: boolean;
+}
 
 /** The schedule of a cron workload (required for cron). */
 export interface Job {
@@ -2255,6 +2682,14 @@ export interface ManifestLayer {
   readonly size?: number;
 }
 
+/** Access to a memcache cluster. */
+export interface MemcacheAccessItem {
+  /** Link to a memcache cluster: //memcachecluster/<name> or /org/<org>/memcachecluster/<name>. */
+  readonly clusterLink: string;
+  /** Role: readWrite. */
+  readonly role: string;
+}
+
 /** Multi-zone placement. */
 export interface MultiZone {
   /** Spread over zones. */
@@ -2265,6 +2700,174 @@ export interface MultiZone {
 export interface MultiZoneArgs {
   /** Spread over zones. */
   enabled?: pulumi.Input<boolean>;
+}
+
+/** A cloud-native private endpoint: exactly one of awsPrivateLink and gcpServiceConnect. */
+export interface NativeNetworkResource {
+  /** AWS PrivateLink (not with gcpServiceConnect). */
+  readonly awsPrivateLink?: NativeNetworkResourceAwsPrivateLink;
+  /** Fully qualified domain name. */
+  readonly FQDN?: string;
+  /** GCP Private Service Connect (not with awsPrivateLink). */
+  readonly gcpServiceConnect?: NativeNetworkResourceGcpServiceConnect;
+  /** Name (unique among the native network resources). */
+  readonly name: string;
+  /** TCP ports (1-10). */
+  readonly ports: number[];
+}
+
+/** A cloud-native private endpoint: exactly one of awsPrivateLink and gcpServiceConnect. */
+export interface NativeNetworkResourceArgs {
+  /** AWS PrivateLink (not with gcpServiceConnect). */
+  awsPrivateLink?: pulumi.Input<NativeNetworkResourceAwsPrivateLinkArgs>;
+  /** Fully qualified domain name. */
+  FQDN?: pulumi.Input<string>;
+  /** GCP Private Service Connect (not with awsPrivateLink). */
+  gcpServiceConnect?: pulumi.Input<NativeNetworkResourceGcpServiceConnectArgs>;
+  /** Name (unique among the native network resources). */
+  name: pulumi.Input<string>;
+  /** TCP ports (1-10). */
+  ports: pulumi.Input<pulumi.Input<number>[]>;
+}
+
+/** AWS PrivateLink (not with gcpServiceConnect). */
+export interface NativeNetworkResourceAwsPrivateLink {
+  /** Endpoint service name. */
+  readonly endpointServiceName: string;
+}
+
+/** AWS PrivateLink (not with gcpServiceConnect). */
+export interface NativeNetworkResourceAwsPrivateLinkArgs {
+  /** Endpoint service name. */
+  endpointServiceName: pulumi.Input<string>;
+}
+
+/** GCP Private Service Connect (not with awsPrivateLink). */
+export interface NativeNetworkResourceGcpServiceConnect {
+  /** Target service. */
+  readonly targetService: string;
+}
+
+/** GCP Private Service Connect (not with awsPrivateLink). */
+export interface NativeNetworkResourceGcpServiceConnectArgs {
+  /** Target service. */
+  targetService: pulumi.Input<string>;
+}
+
+/** An endpoint in a private network reached through an agent: exactly one of FQDN and IPs. */
+export interface NetworkResource {
+  /** Link to an agent: //agent/<name> or /org/<org>/agent/<name>. */
+  readonly agentLink?: string;
+  /** Fully qualified domain name. */
+  readonly FQDN?: string;
+  /** IPv4 addresses (1-5). */
+  readonly IPs?: string[];
+  /** Name (unique among the identity's network resources). */
+  readonly name: string;
+  /** TCP ports (1-10). */
+  readonly ports: number[];
+  /** IPv4 address of the DNS resolver to use. */
+  readonly resolverIP?: string;
+}
+
+/** An endpoint in a private network reached through an agent: exactly one of FQDN and IPs. */
+export interface NetworkResourceArgs {
+  /** Link to an agent: //agent/<name> or /org/<org>/agent/<name>. */
+  agentLink?: pulumi.Input<string>;
+  /** Fully qualified domain name. */
+  FQDN?: pulumi.Input<string>;
+  /** IPv4 addresses (1-5). */
+  IPs?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Name (unique among the identity's network resources). */
+  name: pulumi.Input<string>;
+  /** TCP ports (1-10). */
+  ports: pulumi.Input<pulumi.Input<number>[]>;
+  /** IPv4 address of the DNS resolver to use. */
+  resolverIP?: pulumi.Input<string>;
+}
+
+/** NGS (NATS) access. */
+export interface Ngs {
+  /** Link to a cloud account of the same provider: //cloudaccount/<name> or /org/<org>/cloudaccount/<name>. */
+  readonly cloudAccountLink: string;
+  /** Bytes a connection may send; -1: no limit. */
+  readonly data?: number;
+  /** Largest message payload; -1: no limit. */
+  readonly payload?: number;
+  /** Publish permissions. */
+  readonly pub?: NgsPub;
+  /** Responses. */
+  readonly resp?: NgsResp;
+  /** Subscribe permissions. */
+  readonly sub?: NgsSub;
+  /** Subscriptions per connection; -1: no limit. */
+  readonly subs?: number;
+}
+
+/** NGS (NATS) access. */
+export interface NgsArgs {
+  /** Link to a cloud account of the same provider: //cloudaccount/<name> or /org/<org>/cloudaccount/<name>. */
+  cloudAccountLink: pulumi.Input<string>;
+  /** Bytes a connection may send; -1: no limit. */
+  data?: pulumi.Input<number>;
+  /** Largest message payload; -1: no limit. */
+  payload?: pulumi.Input<number>;
+  /** Publish permissions. */
+  pub?: pulumi.Input<NgsPubArgs>;
+  /** Responses. */
+  resp?: pulumi.Input<NgsRespArgs>;
+  /** Subscribe permissions. */
+  sub?: pulumi.Input<NgsSubArgs>;
+  /** Subscriptions per connection; -1: no limit. */
+  subs?: pulumi.Input<number>;
+}
+
+/** Publish permissions. */
+export interface NgsPub {
+  /** Subjects allowed. */
+  readonly allow?: string[];
+  /** Subjects denied. */
+  readonly deny?: string[];
+}
+
+/** Publish permissions. */
+export interface NgsPubArgs {
+  /** Subjects allowed. */
+  allow?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Subjects denied. */
+  deny?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** Responses. */
+export interface NgsResp {
+  /** Responses allowed on the replyTo subject; -1: no limit. */
+  readonly max?: number;
+  /** Deadline to reply (#ms, #s, #m, #h; -1: none). */
+  readonly ttl?: string;
+}
+
+/** Responses. */
+export interface NgsRespArgs {
+  /** Responses allowed on the replyTo subject; -1: no limit. */
+  max?: pulumi.Input<number>;
+  /** Deadline to reply (#ms, #s, #m, #h; -1: none). */
+  ttl?: pulumi.Input<string>;
+}
+
+/** Subscribe permissions. */
+export interface NgsSub {
+  /** Subjects allowed. */
+  readonly allow?: string[];
+  /** Subjects denied. */
+  readonly deny?: string[];
+}
+
+/** Subscribe permissions. */
+export interface NgsSubArgs {
+  /** Subjects allowed. */
+  allow?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Subjects denied. */
+  deny?: pulumi.Input<pulumi.Input<string>[]>;
 }
 
 /** Retention of logs, metrics and traces, and alert recipients. */
@@ -3039,6 +3642,25 @@ export interface SpecTermArgs {
 /** Operator (default '='): = != > >= < <= compare; ~ matches a case-insensitive pattern (* and ? wildcards, otherwise substring); =~ matches a regular expression; contains tests substring or array membership; exists / !exists test presence and take no value. */
 export type SpecTermOp = "=" | "!=" | ">" | ">=" | "<" | "<=" | "~" | "=~" | "contains" | "exists" | "!exists";
 
+/** Access to a SpiceDB cluster. */
+export interface SpicedbAccessItem {
+  /** Link to a SpiceDB cluster: //spicedbcluster/<name> or /org/<org>/spicedbcluster/<name>. */
+  readonly clusterLink: string;
+  /** Role: checkPermission, read or write. */
+  readonly role: SpicedbAccessItemRole;
+}
+
+/** Access to a SpiceDB cluster. */
+export interface SpicedbAccessItemArgs {
+  /** Link to a SpiceDB cluster: //spicedbcluster/<name> or /org/<org>/spicedbcluster/<name>. */
+  clusterLink: pulumi.Input<string>;
+  /** Role: checkPermission, read or write. */
+  role: pulumi.Input<SpicedbAccessItemRole>;
+}
+
+/** Role: checkPermission, read or write. */
+export type SpicedbAccessItemRole = "checkPermission" | "read" | "write";
+
 /** Google Cloud Logging (Stackdriver). */
 export interface Stackdriver {
   /** Opaque secret with the service account key. A link to a secret: //secret/<name> or /org/<org>/secret/<name>. */
@@ -3368,8 +3990,20 @@ export interface TracingProviderOtelArgs {
   endpoint: pulumi.Input<string>;
 }
 
-/** Workload type (immutable; default standard). */
-export type Type = "serverless" | "standard" | "stateful" | "cron";
+/** The type: opaque, tls, gcp, aws, ecr, userpass, keypair, azure-sdk, azure-connector, docker, dictionary, nats-account. */
+export type Type =
+  | "opaque"
+  | "tls"
+  | "gcp"
+  | "aws"
+  | "ecr"
+  | "userpass"
+  | "keypair"
+  | "azure-sdk"
+  | "azure-connector"
+  | "docker"
+  | "dictionary"
+  | "nats-account";
 
 /** A lifecycle hook. */
 export interface WorkloadContainerLifecyclePreStop {
@@ -3406,3 +4040,6 @@ export interface WorkloadStatus {
   /** Image digests the containers run. */
   readonly resolvedImages?: StatusResolvedImages;
 }
+
+/** Workload type (immutable; default standard). */
+export type WorkloadType = "serverless" | "standard" | "stateful" | "cron";

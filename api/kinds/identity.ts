@@ -1,5 +1,5 @@
 import { catalogOf } from "./catalogs.js";
-import { identity, identityCreate, identityPatch } from "../schemas/identity.js";
+import { identity, identityCreate, identityDefaults, identityPatch } from "../schemas/identity.js";
 import { namedSet, valueSet } from "../patch/rules.js";
 import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
@@ -33,6 +33,14 @@ export const identityKind: KindDescriptor = {
     },
   },
   addressing: { field: "name", by: "name" },
+  defaults: (body) => identityDefaults(body),
+  resource: {
+    typeName: "Identity",
+    description:
+      "A Control Plane identity in a gvc: what its workloads run as — cloud access (aws, gcp, azure, ngs), network " +
+      "resources reached through agents, native network resources. Policies name it as a principal (a workload needs " +
+      "`reveal` on the secrets it reads). name, gvc and org cannot change in place; every other change is one PATCH.",
+  },
   examples: {
     create: (name) => ({
       name,

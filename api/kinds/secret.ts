@@ -40,6 +40,15 @@ export const secretKind: KindDescriptor = {
   },
   patchRules: { arrays: {} },
   addressing: { field: "name", by: "name" },
+  resource: {
+    typeName: "Secret",
+    secrets: ["data"],
+    description:
+      "A Control Plane secret (opaque, dictionary, userpass, keypair, tls, aws, ecr, gcp, azure-sdk, azure-connector, " +
+      "docker, nats-account). data is a Pulumi secret in both adapters: encrypted in the state, never in logs or " +
+      "errors; the API never returns it outside -reveal, so the state keeps what the program gave. name and org cannot " +
+      "change in place; every other change is one PATCH.",
+  },
   examples: {
     create: (name) => ({ name, type: "opaque", data: { payload: `example value of ${name}`, encoding: "plain" } }),
     patch: (marker) => ({ description: `patched ${marker}`, "$replace/data": { payload: `value ${marker}` } }),

@@ -369,3 +369,26 @@ export function identityIssues(record: Json): Issue[] {
 
 /** The providers whose sections name a cloud account (the status reports aws, gcp and azure). */
 export const identityProviders = ["aws", "gcp", "azure", "ngs"] as const;
+
+/**
+ * The defaults docs.controlplane.com reference/identity states, which terraform-provider-cpln marks Computed with the
+ * same values: gcp `scopes` [cloud-platform], an aws trust policy's `Version` 2012-10-17, ngs `subs`, `data` and
+ * `payload` -1 (no limit). cpln-local stores them; the provider fills them before it compares.
+ */
+export function identityDefaults(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  const out: Record<string, unknown> = { ...record };
+  const { aws, gcp, ngs } = out;
+  if (isObject(gcp) && gcp["scopes"] === undefined) out["gcp"] = { ...gcp, scopes: [GCP_DEFAULT_SCOPE] };
+  const trust = isObject(aws) ? aws["trustPolicy"] : undefined;
+  if (isObject(aws) && isObject(trust) && trust["Version"] === undefined) {
+    out["aws"] = { ...aws, trustPolicy: { Version: AWS_POLICY_VERSION, ...trust } };
+  }
+  if (isObject(ngs)) {
+    const limits: Record<string, unknown> = {};
+    for (const limit of NGS_LIMITS) if (ngs[limit] === undefined) limits[limit] = -1;
+    out["ngs"] = { ...ngs, ...limits };
+  }
+  return out;
+}

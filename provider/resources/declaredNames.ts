@@ -2,5 +2,5 @@
 // Do not edit.
 
 /** The resource types of the kinds that declare one (`resource` in api/kinds/<kind>.ts). */
-export const declaredTypeNames = ["Gvc", "Workload", "Domain"] as const;
+export const declaredTypeNames = ["Gvc", "Workload", "Domain", "Secret", "Identity"] as const;
 export type DeclaredTypeName = (typeof declaredTypeNames)[number];

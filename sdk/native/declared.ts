@@ -12,6 +12,10 @@ import type {
   WorkloadOutputs,
   DomainArgs,
   DomainOutputs,
+  SecretArgs,
+  SecretOutputs,
+  IdentityArgs,
+  IdentityOutputs,
 } from "../declared.js";
 import { nativeResource } from "./resource.js";
 
@@ -25,3 +29,7 @@ export const Workload = nativeResource<WorkloadArgs, OutputProperties<WorkloadOu
 export type Workload = InstanceType<typeof Workload>;
 export const Domain = nativeResource<DomainArgs, OutputProperties<DomainOutputs>>("Domain");
 export type Domain = InstanceType<typeof Domain>;
+export const Secret = nativeResource<SecretArgs, OutputProperties<SecretOutputs>>("Secret");
+export type Secret = InstanceType<typeof Secret>;
+export const Identity = nativeResource<IdentityArgs, OutputProperties<IdentityOutputs>>("Identity");
+export type Identity = InstanceType<typeof Identity>;

@@ -1,13 +1,6 @@
 import { issuesFromZod, type Issue } from "../../api/errors.js";
 import { normalizeLink, parseLink } from "../../api/links.js";
-import {
-  AWS_POLICY_VERSION,
-  GCP_DEFAULT_SCOPE,
-  identityIssues,
-  identityProviders,
-  identitySections,
-  NGS_LIMITS,
-} from "../../api/schemas/identity.js";
+import { identityDefaults, identityIssues, identityProviders, identitySections } from "../../api/schemas/identity.js";
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { isObject, pick } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
@@ -45,18 +38,7 @@ function fullLinksIn(org: string, value: JsonValue): JsonValue {
 function normalized(record: JsonObject, org: string): JsonObject {
   const out: JsonObject = { ...record };
   for (const field of SECTIONS) if (record[field] !== undefined) out[field] = fullLinksIn(org, record[field]);
-  const { aws, gcp, ngs } = out;
-  if (isObject(gcp) && gcp["scopes"] === undefined) out["gcp"] = { ...gcp, scopes: [GCP_DEFAULT_SCOPE] };
-  const trust = isObject(aws) ? aws["trustPolicy"] : undefined;
-  if (isObject(aws) && isObject(trust) && trust["Version"] === undefined) {
-    out["aws"] = { ...aws, trustPolicy: { Version: AWS_POLICY_VERSION, ...trust } };
-  }
-  if (isObject(ngs)) {
-    const limits: JsonObject = {};
-    for (const limit of NGS_LIMITS) if (ngs[limit] === undefined) limits[limit] = -1;
-    out["ngs"] = { ...ngs, ...limits };
-  }
-  return out;
+  return identityDefaults(out) as JsonObject;
 }
 
 /**
