@@ -149,6 +149,30 @@ export const exampleCases: ExampleCase[] = [
     ],
   },
   {
+    name: "app",
+    config: {},
+    creates: [
+      "Gvc app",
+      "Secret app-settings",
+      "Identity app",
+      "Policy app-reveal",
+      "VolumeSet app-data",
+      "Workload app",
+      "Domain app",
+    ],
+    edit: { "app:greeting": "bonjour" },
+    secretOutputs: [],
+    expected: [
+      {
+        method: "PATCH",
+        path: new RegExp(`^/org/${ORG}/gvc/app-${hex7}/workload/app-${hex7}$`),
+        body: {
+          spec: { "$patch/containers": [{ name: "app", "$patch/env": [{ name: "GREETING", value: "bonjour" }] }] },
+        },
+      },
+    ],
+  },
+  {
     name: "existing-resources",
     config: {},
     creates: ["VolumeSet legacy-data", "Policy legacy-access"],

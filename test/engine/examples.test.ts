@@ -51,6 +51,7 @@ const previewPaths: Record<string, string[]> = {
   "mk8s-join": ['tags["node-pool"]'],
   "ci-identity": ["memberLinks"],
   "existing-resources": ["initialCapacity"],
+  app: ["containers[0].env[0].value"],
 };
 
 const label = (step: { type: string; name: string }): string =>

@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { kinds } from "../../dist/api/kinds.js";
+import { kindNames, kinds } from "../../dist/api/kinds.js";
 import { parseLink } from "../../dist/api/links.js";
 import { quotaDefinitions } from "../../dist/server/domain/quota.js";
 import type { RunningServer } from "../../dist/server/index.js";
@@ -45,8 +45,9 @@ export async function adminApi(
   return text === "" ? undefined : (JSON.parse(text) as unknown);
 }
 
-/** Kinds whose records a user can see in the org (gvc-scoped ones are listed in every gvc). */
-const orgKinds = ["gvc", "location", "policy", "group", "serviceaccount", "cloudaccount", "mk8s", "auditctx", "quota"];
+/** Kinds whose records a user can list in the org, from the registry (gvc-scoped ones are listed in every gvc). */
+const orgKinds = kindNames.filter((kind) => kinds[kind].scope === "org" && kinds[kind].singleton !== true);
+const gvcKinds = kindNames.filter((kind) => kinds[kind].scope === "gvc");
 
 /**
  * Every record a user can list in `org`, keyed by self link, without `version` and `lastModified`: adopting a builtin
@@ -75,7 +76,7 @@ export async function orgSnapshot(
   };
   for (const kind of orgKinds) await list(`/org/${org}/${kind}`);
   for (const gvc of Object.keys(snapshot).filter((link) => link.startsWith(`/org/${org}/gvc/`))) {
-    await list(`${gvc}/volumeset`);
+    for (const kind of gvcKinds) await list(`${gvc}/${kind}`);
   }
   return snapshot;
 }

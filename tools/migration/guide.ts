@@ -4,7 +4,12 @@
  * package's schema.json and the judgement in mapping.ts. `classify` is where the two schemas meet: it fails on any
  * pulumiverse property it cannot place and on any mapping entry the schemas contradict or make unnecessary.
  */
-import { flattenResource, type FlatProperty, type FlatResource, type PackageSchemaLike } from "./flatten.js";
+import {
+  flattenResource,
+  type FlatProperty,
+  type FlatResource,
+  type PackageSchemaLike,
+} from "./flatten.js";
 import type { PulumiverseFacts } from "./extract-pulumiverse.js";
 import {
   compatibleTypes,
@@ -13,6 +18,7 @@ import {
   propertyMap,
   resourceMap,
   uncoveredReason,
+  unmappedReason,
   type PropertyMapping,
   type Status,
 } from "./mapping.js";
@@ -203,6 +209,10 @@ export function renderGuide(inputs: GuideInputs): string {
   lines.push("| --- | --- | --- |");
   for (const [name, token] of Object.entries(pulumiverse.resources)) {
     const target = resourceMap[name];
+    if (target?.to === undefined && inputs.schema.resources[`${NATIVE_PREFIX}${name}`] !== undefined) {
+      lines.push(`| \`${token}\` | \`${NATIVE_PREFIX}${name}\` | ${cell(unmappedReason)} |`);
+      continue;
+    }
     if (target?.to === undefined || !covered.includes(name)) {
       lines.push(`| \`${token}\` | — | ${cell(target?.why ?? uncoveredReason)} |`);
       continue;
@@ -216,7 +226,8 @@ export function renderGuide(inputs: GuideInputs): string {
   }
   const extra = Object.keys(inputs.schema.resources)
     .map((token) => token.slice(NATIVE_PREFIX.length))
-    .filter((name) => !Object.values(resourceMap).some((target) => target.to === name));
+    .filter((name) => !Object.values(resourceMap).some((target) => target.to === name))
+    .filter((name) => pulumiverse.resources[name] === undefined);
   if (extra.length > 0) {
     lines.push("", `Only in this package: ${extra.map((name) => `\`${NATIVE_PREFIX}${name}\``).join(", ")}.`);
   }
