@@ -4,7 +4,6 @@
  * controlplane-com/ai-plugin `rules/domain-manifest-reference.md` (defaults), terraform-provider-cpln
  * `resource_domain.go` (TLS defaults). `org` set: relative links in full form too.
  */
-import { normalizeLink } from "../links.js";
 import { isObject, type Json, type JsonObject } from "../patch/index.js";
 import { defaultCipherSuites } from "./domain.js";
 
@@ -13,7 +12,9 @@ const objects = (value: Json | undefined): JsonObject[] =>
 
 function withFullLink(org: string | undefined, object: JsonObject, field: string): void {
   const value = object[field];
-  if (typeof value === "string" && org !== undefined) object[field] = normalizeLink(org, value);
+  // A relative link (`//gvc/g/workload/w`) in the org (as api/links.ts normalizeLink, which sits above the registry).
+  if (typeof value === "string" && org !== undefined && value.startsWith("//"))
+    object[field] = `/org/${org}/${value.slice(2)}`;
 }
 
 /** A route's sort weight: the server orders routes longest prefix first, unless any route is a regex route. */

@@ -4,12 +4,7 @@
  * package's schema.json and the judgement in mapping.ts. `classify` is where the two schemas meet: it fails on any
  * pulumiverse property it cannot place and on any mapping entry the schemas contradict or make unnecessary.
  */
-import {
-  flattenResource,
-  type FlatProperty,
-  type FlatResource,
-  type PackageSchemaLike,
-} from "./flatten.js";
+import { flattenResource, type FlatProperty, type FlatResource, type PackageSchemaLike } from "./flatten.js";
 import type { PulumiverseFacts } from "./extract-pulumiverse.js";
 import {
   compatibleTypes,
