@@ -2172,6 +2172,9 @@ export interface GetImagesResultItem {
   readonly version: number;
 }
 
+/** Cloud provider. Read-only. */
+export type GetLocationResultProvider = "aws" | "gcp" | "azure" | "byok" | "linode" | "vultr" | "equinix" | "oci";
+
 export interface GetLocationResultSpec {
   /** Whether workloads may run here. */
   readonly enabled?: boolean;
@@ -2204,7 +2207,7 @@ export interface GetLocationsResultItem {
   /** builtin (cloud regions), default, or custom (BYOK). Read-only. */
   readonly origin: Origin;
   /** Cloud provider. Read-only. */
-  readonly provider: Provider;
+  readonly provider: GetLocationResultProvider;
   /** Provider region (a BYOK location's region is its name). Read-only. */
   readonly region: string;
   readonly spec: GetLocationResultSpec;
@@ -3292,9 +3295,6 @@ export interface ProbeTcpSocketArgs {
   /** A port: 80-65535, not 8012, 8022, 9090, 9091, 15000, 15001, 15006, 15020, 15021, 15090, 41000 (used by the platform). */
   port?: pulumi.Input<number>;
 }
-
-/** Cloud provider. Read-only. */
-export type Provider = "aws" | "gcp" | "azure" | "byok" | "linode" | "vultr" | "equinix" | "oci";
 
 /** What to select and how to sort it. */
 export interface QuerySpec {

@@ -132,8 +132,10 @@ describe("cpln workload", () => {
 
   it("get reports the workload ready in every location (read from its deployments)", async () => {
     const got = await json<Doc>("workload", "get", "web");
+    const alias = ((await server.store.get("demo", "gvc", "", "default"))?.doc as { alias: string }).alias;
     expect(got.status).toMatchObject({
-      canonicalEndpoint: "https://web-default.cpln.app",
+      // The endpoint names the gvc's alias (server/domain/workloadStatus.ts).
+      canonicalEndpoint: `https://web-${alias}.cpln.app`,
       ready: true,
       readyLatest: true,
     });

@@ -9,10 +9,27 @@ import { ORG, admin, start } from "../server/helpers.js";
 import { loadFacts, Tally, type Fact } from "./facts.js";
 
 let server: RunningServer;
+
+const pullSecrets = [
+  {
+    name: "docker-pull",
+    type: "docker",
+    data: JSON.stringify({ auths: { "registry.example.com": { auth: "dTpw" } } }),
+  },
+  {
+    name: "ecr-pull",
+    type: "ecr",
+    data: { accessKey: "AKIAEXAMPLE", secretKey: "example", repos: ["1.dkr.ecr.us-east-1.amazonaws.com/app"] },
+  },
+];
 const tally = new Tally();
 
 beforeAll(async () => {
   server = await start();
+  // The pull secrets the specs name: a pull secret must be a docker, ecr or gcp secret of the org.
+  for (const secret of pullSecrets) {
+    expect((await admin(server).post(`/org/${ORG}/secret`, secret)).status).toBe(201);
+  }
 });
 
 afterAll(async () => {

@@ -11,11 +11,28 @@ import type { StoredRecord } from "../../server/store/store.js";
 import { ORG, admin, start } from "./helpers.js";
 
 let server: RunningServer;
+
+const pullSecrets = [
+  {
+    name: "docker-pull",
+    type: "docker",
+    data: JSON.stringify({ auths: { "registry.example.com": { auth: "dTpw" } } }),
+  },
+  {
+    name: "ecr-pull",
+    type: "ecr",
+    data: { accessKey: "AKIAEXAMPLE", secretKey: "example", repos: ["1.dkr.ecr.us-east-1.amazonaws.com/app"] },
+  },
+];
 const gvcs = `/org/${ORG}/gvc`;
 const full = (path: string) => `/org/${ORG}/${path}`;
 
 beforeAll(async () => {
   server = await start();
+  // The pull secrets the specs name: a pull secret must be a docker, ecr or gcp secret of the org.
+  for (const secret of pullSecrets) {
+    expect((await admin(server).post(`/org/${ORG}/secret`, secret)).status).toBe(201);
+  }
 });
 
 afterAll(async () => {

@@ -63,8 +63,9 @@ describe("schema.json", () => {
   });
 
   it("no resource declares the properties Pulumi reserves (id, urn): an API object's id is cplnId", () => {
-    // A key and a binding are parts of an API object (a service account, a policy), with no self link or id.
-    const parts = ["ServiceAccountKey", "PolicyBinding"].map(resourceToken);
+    // A key, a binding and a route are parts of an API object (a service account, a policy, a domain), with no self
+    // link or id of their own.
+    const parts = ["ServiceAccountKey", "PolicyBinding", "DomainRoute"].map(resourceToken);
     for (const [token, spec] of Object.entries(committed.resources)) {
       for (const reserved of ["id", "urn"]) {
         expect(spec.inputProperties[reserved], `${token}.${reserved}`).toBeUndefined();

@@ -169,7 +169,9 @@ export class TypeCollector {
   /** Chooses the names, then returns `document` and the types with every placeholder ref replaced by its token. */
   finalize<T>(document: T): { document: T; types: Record<string, ComplexTypeSpec> } {
     const chosen = new Map<string, string>();
-    const taken = new Set<string>(this.reserved);
+    // `Provider` is the root module's provider resource: no type may take its token (pulumi/pulumi pkg/codegen/schema
+    // binder: "provider is a reserved word for the root module").
+    const taken = new Set<string>([...this.reserved, "Provider"]);
     // Types used in one place first: they keep the name of that place.
     const ordered = [...this.entries.values()].sort(
       (a, b) => a.names.length - b.names.length || a.names[0]!.name.localeCompare(b.names[0]!.name),
