@@ -1,29 +1,19 @@
 // The official Control Plane CLI (`@controlplane/cli` 3.10.1) on domains and images against cpln-local: `domain
 // create` (a name, no spec), `domain get`, `apply` of a domain manifest, `domain patch` of one route, `domain delete`;
 // `image get` and `image query --prop` of an image the emulator's push made, `image tag`, `image delete`.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../server/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CLI_ADMIN_KEY, officialCli } from "./officialCli.js";
 import { ensureWorkloads } from "../server/helpers.js";
 
-const CPLN = join(__dirname, "..", "..", "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js");
-const ADMIN_KEY = "cliadmin.secret-admin-key-for-the-cli-domain-tests";
-
-let server: RunningServer;
-let home: string;
+const cli = officialCli();
+const { ok, file, stored, json } = cli;
 
 beforeAll(async () => {
-  server = await startServer({ org: "demo", adminKey: ADMIN_KEY });
-  // A throwaway HOME: the CLI keeps profiles and caches there, so nothing leaks between runs.
-  home = mkdtempSync(join(tmpdir(), "cpln-home-"));
   await ensureWorkloads(
     async (path, body) => {
-      const answer = await fetch(`${server.url}${path}`, {
+      const answer = await fetch(`${cli.server.url}${path}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${CLI_ADMIN_KEY}`, "content-type": "application/json" },
         body: JSON.stringify(body),
       });
       return { status: answer.status };
@@ -33,61 +23,6 @@ beforeAll(async () => {
     ["web", "api"],
   );
 });
-afterAll(async () => {
-  await server.close();
-  rmSync(home, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cpln(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CPLN, ...args],
-      {
-        env: {
-          PATH: process.env["PATH"] ?? "",
-          HOME: home,
-          CPLN_ENDPOINT: server.url,
-          CPLN_TOKEN: ADMIN_KEY,
-          CPLN_ORG: "demo",
-          CPLN_GVC: "default",
-          NO_COLOR: "1",
-        },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function ok(...args: string[]): Promise<string> {
-  const run = await cpln(...args);
-  if (run.code !== 0) throw new Error(`cpln ${args.join(" ")} exited ${run.code}: ${run.stderr}${run.stdout}`);
-  return run.stdout;
-}
-
-async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-  return JSON.parse(await ok(...args, "-o", "json")) as T;
-}
-
-function file(name: string, text: string): string {
-  const path = join(home, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-async function stored(kind: string, name: string): Promise<Record<string, unknown> | undefined> {
-  return (await server.store.get("demo", kind, "", name))?.doc as Record<string, unknown> | undefined;
-}
 
 type Domain = {
   spec: { ports: { number: number; routes?: { prefix?: string }[] }[] };
@@ -143,9 +78,9 @@ describe("cpln domain", () => {
 
 describe("cpln image", () => {
   it("get, query by repository, tag and delete an image the emulator's push made", async () => {
-    const pushed = await fetch(`${server.url}/_cpln-local/org/demo/image`, {
+    const pushed = await fetch(`${cli.server.url}/_cpln-local/org/demo/image`, {
       method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+      headers: { authorization: `Bearer ${CLI_ADMIN_KEY}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "shop:v1" }),
     });
     expect(pushed.status).toBe(201);

@@ -1,86 +1,19 @@
 // The official Control Plane CLI (`@controlplane/cli` 3.10.1) on identities against cpln-local: `identity create`
 // (name, description, tags into the gvc of the context), `identity get`, `identity patch --file` (a network resource
 // and aws access merged in), `identity update --set`, `identity query`, `apply` of what `get` printed, and delete.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../server/index.js";
+import { describe, expect, it } from "vitest";
+import { officialCli } from "./officialCli.js";
 
-const CPLN = join(__dirname, "..", "..", "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js");
-const ADMIN_KEY = "cliadmin.identity-admin-key-for-the-cli-identity-tests";
-
-let server: RunningServer;
-let home: string;
-
-beforeAll(async () => {
-  server = await startServer({
-    org: "demo",
-    adminKey: ADMIN_KEY,
-    seed: {
-      records: [
-        { kind: "cloudaccount", name: "aws-main", provider: "aws", data: { roleArn: "arn:aws:iam::1:role/r" } },
-      ],
-    },
-  });
-  home = mkdtempSync(join(tmpdir(), "cpln-home-"));
+const cli = officialCli({
+  seed: {
+    records: [{ kind: "cloudaccount", name: "aws-main", provider: "aws", data: { roleArn: "arn:aws:iam::1:role/r" } }],
+  },
 });
-afterAll(async () => {
-  await server.close();
-  rmSync(home, { recursive: true, force: true });
-});
+const { cpln, ok, json, file } = cli;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cpln(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CPLN, ...args],
-      {
-        env: {
-          PATH: process.env["PATH"] ?? "",
-          HOME: home,
-          CPLN_ENDPOINT: server.url,
-          CPLN_TOKEN: ADMIN_KEY,
-          CPLN_ORG: "demo",
-          CPLN_GVC: "default",
-          NO_COLOR: "1",
-        },
-        timeout: 30_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function ok(...args: string[]): Promise<string> {
-  const run = await cpln(...args);
-  if (run.code !== 0) throw new Error(`cpln ${args.join(" ")} exited ${run.code}: ${run.stderr}${run.stdout}`);
-  return run.stdout;
-}
-
-async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-  return JSON.parse(await ok(...args, "-o", "json")) as T;
-}
-
-function file(name: string, text: string): string {
-  const path = join(home, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-/** The stored record of identity `name` in gvc default, or undefined. */
+/** The stored identity of gvc `default`, or undefined. */
 async function stored(name: string): Promise<Record<string, unknown> | undefined> {
-  return (await server.store.get("demo", "identity", "default", name))?.doc as Record<string, unknown> | undefined;
+  return (await cli.stored("identity", name, "default")) as Awaited<Promise<Record<string, unknown> | undefined>>;
 }
 
 describe("cpln identity", () => {

@@ -1,80 +1,10 @@
 // The official Control Plane CLI (`@controlplane/cli` 3.10.1) on secrets against cpln-local: its create-* commands,
 // `secret reveal` (GET .../-reveal), `secret get` (no data), `secret clone` (reveal, then create) and delete.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../server/index.js";
+import { describe, expect, it } from "vitest";
+import { officialCli } from "./officialCli.js";
 
-const CPLN = join(__dirname, "..", "..", "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js");
-const ADMIN_KEY = "cliadmin.secret-admin-key-for-the-cli-secret-tests";
-
-let server: RunningServer;
-let home: string;
-
-beforeAll(async () => {
-  server = await startServer({ org: "demo", adminKey: ADMIN_KEY });
-  // A throwaway HOME: the CLI keeps profiles and caches there, so nothing leaks between runs.
-  home = mkdtempSync(join(tmpdir(), "cpln-home-"));
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(home, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cpln(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CPLN, ...args],
-      {
-        env: {
-          PATH: process.env["PATH"] ?? "",
-          HOME: home,
-          CPLN_ENDPOINT: server.url,
-          CPLN_TOKEN: ADMIN_KEY,
-          CPLN_ORG: "demo",
-          CPLN_GVC: "default",
-          NO_COLOR: "1",
-        },
-        timeout: 30_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** Runs a command that must succeed and returns its stdout. */
-async function ok(...args: string[]): Promise<string> {
-  const run = await cpln(...args);
-  if (run.code !== 0) throw new Error(`cpln ${args.join(" ")} exited ${run.code}: ${run.stderr}${run.stdout}`);
-  return run.stdout;
-}
-
-async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-  return JSON.parse(await ok(...args, "-o", "json")) as T;
-}
-
-function file(name: string, text: string): string {
-  const path = join(home, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-/** The stored record (what the server holds), or undefined. */
-async function stored(kind: string, name: string, scope = ""): Promise<Record<string, unknown> | undefined> {
-  return (await server.store.get("demo", kind, scope, name))?.doc as Record<string, unknown> | undefined;
-}
+const cli = officialCli();
+const { cpln, ok, file, stored, json } = cli;
 
 describe("cpln secret", () => {
   it("create-opaque and create-dictionary store the data; reveal prints it; get never shows it", async () => {

@@ -1,64 +1,10 @@
 // The official Control Plane CLI (`@controlplane/cli`, pinned dev dependency) on gvcs and the org's settings, against
 // cpln-local on 127.0.0.1: the CLI's exit code, what it prints, and the server's state after it.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../server/index.js";
+import { describe, expect, it } from "vitest";
+import { officialCli } from "./officialCli.js";
 
-const CPLN = join(__dirname, "..", "..", "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js");
-const ADMIN_KEY = "cliadmin.secret-admin-key-for-the-cli-tests";
-
-let server: RunningServer;
-let home: string;
-
-beforeAll(async () => {
-  server = await startServer({ org: "demo", adminKey: ADMIN_KEY });
-  // A throwaway HOME: the CLI keeps profiles and caches there.
-  home = mkdtempSync(join(tmpdir(), "cpln-home-"));
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(home, { recursive: true, force: true });
-});
-
-function cpln(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    PATH: process.env["PATH"] ?? "",
-    HOME: home,
-    CPLN_ENDPOINT: server.url,
-    CPLN_TOKEN: ADMIN_KEY,
-    CPLN_ORG: "demo",
-    CPLN_GVC: "default",
-    NO_COLOR: "1",
-  };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CPLN, ...args], { env, timeout: 600_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-async function ok(...args: string[]): Promise<string> {
-  const run = await cpln(...args);
-  if (run.code !== 0) throw new Error(`cpln ${args.join(" ")} exited ${run.code}: ${run.stderr}${run.stdout}`);
-  return run.stdout;
-}
-
-async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-  return JSON.parse(await ok(...args, "-o", "json")) as T;
-}
-
-function file(name: string, text: string): string {
-  const path = join(home, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-async function stored(kind: string, name: string): Promise<Record<string, unknown> | undefined> {
-  return (await server.store.get("demo", kind, "", name))?.doc as Record<string, unknown> | undefined;
-}
+const cli = officialCli();
+const { cpln, ok, json, file, stored } = cli;
 
 const names = (result: { items: { name: string }[] }) => result.items.map((i) => i.name).sort();
 

@@ -2,74 +2,10 @@
 // `workload create` (its own body), `get` (which reads the deployments to report readiness), `update --set` of one
 // container's env (a keyed PATCH), `get-deployments`, `apply -f` of a manifest and `delete`; each asserting the CLI's
 // exit code and what the server holds afterwards.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../server/index.js";
-
-const CPLN = join(__dirname, "..", "..", "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js");
-const ADMIN_KEY = "cliadmin.secret-admin-key-for-the-cli-tests";
-
-let server: RunningServer;
-let home: string;
-
-beforeAll(async () => {
-  server = await startServer({ org: "demo", adminKey: ADMIN_KEY });
-  home = mkdtempSync(join(tmpdir(), "cpln-home-"));
-  // The default gvc placed in two locations: a workload gets one deployment in each.
-  const placed = await server.app.inject({
-    method: "PATCH",
-    url: "/org/demo/gvc/default",
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-    payload: JSON.stringify({
-      spec: { staticPlacement: { locationLinks: ["//location/aws-us-west-2", "//location/aws-eu-central-1"] } },
-    }),
-  });
-  expect(placed.statusCode).toBe(200);
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(home, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cpln(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CPLN, ...args],
-      {
-        env: {
-          PATH: process.env["PATH"] ?? "",
-          HOME: home,
-          CPLN_ENDPOINT: server.url,
-          CPLN_TOKEN: ADMIN_KEY,
-          CPLN_ORG: "demo",
-          CPLN_GVC: "default",
-          NO_COLOR: "1",
-        },
-        timeout: 600_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-  const run = await cpln(...args, "-o", "json");
-  if (run.code !== 0) throw new Error(`cpln ${args.join(" ")} exited ${run.code}: ${run.stderr}${run.stdout}`);
-  return JSON.parse(run.stdout) as T;
-}
+import { beforeAll, describe, expect, it } from "vitest";
+import { CLI_ADMIN_KEY, officialCli } from "./officialCli.js";
 
 type Doc = Record<string, unknown> & {
   spec: Record<string, unknown>;
@@ -77,8 +13,25 @@ type Doc = Record<string, unknown> & {
   version: number;
 };
 
+const cli = officialCli();
+const { cpln, json } = cli;
+
+beforeAll(async () => {
+  // The default gvc placed in two locations: a workload gets one deployment in each.
+  const placed = await cli.server.app.inject({
+    method: "PATCH",
+    url: "/org/demo/gvc/default",
+    headers: { authorization: `Bearer ${CLI_ADMIN_KEY}`, "content-type": "application/json" },
+    payload: JSON.stringify({
+      spec: { staticPlacement: { locationLinks: ["//location/aws-us-west-2", "//location/aws-eu-central-1"] } },
+    }),
+  });
+  expect(placed.statusCode).toBe(200);
+});
+
+/** The stored workload of gvc `default`, or undefined. */
 async function stored(name: string): Promise<Doc | undefined> {
-  return (await server.store.get("demo", "workload", "default", name))?.doc as Doc | undefined;
+  return (await cli.stored("workload", name, "default")) as Awaited<Promise<Doc | undefined>>;
 }
 
 const containersOf = (doc: Doc | undefined) => (doc?.spec["containers"] ?? []) as Record<string, unknown>[];
@@ -132,9 +85,9 @@ describe("cpln workload", () => {
 
   it("get reports the workload ready in every location (read from its deployments)", async () => {
     const got = await json<Doc>("workload", "get", "web");
-    const alias = ((await server.store.get("demo", "gvc", "", "default"))?.doc as { alias: string }).alias;
+    const alias = ((await cli.server.store.get("demo", "gvc", "", "default"))?.doc as { alias: string }).alias;
     expect(got.status).toMatchObject({
-      // The endpoint names the gvc's alias (server/domain/workloadStatus.ts).
+      // The endpoint names the gvc's alias (cli.server/domain/workloadStatus.ts).
       canonicalEndpoint: `https://web-${alias}.cpln.app`,
       ready: true,
       readyLatest: true,
@@ -159,7 +112,7 @@ describe("cpln workload", () => {
   });
 
   it("apply -f of a cron manifest creates it; delete removes both workloads", async () => {
-    const manifest = join(home, "cron.yaml");
+    const manifest = join(cli.home, "cron.yaml");
     writeFileSync(
       manifest,
       [

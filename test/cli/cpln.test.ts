@@ -1,81 +1,12 @@
 // The official Control Plane CLI (`@controlplane/cli`, pinned dev dependency) as the client of cpln-local on
 // 127.0.0.1: every everyday command of the org kinds, asserting the CLI's exit code and the server's state after it.
-import { execFile } from "node:child_process";
 import { X509Certificate } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../server/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { officialCli } from "./officialCli.js";
 
-const CPLN = join(__dirname, "..", "..", "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js");
-const ADMIN_KEY = "cliadmin.secret-admin-key-for-the-cli-tests";
-
-let server: RunningServer;
-let home: string;
-
-beforeAll(async () => {
-  server = await startServer({ org: "demo", adminKey: ADMIN_KEY });
-  // A throwaway HOME: the CLI keeps profiles and caches there, so nothing leaks between runs.
-  home = mkdtempSync(join(tmpdir(), "cpln-home-"));
-});
-afterAll(async () => {
-  await server.close();
-  rmSync(home, { recursive: true, force: true });
-});
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cpln(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CPLN, ...args],
-      {
-        env: {
-          PATH: process.env["PATH"] ?? "",
-          HOME: home,
-          CPLN_ENDPOINT: server.url,
-          CPLN_TOKEN: ADMIN_KEY,
-          CPLN_ORG: "demo",
-          CPLN_GVC: "default",
-          NO_COLOR: "1",
-        },
-        timeout: 600_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
-  });
-}
-
-/** Runs a command that must succeed and returns its stdout. */
-async function ok(...args: string[]): Promise<string> {
-  const run = await cpln(...args);
-  if (run.code !== 0) throw new Error(`cpln ${args.join(" ")} exited ${run.code}: ${run.stderr}${run.stdout}`);
-  return run.stdout;
-}
-
-async function json<T = Record<string, unknown>>(...args: string[]): Promise<T> {
-  return JSON.parse(await ok(...args, "-o", "json")) as T;
-}
-
-function file(name: string, text: string): string {
-  const path = join(home, name);
-  writeFileSync(path, text);
-  return path;
-}
-
-/** The stored record (what the server holds), or undefined. */
-async function stored(kind: string, name: string, scope = ""): Promise<Record<string, unknown> | undefined> {
-  return (await server.store.get("demo", kind, scope, name))?.doc as Record<string, unknown> | undefined;
-}
+const cli = officialCli();
+const { cpln, ok, json, file, stored } = cli;
 
 const names = (result: { items: { name: string }[] }) => result.items.map((i) => i.name).sort();
 
@@ -166,7 +97,7 @@ describe("cpln apply / delete -f", () => {
   });
 
   it("delete -f of the same file deletes every object of it but the audit context, which cannot be deleted", async () => {
-    const run = await cpln("delete", "-f", join(home, "objects.yaml"));
+    const run = await cpln("delete", "-f", join(cli.home, "objects.yaml"));
     expect(run.stdout + run.stderr).toContain("Audit contexts cannot be deleted");
     expect(await stored("auditctx", "app")).toBeDefined();
     expect(await stored("policy", "readers")).toBeUndefined();
@@ -256,14 +187,14 @@ describe("everyday commands", () => {
       expect.objectContaining({ name: key.name, description: "ci" }),
     ]);
     expect(JSON.stringify(await stored("serviceaccount", "robot"))).not.toContain(key.key);
-    const asRobot = await server.app.inject({
+    const asRobot = await cli.server.app.inject({
       url: "/org/demo/group",
       headers: { authorization: `Bearer ${key.key}` },
     });
     expect(asRobot.statusCode).toBe(200);
     await ok("serviceaccount", "remove-key", "robot", "--key", key.name);
     expect((await stored("serviceaccount", "robot"))?.["keys"]).toEqual([]);
-    const revoked = await server.app.inject({
+    const revoked = await cli.server.app.inject({
       url: "/org/demo/group",
       headers: { authorization: `Bearer ${key.key}` },
     });
