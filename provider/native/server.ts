@@ -28,8 +28,15 @@ import { NATIVE_PACKAGE, packageFile, pluginVersion, tokenMember, withNativeConf
 import { rewrap, toStruct, unwrapProps, type Props } from "./values.js";
 import { PropsResponse, RESPONSE_PROPS_FIELDS, withDecodedRequests, type PropsRequest } from "./wire.js";
 
-const CONFIG_KEYS = ["org", "endpoint", "token"] as const;
+const CONFIG_KEYS = ["org", "endpoint", "token", "timeoutSeconds"] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
+/** The environment variable each key falls back to (schema.json's `defaultInfo`). */
+const CONFIG_ENV: Record<ConfigKey, string> = {
+  org: "CPLN_ORG",
+  endpoint: "CPLN_ENDPOINT",
+  token: "CPLN_TOKEN",
+  timeoutSeconds: "CPLN_TIMEOUT",
+};
 const PROVIDER_KEY = "__provider";
 
 type Callback<T> = grpc.sendUnaryData<T>;
@@ -77,7 +84,7 @@ export class NativeProvider {
 
   // ---- configuration -----------------------------------------------------------------------------------------------
 
-  /** Problems of a provider config (`org`, `endpoint`, `token`), by key; other keys (`version`) pass. */
+  /** Problems of a provider config (`org`, `endpoint`, `token`, `timeoutSeconds`), by key; other keys pass. */
   private configFailures(values: Props): provproto.CheckFailure[] {
     const failures: provproto.CheckFailure[] = [];
     const fail = (property: string, reason: string) => {
@@ -88,9 +95,14 @@ export class NativeProvider {
     };
     for (const key of CONFIG_KEYS) {
       const value = values[key];
-      if (value !== undefined && value !== null && typeof value !== "string" && !isUnknown(value)) {
-        fail(key, `${NATIVE_PACKAGE}:${key} must be a string`);
-      }
+      if (value === undefined || value === null || isUnknown(value)) continue;
+      if (key === "timeoutSeconds") {
+        // A typed input arrives as a number, `pulumi config set` as a string.
+        const seconds = typeof value === "number" || typeof value === "string" ? Number(value) : NaN;
+        if (!(Number.isFinite(seconds) && seconds > 0 && String(value).trim() !== "")) {
+          fail(key, `${NATIVE_PACKAGE}:${key} must be a positive number of seconds, got ${JSON.stringify(value)}`);
+        }
+      } else if (typeof value !== "string") fail(key, `${NATIVE_PACKAGE}:${key} must be a string`);
     }
     const endpoint = values.endpoint;
     if (typeof endpoint === "string" && !isUnknown(endpoint) && endpoint.trim() !== "") {
@@ -124,7 +136,7 @@ export class NativeProvider {
     }
     const config: Partial<Record<ConfigKey, string>> = {};
     for (const key of CONFIG_KEYS) {
-      const value = values[key];
+      const value = typeof values[key] === "number" ? String(values[key]) : values[key];
       if (typeof value === "string" && value.trim() !== "" && !isUnknown(value)) config[key] = value;
     }
     // The environment is read here, once: after Configure the plugin never falls back to it.
@@ -386,7 +398,7 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** `CPLN_ORG`, `CPLN_ENDPOINT`, `CPLN_TOKEN` (the documented fallbacks), when set. */
 function envConfig(key: ConfigKey): string | undefined {
-  const value = process.env[`CPLN_${key.toUpperCase()}`];
+  const value = process.env[CONFIG_ENV[key]];
   return value === undefined || value.trim() === "" ? undefined : value.trim();
 }
 

@@ -3,6 +3,7 @@
 // preview, import by id (self link and Terraform short forms), every function through Invoke, and the token in no
 // response, log or error. Needs `npm run build`.
 import * as fs from "node:fs";
+import * as net from "node:net";
 import * as path from "node:path";
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -542,6 +543,36 @@ describe("config from the environment", () => {
       );
     } finally {
       await noToken.stop();
+    }
+  });
+
+  it("cpln-native:timeoutSeconds (or CPLN_TIMEOUT) bounds each API call; a bad value names the key", async () => {
+    // An endpoint that accepts connections and never answers: only the configured limit ends the call.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+    const clients: NativePluginClient[] = [];
+    try {
+      for (const [config, env, limitMs] of [
+        [{ timeoutSeconds: 1 }, {}, 1000],
+        [{ timeoutSeconds: "1.5" }, {}, 1500],
+        [{}, { CPLN_TIMEOUT: "2" }, 2000],
+      ] as const) {
+        const client = await nativeClient.NativePluginClient.executable(executable, { cwd: scratchDir(), env });
+        clients.push(client);
+        await client.configure({ org, endpoint: url, token: secret(server.adminKey), ...config });
+        await expect(client.invoke(token("getLocation"), { name: "aws-us-east-1" })).rejects.toThrow(
+          `no complete response within the time limit of ${limitMs} ms`,
+        );
+      }
+      const bad = await nativeClient.NativePluginClient.executable(executable, { cwd: scratchDir() });
+      clients.push(bad);
+      await expect(bad.configure({ org, endpoint: url, timeoutSeconds: "soon" })).rejects.toThrow(
+        'timeoutSeconds: cpln-native:timeoutSeconds must be a positive number of seconds, got "soon"',
+      );
+    } finally {
+      await Promise.all(clients.map((client) => client.stop()));
+      silent.close();
     }
   });
 });
