@@ -368,6 +368,38 @@ export async function deleteIgnoringMissing(ctx: ResourceContext, link: string):
 }
 
 /**
+ * Create of an object that exists outside any stack and is only configured by one (Location, Org): one GET (a missing
+ * object fails with `missing`), then one PATCH if the args differ from what is there. The outputs carry `original`,
+ * what the object had before, for `restoreSettings`.
+ */
+export async function configureExisting<O extends Props>(
+  definition: AnyResourceDefinition,
+  ctx: ResourceContext,
+  link: string,
+  inputs: Props,
+  missing: string,
+  originalOf: (current: O, record: unknown) => Props,
+): Promise<{ id: string; outs: O }> {
+  const record = await readIgnoringMissing(ctx, link);
+  if (record === undefined) throw new Error(missing);
+  const current = definition.fromApi(record, {}) as O;
+  const original = originalOf(current, record);
+  const patch = updatePatch(definition, current, inputs);
+  const result = isEmptyPatch(patch) ? record : await ctx.client.patchByLink(link, patch);
+  const outs = definition.fromApi(result, { original }) as O;
+  return { id: String(outs.selfLink), outs };
+}
+
+/** Delete of such an object: one PATCH putting the originals back; the object stays (already gone counts as done). */
+export async function restoreSettings(ctx: ResourceContext, link: string, body: JsonObject): Promise<void> {
+  try {
+    await ctx.client.patchByLink(link, body);
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
+/**
  * After a create failed: with `adopt: true` and a 409 AlreadyExists, takes the existing object over — one GET, then
  * one PATCH to the desired state if anything managed differs. Any other failure is raised (a 409 with a hint).
  */

@@ -17,8 +17,15 @@ import {
   locationOrigins,
   locationProviders,
 } from "../../api/schemas/location.js";
-import { isCplnApiError } from "../client/errors.js";
-import { jsonObject, patchUpdate, readIgnoringMissing, recordMeta, updatePatch } from "./engine.js";
+import {
+  configureExisting,
+  jsonObject,
+  patchUpdate,
+  readIgnoringMissing,
+  recordMeta,
+  restoreSettings,
+  updatePatch,
+} from "./engine.js";
 import { namedRecordOutputs, orgInput } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
@@ -136,19 +143,15 @@ export const locationDefinition = {
 
   // create: one GET (404 names the location), then one PATCH if the args differ from what is there.
   async create(ctx: ResourceContext, inputs: LocationInputs): Promise<{ id: string; outs: LocationOutputs }> {
-    const link = selfLink(ctx.org, "location", inputs.name);
-    const record = await readIgnoringMissing(ctx, link);
-    if (record === undefined) {
-      throw new Error(
-        `Location "${inputs.name}" does not exist in org "${ctx.org}": this resource manages existing locations only`,
-      );
-    }
-    const current = fromApi(record, {});
-    const original = originalOf(current);
-    const patch = updatePatch(locationDefinition, current, inputs);
-    const result = Object.keys(patch).length === 0 ? record : await ctx.client.patchByLink(link, patch);
-    const outs = fromApi(result, { original });
-    return { id: outs.selfLink, outs };
+    const missing = `Location "${inputs.name}" does not exist in org "${ctx.org}": this resource manages existing locations only`;
+    return configureExisting(
+      locationDefinition,
+      ctx,
+      selfLink(ctx.org, "location", inputs.name),
+      inputs,
+      missing,
+      originalOf,
+    );
   },
 
   // read: one GET; undefined when it is gone. `original` is carried over from the state.
@@ -176,10 +179,6 @@ export const locationDefinition = {
     const spec = typeof body.spec === "object" && body.spec !== null && !Array.isArray(body.spec) ? body.spec : {};
     if (original.enabled !== undefined) body.spec = { ...spec, enabled: original.enabled };
     if (original.description !== undefined) body.description = original.description;
-    try {
-      await ctx.client.patchByLink(id, body);
-    } catch (error) {
-      if (!(isCplnApiError(error) && error.status === 404)) throw error;
-    }
+    await restoreSettings(ctx, id, body);
   },
 } satisfies ResourceDefinition<LocationInputs, LocationOutputs>;

@@ -11,8 +11,15 @@ import type { JsonObject } from "../../api/patch/index.js";
 import { parseOnce } from "../../api/parseOnce.js";
 import { description, tags } from "../../api/schemas/common.js";
 import { org as orgRecord, orgSpec } from "../../api/schemas/org.js";
-import { isCplnApiError } from "../client/errors.js";
-import { jsonObject, patchUpdate, readIgnoringMissing, recordMeta, updatePatch } from "./engine.js";
+import {
+  configureExisting,
+  jsonObject,
+  patchUpdate,
+  readIgnoringMissing,
+  recordMeta,
+  restoreSettings,
+  updatePatch,
+} from "./engine.js";
 import { namedRecordOutputs, orgInput } from "./common.js";
 import type { FieldRule, FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
@@ -124,19 +131,12 @@ export const orgDefinition = {
 
   // create: one GET (404 names the org), then one PATCH if the args differ from what is there.
   async create(ctx: ResourceContext, inputs: OrgInputs): Promise<{ id: string; outs: OrgOutputs }> {
-    const link = `/org/${ctx.org}`;
-    const record = await readIgnoringMissing(ctx, link);
-    if (record === undefined) throw new Error(`Org "${ctx.org}" does not exist or cannot be read with this token`);
-    const current = fromApi(record, {});
-    const original: OrgOriginal = {
+    const missing = `Org "${ctx.org}" does not exist or cannot be read with this token`;
+    return configureExisting(orgDefinition, ctx, `/org/${ctx.org}`, inputs, missing, (current: OrgOutputs, record) => ({
       description: current.description,
       tags: current.tags,
-      spec: (parseOnce(orgRecord(), record).spec ?? {}) as Record<string, unknown>,
-    };
-    const patch = updatePatch(orgDefinition, current, inputs);
-    const result = Object.keys(patch).length === 0 ? record : await ctx.client.patchByLink(link, patch);
-    const outs = fromApi(result, { original });
-    return { id: outs.selfLink, outs };
+      spec: parseOnce(orgRecord(), record).spec ?? {},
+    }));
   },
 
   async read(ctx: ResourceContext, id: string, props: Props): Promise<OrgOutputs | undefined> {
@@ -163,10 +163,6 @@ export const orgDefinition = {
         managed.map((field) => [field, (original.spec?.[field] as JsonObject[string] | undefined) ?? null]),
       );
     }
-    try {
-      await ctx.client.patchByLink(id, body);
-    } catch (error) {
-      if (!(isCplnApiError(error) && error.status === 404)) throw error;
-    }
+    await restoreSettings(ctx, id, body);
   },
 } satisfies ResourceDefinition<OrgInputs, OrgOutputs>;
