@@ -51,8 +51,7 @@ export function officialCli(options: Omit<ServerOptions, "org" | "adminKey"> = {
     get home() {
       return home;
     },
-    cpln: (...args) =>
-      runCpln({ url: running().url, token: CLI_ADMIN_KEY, org: CLI_ORG, gvc: "default", home }, args),
+    cpln: (...args) => runCpln({ url: running().url, token: CLI_ADMIN_KEY, org: CLI_ORG, gvc: "default", home }, args),
     async ok(...args) {
       const run = await cli.cpln(...args);
       if (run.code !== 0) throw new Error(`cpln ${args.join(" ")} exited ${run.code}: ${run.stderr}${run.stdout}`);

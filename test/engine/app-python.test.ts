@@ -36,6 +36,13 @@ const hex7 = "[0-9a-f]{7}";
 /** The secret's values as the program declares them (examples/app/python/__main__.py). */
 const settings = { DATABASE_URL: "postgres://app@db.internal:5432/app", API_KEY: "example-key-not-real" };
 
+const SECRET_SIG_KEY = "4dabf18193072939515e22adb298388d";
+
+interface StateResource {
+  type: string;
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+}
 type Doc = Record<string, unknown> & { spec: Record<string, unknown>; status?: Record<string, unknown> };
 
 describe.skipIf(skipWithoutEngine)("examples/app/python through the real Pulumi engine", () => {
@@ -62,7 +69,9 @@ describe.skipIf(skipWithoutEngine)("examples/app/python through the real Pulumi 
     await project.pulumi(["up", "--yes", "--skip-preview"]);
     const posts = writes();
     const lines = posts.map((r) => `${r.method} ${r.path} ${r.status}`);
-    const gvc = /^POST \/org\/test\/gvc\/(app-[0-9a-f]{7})\/identity 201$/.exec(lines.find((l) => /identity/.test(l))!)!;
+    const gvc = /^POST \/org\/test\/gvc\/(app-[0-9a-f]{7})\/identity 201$/.exec(
+      lines.find((l) => /identity/.test(l))!,
+    )!;
     made.gvc = gvc[1]!;
     const g = `/org/${ORG}/gvc/${made.gvc}`;
     expect([...lines].sort()).toEqual(
@@ -88,6 +97,18 @@ describe.skipIf(skipWithoutEngine)("examples/app/python through the real Pulumi 
       type: "dictionary",
       data: "[redacted]",
     });
+    expect(bodyOf(`/org/${ORG}/policy`)).toMatchObject({
+      targetKind: "secret",
+      targetLinks: [`/org/${ORG}/secret/${made.secret}`],
+      bindings: [{ permissions: ["reveal"], principalLinks: [expect.stringMatching(new RegExp(`^${g}/identity/`))] }],
+    });
+    expect(bodyOf(`/org/${ORG}/gvc`)).toMatchObject({
+      spec: {
+        staticPlacement: {
+          locationLinks: [`/org/${ORG}/location/aws-eu-central-1`, `/org/${ORG}/location/aws-us-west-2`],
+        },
+      },
+    });
     expect(bodyOf(`${g}/workload`)).toMatchObject({
       name: expect.stringMatching(new RegExp(`^app-${hex7}$`)),
       spec: { type: "stateful", identityLink: expect.stringMatching(new RegExp(`^${g}/identity/app-${hex7}$`)) },
@@ -108,8 +129,13 @@ describe.skipIf(skipWithoutEngine)("examples/app/python through the real Pulumi 
     });
     expect(outputs.endpoint).toEqual(expect.stringContaining(made.workload));
     expect((outputs.dnsRecords as unknown[]).length).toBeGreaterThan(0);
+    // The secret's data is secret in the state as input and output, though the Python SDK sends it in plaintext.
     const state = (await project.pulumi(["stack", "export"])).stdout;
     for (const value of [ADMIN_KEY, ...Object.values(settings)]) expect(state.includes(value), value).toBe(false);
+    const { resources } = (JSON.parse(state) as { deployment: { resources: StateResource[] } }).deployment;
+    const secretState = resources.find((r) => r.type === "cpln-native:index:Secret")!;
+    expect(Object.keys(secretState.inputs.data as object).sort()).toEqual([SECRET_SIG_KEY, "ciphertext"]);
+    expect(Object.keys(secretState.outputs.data as object).sort()).toEqual([SECRET_SIG_KEY, "ciphertext"]);
     sent(); // the reads above
   });
 

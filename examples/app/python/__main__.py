@@ -52,10 +52,13 @@ app = cpln.Workload(
         {
             "name": "app",
             "image": "nginx:1.27",
-            "ports": [{"number": 8080, "protocol": "http"}],
+            "ports": [{"number": 8080, "protocol": cpln.ContainerPortProtocol.HTTP}],
             "env": [
                 {"name": "GREETING", "value": greeting},
-                {"name": "DATABASE_URL", "value": pulumi.Output.concat("cpln://secret/", settings.name, ".DATABASE_URL")},
+                {
+                    "name": "DATABASE_URL",
+                    "value": pulumi.Output.concat("cpln://secret/", settings.name, ".DATABASE_URL"),
+                },
             ],
             "volumes": [{"uri": pulumi.Output.concat("cpln://volumeset/", data.name), "path": "/data"}],
         }
