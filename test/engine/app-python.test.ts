@@ -69,10 +69,9 @@ describe.skipIf(skipWithoutEngine)("examples/app/python through the real Pulumi 
     await project.pulumi(["up", "--yes", "--skip-preview"]);
     const posts = writes();
     const lines = posts.map((r) => `${r.method} ${r.path} ${r.status}`);
-    const gvc = /^POST \/org\/test\/gvc\/(app-[0-9a-f]{7})\/identity 201$/.exec(
-      lines.find((l) => /identity/.test(l))!,
-    )!;
-    made.gvc = gvc[1]!;
+    const identityPost = new RegExp(`^POST /org/${ORG}/gvc/(app-${hex7})/identity 201$`);
+    made.gvc = identityPost.exec(lines.find((line) => identityPost.test(line)) ?? "")?.[1] ?? "";
+    expect(made.gvc, lines.join("\n")).not.toBe("");
     const g = `/org/${ORG}/gvc/${made.gvc}`;
     expect([...lines].sort()).toEqual(
       [
@@ -103,6 +102,7 @@ describe.skipIf(skipWithoutEngine)("examples/app/python through the real Pulumi 
       bindings: [{ permissions: ["reveal"], principalLinks: [expect.stringMatching(new RegExp(`^${g}/identity/`))] }],
     });
     expect(bodyOf(`/org/${ORG}/gvc`)).toMatchObject({
+      name: made.gvc,
       spec: {
         staticPlacement: {
           locationLinks: [`/org/${ORG}/location/aws-eu-central-1`, `/org/${ORG}/location/aws-us-west-2`],
