@@ -580,7 +580,7 @@ export interface SecretOutputs {
   /** When the secret was created. */
   readonly created: string;
   /** The secret's value, shaped by its type (reveal-only: GET, lists and queries leave it out; GET .../-reveal returns it). JSON text for gcp, azure-sdk and docker; an object otherwise. */
-  readonly data: string | Record<string, unknown>;
+  readonly data: Record<string, unknown> | string;
   /** Description (the name unless set). */
   readonly description: string;
   /** When the secret last changed. */
@@ -1115,7 +1115,7 @@ export interface GetSecretResult {
   /** When the object was created. */
   readonly created: string;
   /** The secret's value, shaped by its type (reveal-only: GET, lists and queries leave it out; GET .../-reveal returns it). JSON text for gcp, azure-sdk and docker; an object otherwise. */
-  readonly data?: string | Record<string, unknown>;
+  readonly data?: Record<string, unknown> | string;
   /** Description; defaults to the name. */
   readonly description?: string;
   /** Unique id of the object (UUID). */

@@ -166,7 +166,7 @@ export class NativeProvider {
   }
 
   private async check(request: PropsRequest): Promise<PropsResponse<provproto.CheckResponse>> {
-    const { typeName } = this.definition(request.urn, request.type);
+    const { typeName, def } = this.definition(request.urn, request.type);
     const olds = readable(request).olds.props;
     const { props: news, secretKeys } = request.news;
     if (news[LOGICAL_NAME] === undefined) news[LOGICAL_NAME] = request.name || nameOfUrn(request.urn);
@@ -181,7 +181,9 @@ export class NativeProvider {
       failure.setReason(this.scrub(reason));
       response.addFailures(failure);
     }
-    return new PropsResponse(response, RESPONSE_PROPS_FIELDS.check, rewrap(inputs, secretKeys));
+    // The type's secret fields are secret inputs too: an SDK generated from schema.json (Python, Go, YAML) marks them
+    // secret only as outputs, and the engine stores the inputs Check returns (Secret.data was plaintext in state).
+    return new PropsResponse(response, RESPONSE_PROPS_FIELDS.check, rewrap(inputs, withSecretOutputs(def, secretKeys)));
   }
 
   private async diff(request: PropsRequest): Promise<provproto.DiffResponse> {

@@ -3,22 +3,15 @@
  * the test/cli files: one server and one throwaway HOME per file (the CLI keeps profiles and caches there, so nothing
  * leaks between runs), started and stopped by the file's hooks. Its time limit guards against a hang, not load.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { startServer, type RunningServer, type ServerOptions } from "../../server/index.js";
+import { runCpln, type Run } from "./cplnRun.js";
 
-const CPLN = join(__dirname, "..", "..", "node_modules", "@controlplane", "cli", "dist", "src", "cpln.js");
 export const CLI_ORG = "demo";
 export const CLI_ADMIN_KEY = "cliadmin.secret-admin-key-for-the-cli-tests";
-
-export interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 export interface OfficialCli {
   readonly server: RunningServer;
@@ -58,21 +51,7 @@ export function officialCli(options: Omit<ServerOptions, "org" | "adminKey"> = {
     get home() {
       return home;
     },
-    cpln: (...args) =>
-      new Promise((resolve) => {
-        const env = {
-          PATH: process.env["PATH"] ?? "",
-          HOME: home,
-          CPLN_ENDPOINT: running().url,
-          CPLN_TOKEN: CLI_ADMIN_KEY,
-          CPLN_ORG: CLI_ORG,
-          CPLN_GVC: "default",
-          NO_COLOR: "1",
-        };
-        execFile(process.execPath, [CPLN, ...args], { env, timeout: 600_000 }, (error, stdout, stderr) => {
-          resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-        });
-      }),
+    cpln: (...args) => runCpln({ url: running().url, token: CLI_ADMIN_KEY, org: CLI_ORG, gvc: "default", home }, args),
     async ok(...args) {
       const run = await cli.cpln(...args);
       if (run.code !== 0) throw new Error(`cpln ${args.join(" ")} exited ${run.code}: ${run.stderr}${run.stdout}`);

@@ -32,6 +32,7 @@ import { skipWithoutEngine } from "./support.js";
 
 interface StateResource {
   type: string;
+  inputs?: Record<string, unknown>;
   outputs?: Record<string, unknown>;
 }
 type Adapter = "dynamic" | "native";
@@ -201,6 +202,11 @@ function describeExample(example: ExampleCase): void {
             expect(ciphertext(stackOutputs[name]), name).toEqual(encrypted);
           for (const resource of resources.filter((r) => r.type.endsWith(":ServiceAccountKey"))) {
             expect(ciphertext(resource.outputs!.key)).toEqual(encrypted);
+          }
+          // A secret's data: the program gives it in plaintext; input and output are ciphertext in both adapters.
+          for (const resource of resources.filter((r) => r.type.endsWith(":Secret"))) {
+            expect(ciphertext(resource.inputs!.data), "Secret inputs.data").toEqual(encrypted);
+            expect(ciphertext(resource.outputs!.data), "Secret outputs.data").toEqual(encrypted);
           }
           // And in no file the engine wrote (backend, workspace settings), plugins' own files aside.
           for (const { file, text: content } of filesUnder(suite.world.workDir).filter(

@@ -254,6 +254,10 @@ export function convertType(input: JsonSchema, path: string[], ctx: ConvertConte
       const spec = convertType(alt, [...path, `Variant${index + 1}`], ctx);
       if (!converted.some((seen) => equalJson(seen, spec))) converted.push(spec);
     });
+    // An output's object member goes first: the Python SDK reads a two-member `Union[T, Mapping[str, Any]]` as its own
+    // `InputType[T]` (pulumi sdk/python/lib/pulumi/_types.py `unwrap_type`), so a string-or-map output such as a
+    // secret's `data` was typed `str` and failed on every dictionary ("expected a value of type str but got dict").
+    if (ctx.suffix === "Output") converted.sort((a, b) => Number(b.type === "object") - Number(a.type === "object"));
     return converted.length === 1 ? converted[0]! : { oneOf: converted };
   }
   // A single value (`const`, or an enum of one) is never a property `const`: Pulumi's SDK generators fill a const
