@@ -140,6 +140,12 @@ export interface KindDescriptor<K extends PolicyKind = PolicyKind> {
   readonly examples: {
     readonly create?: (name: string) => Record<string, unknown>;
     readonly patch: (marker: string) => Record<string, unknown>;
+    /**
+     * Another valid value of each `immutable` field, by its dotted path in the create body: the change generic tests
+     * make to see the server refuse it in place (409) and the provider's resource replace the object. Required
+     * exactly when `immutable` names fields.
+     */
+    readonly immutableChange?: Readonly<Record<string, unknown>>;
   };
 }
 

@@ -93,5 +93,6 @@ export const workloadKind: KindDescriptor<"workload"> = {
       },
     }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+    immutableChange: { "spec.type": "standard" },
   },
 };

@@ -11,7 +11,7 @@ import { locationRules } from "./location.js";
 import { mk8sRules } from "./mk8s.js";
 import { orgRules } from "./org.js";
 import { policyRules } from "./policy.js";
-import { quotaRules } from "./quota.js";
+import { countQuotaUse, quotaRules } from "./quota.js";
 import type { KindRules, KindServerRules } from "./rules.js";
 import { secretRules } from "./secret.js";
 import { serviceAccountRules } from "./serviceAccount.js";
@@ -45,13 +45,16 @@ const serverRules: Readonly<Partial<Record<Kind, KindServerRules>>> = {
 
 /**
  * The server's rules of a kind whose declaration says everything: the record is the create body (name, description
- * and tags are every record's), no field is the server's, and its only endpoint may be the `-eventlog` every kind
- * has. A kind with actions or other endpoints needs rules of its own (`rulesOf` names what is missing).
+ * and tags are every record's), no field is the server's, creates consume its count quota (`countQuotaUse`), and its
+ * only endpoint may be the `-eventlog` every kind has. A kind with actions or other endpoints needs rules of its own
+ * (`rulesOf` names what is missing).
  */
 export function plainRules(kind: Kind): KindServerRules {
   const common = new Set([kinds[kind].addressing.field, "description", "tags"]);
+  const quota = countQuotaUse(kind);
   return {
     kind,
+    ...(quota !== undefined ? { quota } : {}),
     readOnly: [],
     immutable: [],
     preserved: [],
