@@ -42,7 +42,7 @@ export const unmappedReason =
 
 /** A pulumiverse function with a counterpart of the same name here (a kind's declared data source), not compared. */
 export const unmappedFunctionReason =
-  "Here too, as the API returns the object (the API's names): see docs/resources.md for its arguments and result; " +
+  "Here too, with the API's shapes and names: see docs/resources.md for its arguments and result; " +
   "no property-by-property map to pulumiverse yet.";
 
 /** Why the other pulumiverse resources have no counterpart (one reason serves all: the kind is not managed here). */
