@@ -119,15 +119,16 @@ const listedQuotas: readonly QuotaDefinition[] = [
 
 /**
  * The count quota of a kind a principal can create that no listed quota counts (a kind declared with no server rules of
- * its own): `<kind>s` (`<kind>s-per-gvc` for a gvc-scoped kind), max 100 — the real API's names and maxima for such a
+ * its own): `<kind>s` (`-ies` for a `y` after a consonant; `<kind>s-per-gvc` for a gvc-scoped kind), max 100 — the real API's names and maxima for such a
  * kind are not documented. A listed quota of that name that counts nothing yet (`agents`) is taken over, max included.
  */
 function countQuotaOf(kind: Kind, listed: readonly QuotaDefinition[]): QuotaDefinition {
   const perGvc = kinds[kind].scope === "gvc";
-  const name = perGvc ? `${kind}s-per-gvc` : `${kind}s`;
+  const plural = /[^aeiou]y$/.test(kind) ? `${kind.slice(0, -1)}ies` : `${kind}s`;
+  const name = perGvc ? `${plural}-per-gvc` : plural;
   const known = listed.find((definition) => definition.name === name && definition.counts === undefined);
   if (known !== undefined) return { ...known, counts: kind };
-  const description = `Max number of ${kind}s${perGvc ? " in a gvc" : ""}`;
+  const description = `Max number of ${plural}${perGvc ? " in a gvc" : ""}`;
   return { name, description, unit: "count", max: 100, perGvc, counts: kind };
 }
 

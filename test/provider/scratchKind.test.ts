@@ -60,6 +60,7 @@ async function tsc(): Promise<void> {
 
 beforeAll(async () => {
   expect(kind, "a kind of the policy set that cpln-local does not store").toBeDefined();
+  const started = performance.now();
   copy = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-scratch-kind-"));
   const files = await sourceFiles();
   for (const file of files) {
@@ -85,9 +86,17 @@ beforeAll(async () => {
   fs.writeFileSync(registry, withImport.replace("\n] as const;", `\n  ${kind}Kind,\n] as const;`));
 
   // `npm run gen` (a build, then the generators), then the build of what they wrote.
+  const copied = performance.now();
   await tsc();
+  const built = performance.now();
   for (const tool of ["gen-schema", "gen-sdk", "gen-types", "migration-guide"]) await node([`dist/tools/${tool}.js`]);
+  const generated = performance.now();
   await tsc();
+  const seconds = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
+  console.log(
+    `[scratch-kind] ${kind}: copy ${seconds(started, copied)}, tsc ${seconds(copied, built)}, generators ` +
+      `${seconds(built, generated)}, tsc again ${seconds(generated, performance.now())}`,
+  );
 }, 600_000);
 
 afterAll(() => {
@@ -189,7 +198,9 @@ describe(`a scratch kind (${kind}) declared in one file`, () => {
   it("the generic suites, run in the copy, cover it: every test of the kind passes, none fails", async () => {
     const report = path.join(copy, ".tmp", "generic.json");
     const vitest = path.join("node_modules", "vitest", "vitest.mjs");
+    const started = performance.now();
     await node([vitest, "run", ...GENERIC_SUITES, "--reporter=json", `--outputFile=${report}`]).catch(() => undefined);
+    console.log(`[scratch-kind] the generic suites: ${((performance.now() - started) / 1000).toFixed(1)} s`);
     const results = JSON.parse(fs.readFileSync(report, "utf8")) as {
       testResults: { name: string; assertionResults: { fullName: string; status: string }[] }[];
     };
@@ -207,7 +218,7 @@ describe(`a scratch kind (${kind}) declared in one file`, () => {
       ["test/server/declared.test.ts", `${kind} from its declaration's examples`, 6],
       ["test/provider/declared.lifecycle.test.ts", `declared resource of kind ${kind}`, 9],
       ["test/native/declared.test.ts", `declared native resource of kind ${kind}`, 6],
-      ["test/provider/dataSources.test.ts", `get${typeName} `, 2],
+      ["test/provider/dataSources.test.ts", `'get${typeName}' `, 2],
     ] as const) {
       expect([file, ofKind(file, title).filter((outcome) => outcome.endsWith(": passed")).length]).toEqual([
         file,

@@ -85,6 +85,8 @@ export const GENERATED = [
 export const GENERIC_SUITES = [
   "test/unit/contract.test.ts",
   "test/unit/migrationGuide.test.ts",
+  "test/unit/schema.test.ts",
+  "test/unit/adopt.test.ts",
   "test/server/declared.test.ts",
   "test/server/openapi.test.ts",
   "test/server/kind-quotas.test.ts",
