@@ -444,6 +444,7 @@ export type QueryCloudAccountsResult = {
   };
 };
 
+/** The name of a kind cpln-local stores. */
 export type Kind =
   | "gvc"
   | "org"

@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `auditctx`. */
-export const auditCtxKind: KindDescriptor = {
+export const auditCtxKind: KindDescriptor<"auditctx"> = {
   kind: "auditctx",
   scope: "org",
   permissions: catalogOf("auditctx"),

@@ -10,7 +10,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `cloudaccount`. */
-export const cloudAccountKind: KindDescriptor = {
+export const cloudAccountKind: KindDescriptor<"cloudaccount"> = {
   kind: "cloudaccount",
   scope: "org",
   permissions: catalogOf("cloudaccount"),

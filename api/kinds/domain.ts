@@ -47,7 +47,7 @@ export const routeRule: ArrayRule = {
 };
 
 /** The contract of kind `domain`: org-scoped, named by its DNS name. */
-export const domainKind: KindDescriptor = {
+export const domainKind: KindDescriptor<"domain"> = {
   kind: "domain",
   scope: "org",
   permissions: catalogOf("domain"),

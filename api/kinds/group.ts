@@ -5,7 +5,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `group`. */
-export const groupKind: KindDescriptor = {
+export const groupKind: KindDescriptor<"group"> = {
   kind: "group",
   scope: "org",
   permissions: catalogOf("group"),

@@ -15,7 +15,7 @@ const byLocationLink: ArrayRule = {
 };
 
 /** The contract of kind `gvc`. */
-export const gvcKind: KindDescriptor = {
+export const gvcKind: KindDescriptor<"gvc"> = {
   kind: "gvc",
   scope: "org",
   permissions: catalogOf("gvc"),

@@ -7,7 +7,7 @@ import type { KindDescriptor } from "./types.js";
  * The contract of kind `image`: org-scoped, named `<repository>:<tag>`, never created through the API (a push to the
  * org's registry creates it; cpln-local's admin push or a seed file stand in for that), only its tags change.
  */
-export const imageKind: KindDescriptor = {
+export const imageKind: KindDescriptor<"image"> = {
   kind: "image",
   scope: "org",
   permissions: catalogOf("image"),

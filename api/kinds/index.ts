@@ -1,6 +1,7 @@
 /**
  * The registry of kinds: one descriptor per kind (`api/kinds/<kind>.ts`). A new kind is a new descriptor file plus
- * its line here; everything generic (routes, OpenAPI, authorization, the patch engine's rules, the client) reads it.
+ * its entry in `declared` below; the names (`kindNames`, `Kind`), the table by name and everything generic (routes,
+ * OpenAPI, authorization, the patch engine's rules, the client, the provider's resources, the SDK) follow from it.
  *
  * The kinds cpln-local stores. Their permission catalogs, and those of every other kind a policy may target (the
  * policy set, `policyKindNames`), are in `catalogs.ts` with their sources.
@@ -20,36 +21,52 @@ import { policyKind } from "./policy.js";
 import { quotaKind } from "./quota.js";
 import { secretKind } from "./secret.js";
 import { serviceAccountKind } from "./serviceAccount.js";
-import { kindNames, type Kind } from "./names.js";
-import type { KindDescriptor } from "./types.js";
+import type { KindDescriptor as Descriptor } from "./types.js";
 import { userKind } from "./user.js";
 import { volumeSetKind } from "./volumeSet.js";
 import { workloadKind } from "./workload.js";
 
 export type { Permission } from "./catalog.js";
-export { kindNames, type Kind } from "./names.js";
-export type { ActionContract, KindDescriptor, NamedBody } from "./types.js";
+export type { ActionContract, NamedBody } from "./types.js";
 
-/** Every kind's descriptor. */
-export const kinds: Readonly<Record<Kind, KindDescriptor>> = {
-  org: orgKind,
-  gvc: gvcKind,
-  volumeset: volumeSetKind,
-  location: locationKind,
-  policy: policyKind,
-  group: groupKind,
-  serviceaccount: serviceAccountKind,
-  user: userKind,
-  cloudaccount: cloudAccountKind,
-  mk8s: mk8sKind,
-  auditctx: auditCtxKind,
-  quota: quotaKind,
-  workload: workloadKind,
-  domain: domainKind,
-  image: imageKind,
-  secret: secretKind,
-  identity: identityKind,
-};
+/** Every kind's descriptor, in the order lists of kinds take (the org first: it holds every other object). */
+const declared = [
+  orgKind,
+  gvcKind,
+  volumeSetKind,
+  locationKind,
+  policyKind,
+  groupKind,
+  serviceAccountKind,
+  userKind,
+  cloudAccountKind,
+  mk8sKind,
+  auditCtxKind,
+  quotaKind,
+  workloadKind,
+  domainKind,
+  imageKind,
+  secretKind,
+  identityKind,
+] as const;
+
+/** The name of a kind cpln-local stores. */
+export type Kind = (typeof declared)[number]["kind"];
+
+/** The declaration of a kind cpln-local stores. */
+export type KindDescriptor<K extends Kind = Kind> = Descriptor<K>;
+
+/** The kinds cpln-local stores, by name, in the registry's order. */
+export const kindNames: readonly Kind[] = declared.map((descriptor) => descriptor.kind);
+
+/** Every kind's descriptor by name. */
+export const kinds: Readonly<Record<Kind, KindDescriptor>> = Object.fromEntries(
+  declared.map((descriptor) => [descriptor.kind, descriptor]),
+) as Record<Kind, KindDescriptor>;
+
+if (Object.keys(kinds).length !== declared.length) {
+  throw new Error(`Two descriptors in api/kinds/index.ts declare one kind: ${kindNames.join(", ")}`);
+}
 
 /** The patch rules of every kind by kind name (read from the descriptors), for `applyPatch` and `buildPatch`. */
 export const patchRules: Readonly<Record<string, PatchRules>> = Object.fromEntries(

@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `location`. */
-export const locationKind: KindDescriptor = {
+export const locationKind: KindDescriptor<"location"> = {
   kind: "location",
   scope: "org",
   permissions: catalogOf("location"),

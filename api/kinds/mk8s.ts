@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `mk8s`. */
-export const mk8sKind: KindDescriptor = {
+export const mk8sKind: KindDescriptor<"mk8s"> = {
   kind: "mk8s",
   scope: "org",
   permissions: catalogOf("mk8s"),

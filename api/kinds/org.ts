@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `org`. */
-export const orgKind: KindDescriptor = {
+export const orgKind: KindDescriptor<"org"> = {
   kind: "org",
   scope: "org",
   permissions: catalogOf("org"),

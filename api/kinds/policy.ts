@@ -5,7 +5,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `policy`. */
-export const policyKind: KindDescriptor = {
+export const policyKind: KindDescriptor<"policy"> = {
   kind: "policy",
   scope: "org",
   permissions: catalogOf("policy"),

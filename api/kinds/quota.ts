@@ -3,7 +3,7 @@ import { quota, quotaPatch } from "../schemas/quota.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `quota`. */
-export const quotaKind: KindDescriptor = {
+export const quotaKind: KindDescriptor<"quota"> = {
   kind: "quota",
   scope: "org",
   permissions: catalogOf("quota"),

@@ -11,7 +11,7 @@ import type { KindDescriptor } from "./types.js";
  * `secret edit` and `secret clone` call, and what terraform-provider-cpln reads after every write
  * (`internal/provider/client/secret.go` `GetSecret`).
  */
-export const secretKind: KindDescriptor = {
+export const secretKind: KindDescriptor<"secret"> = {
   kind: "secret",
   scope: "org",
   permissions: catalogOf("secret"),

@@ -11,7 +11,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `serviceaccount`. */
-export const serviceAccountKind: KindDescriptor = {
+export const serviceAccountKind: KindDescriptor<"serviceaccount"> = {
   kind: "serviceaccount",
   scope: "org",
   permissions: catalogOf("serviceaccount"),

@@ -2,7 +2,7 @@ import type { DocumentedRule } from "../schemas/jsonRules.js";
 import type { z } from "zod";
 import type { PatchRules } from "../patch/rules.js";
 import type { Permission } from "./catalog.js";
-import type { Kind } from "./names.js";
+import type { PolicyKind } from "./catalogs.js";
 
 /** A named body schema of an action (a component of the OpenAPI document). */
 export interface NamedBody {
@@ -65,8 +65,9 @@ export interface EndpointContract {
  * (`() => volumeSet()`): no zod object is built at module load, and a descriptor may be loaded before its schema
  * module has finished loading.
  */
-export interface KindDescriptor {
-  readonly kind: Kind;
+export interface KindDescriptor<K extends PolicyKind = PolicyKind> {
+  /** The kind's name: one of the kinds a policy may target (`policyKindNames`, the real API's kinds). */
+  readonly kind: K;
   /** `gvc`: the object lives under `/org/{org}/gvc/{gvc}/`. */
   readonly scope: "org" | "gvc";
   /** The permission catalog in API order, with implied permissions. */
@@ -139,6 +140,12 @@ export interface KindDescriptor {
   readonly examples: {
     readonly create?: (name: string) => Record<string, unknown>;
     readonly patch: (marker: string) => Record<string, unknown>;
+    /**
+     * Another valid value of each `immutable` field, by its dotted path in the create body: the change generic tests
+     * make to see the server refuse it in place (409) and the provider's resource replace the object. Required
+     * exactly when `immutable` names fields.
+     */
+    readonly immutableChange?: Readonly<Record<string, unknown>>;
   };
 }
 

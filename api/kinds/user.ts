@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `user`. */
-export const userKind: KindDescriptor = {
+export const userKind: KindDescriptor<"user"> = {
   kind: "user",
   scope: "org",
   permissions: catalogOf("user"),

@@ -10,7 +10,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `volumeset`. */
-export const volumeSetKind: KindDescriptor = {
+export const volumeSetKind: KindDescriptor<"volumeset"> = {
   kind: "volumeset",
   scope: "gvc",
   permissions: catalogOf("volumeset"),

@@ -30,7 +30,7 @@ function keyedBy(field: string): ArrayRule {
  * (`deployment.ts`) are read-only: `GET .../workload/{name}/deployment` and `.../deployment/{location}`, the paths of
  * the official CLI's REST map (`/org/o/gvc/g/workload/w/deployment/d`).
  */
-export const workloadKind: KindDescriptor = {
+export const workloadKind: KindDescriptor<"workload"> = {
   kind: "workload",
   scope: "gvc",
   permissions: catalogOf("workload"),
@@ -93,5 +93,6 @@ export const workloadKind: KindDescriptor = {
       },
     }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
+    immutableChange: { "spec.type": "standard" },
   },
 };

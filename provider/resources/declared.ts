@@ -7,7 +7,8 @@
  */
 import { z } from "zod";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
-import type { KindDescriptor, ResourceDeclaration } from "../../api/kinds/types.js";
+import type { KindDescriptor } from "../../api/kinds.js";
+import type { ResourceDeclaration } from "../../api/kinds/types.js";
 import { lazy } from "../../api/lazy.js";
 import { normalizeLink } from "../../api/links.js";
 import { parseOnce } from "../../api/parseOnce.js";

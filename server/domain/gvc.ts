@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { issuesFromZod, type Issue } from "../../api/errors.js";
-import { kindNames } from "../../api/kinds/names.js";
+import { isKind } from "../../api/kinds.js";
 import { normalizeLink } from "../../api/links.js";
 import { DEFAULT_ENDPOINT_NAMING_FORMAT, gvcSpec, gvcSpecIssues, pullSecretTypes } from "../../api/schemas/gvc.js";
 import { conflict } from "../errors.js";
@@ -159,7 +159,7 @@ export const gvcRules: KindServerRules = {
         });
       }
     }
-    const serves = (kindNames as readonly string[]).includes("secret");
+    const serves = isKind("secret");
     issues.push(
       ...(await pullSecretIssues(
         ctx.tx,

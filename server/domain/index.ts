@@ -2,6 +2,7 @@ import { kindNames, kinds, type Kind } from "../../api/kinds.js";
 import { auditCtxRules } from "./auditCtx.js";
 import { cloudAccountRules } from "./cloudAccount.js";
 import { domainRules } from "./domain.js";
+import { eventlogEndpoint } from "./eventlog.js";
 import { groupRules } from "./group.js";
 import { gvcRules } from "./gvc.js";
 import { imageRules } from "./image.js";
@@ -10,7 +11,7 @@ import { locationRules } from "./location.js";
 import { mk8sRules } from "./mk8s.js";
 import { orgRules } from "./org.js";
 import { policyRules } from "./policy.js";
-import { quotaRules } from "./quota.js";
+import { countQuotaUse, quotaRules } from "./quota.js";
 import type { KindRules, KindServerRules } from "./rules.js";
 import { secretRules } from "./secret.js";
 import { serviceAccountRules } from "./serviceAccount.js";
@@ -18,8 +19,11 @@ import { userRules } from "./user.js";
 import { volumeSetRules } from "./volumeSet.js";
 import { workloadRules } from "./workload.js";
 
-/** The server's rules of every kind (`server/domain/<kind>.ts`). */
-const serverRules: Readonly<Record<Kind, KindServerRules>> = {
+/**
+ * The server's rules of the kinds that have rules beyond their declaration (`server/domain/<kind>.ts`); every other
+ * kind gets `plainRules`.
+ */
+const serverRules: Readonly<Partial<Record<Kind, KindServerRules>>> = {
   org: orgRules,
   gvc: gvcRules,
   volumeset: volumeSetRules,
@@ -39,6 +43,26 @@ const serverRules: Readonly<Record<Kind, KindServerRules>> = {
   identity: identityRules,
 };
 
+/**
+ * The server's rules of a kind whose declaration says everything: the record is the create body (name, description
+ * and tags are every record's), no field is the server's, creates consume its count quota (`countQuotaUse`), and its
+ * only endpoint may be the `-eventlog` every kind has. A kind with actions or other endpoints needs rules of its own
+ * (`rulesOf` names what is missing).
+ */
+export function plainRules(kind: Kind): KindServerRules {
+  const common = new Set([kinds[kind].addressing.field, "description", "tags"]);
+  const quota = countQuotaUse(kind);
+  return {
+    kind,
+    ...(quota !== undefined ? { quota } : {}),
+    readOnly: [],
+    immutable: [],
+    preserved: [],
+    ...(kinds[kind].endpoints?.["eventlog"] ? { endpoints: { eventlog: eventlogEndpoint } } : {}),
+    initialize: (body) => Object.fromEntries(Object.entries(body).filter(([field]) => !common.has(field))),
+  };
+}
+
 /** One kind's full rules: its contract descriptor (schemas, addressing) with the server's rules. */
 export function rulesOf(kind: Kind, server: KindServerRules): KindRules {
   const contract = kinds[kind];
@@ -46,14 +70,14 @@ export function rulesOf(kind: Kind, server: KindServerRules): KindRules {
   const serverActions = Object.keys(server.actions ?? {}).sort();
   if (contractActions.join() !== serverActions.join()) {
     throw new Error(
-      `The actions of ${kind} differ: the contract has [${contractActions.join(", ")}], the server [${serverActions.join(", ")}]`,
+      `The actions of ${kind} differ: the contract has [${contractActions.join(", ")}], the server (server/domain/${kind}.ts) [${serverActions.join(", ")}]`,
     );
   }
   const contractEndpoints = Object.keys(contract.endpoints ?? {}).sort();
   const serverEndpoints = Object.keys(server.endpoints ?? {}).sort();
   if (contractEndpoints.join() !== serverEndpoints.join()) {
     throw new Error(
-      `The endpoints of ${kind} differ: the contract has [${contractEndpoints.join(", ")}], the server [${serverEndpoints.join(", ")}]`,
+      `The endpoints of ${kind} differ: the contract has [${contractEndpoints.join(", ")}], the server (server/domain/${kind}.ts) [${serverEndpoints.join(", ")}]`,
     );
   }
   const defaults = contract.defaults;
@@ -73,5 +97,5 @@ export function rulesOf(kind: Kind, server: KindServerRules): KindRules {
 
 /** The rules table of every kind. */
 export const kindRules: Readonly<Record<Kind, KindRules>> = Object.fromEntries(
-  kindNames.map((kind) => [kind, rulesOf(kind, serverRules[kind])]),
+  kindNames.map((kind) => [kind, rulesOf(kind, serverRules[kind] ?? plainRules(kind))]),
 ) as Record<Kind, KindRules>;

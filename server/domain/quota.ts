@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { kindNames } from "../../api/kinds.js";
+import { kindNames, kinds, type Kind } from "../../api/kinds.js";
 import { selfLink } from "../../api/links.js";
 import { jsonOf } from "../json.js";
 import type { JsonObject, StoreOps } from "../store/store.js";
@@ -22,8 +22,8 @@ export interface QuotaDefinition {
 /** The quota on the bytes an org's records hold (see `quotaDefinitions`). */
 export const STORED_BYTES_QUOTA = "stored-bytes";
 
-/** The quotas every org gets; `counts` ties a quota to the kind whose creates consume it (see the kind rules). */
-export const quotaDefinitions: readonly QuotaDefinition[] = [
+/** The quotas written out here; `counts` ties a quota to the kind whose creates consume it (see the kind rules). */
+const listedQuotas: readonly QuotaDefinition[] = [
   { name: "agents", description: "Max number of agents", unit: "count", max: 10, perGvc: false },
   { name: "gvcs", description: "Max number of gvc's", unit: "count", max: 20, perGvc: false, counts: "gvc" },
   { name: "domains", description: "Max number of domains", unit: "count", max: 20, perGvc: false, counts: "domain" },
@@ -116,6 +116,38 @@ export const quotaDefinitions: readonly QuotaDefinition[] = [
     counts: "volumeset",
   },
 ];
+
+/**
+ * The count quota of a kind a principal can create that no listed quota counts (a kind declared with no server rules of
+ * its own): `<kind>s` (`-ies` for a `y` after a consonant; `<kind>s-per-gvc` for a gvc-scoped kind), max 100 — the real API's names and maxima for such a
+ * kind are not documented. A listed quota of that name that counts nothing yet (`agents`) is taken over, max included.
+ */
+function countQuotaOf(kind: Kind, listed: readonly QuotaDefinition[]): QuotaDefinition {
+  const perGvc = kinds[kind].scope === "gvc";
+  const plural = /[^aeiou]y$/.test(kind) ? `${kind.slice(0, -1)}ies` : `${kind}s`;
+  const name = perGvc ? `${plural}-per-gvc` : plural;
+  const known = listed.find((definition) => definition.name === name && definition.counts === undefined);
+  if (known !== undefined) return { ...known, counts: kind };
+  const description = `Max number of ${plural}${perGvc ? " in a gvc" : ""}`;
+  return { name, description, unit: "count", max: 100, perGvc, counts: kind };
+}
+
+/** The quotas every org gets: the listed ones, with a count quota for every creatable kind none of them counts. */
+export const quotaDefinitions: readonly QuotaDefinition[] = (() => {
+  const uncounted = kindNames.filter(
+    (kind) =>
+      kinds[kind].schemas.create !== undefined && !listedQuotas.some((definition) => definition.counts === kind),
+  );
+  const derived = uncounted.map((kind) => countQuotaOf(kind, listedQuotas));
+  const replaced = new Set(derived.map((definition) => definition.name));
+  return [...listedQuotas.filter((definition) => !replaced.has(definition.name)), ...derived];
+})();
+
+/** The count quota of a kind (undefined when nothing counts it: a kind not created through the API). */
+export function countQuotaUse(kind: Kind): { name: string; perGvc: boolean } | undefined {
+  const definition = quotaDefinitions.find((candidate) => candidate.counts === kind);
+  return definition === undefined ? undefined : { name: definition.name, perGvc: definition.perGvc };
+}
 
 /** Writes one quota record (per-gvc quotas are stored under the gvc's scope so names may repeat). */
 export async function createQuota(

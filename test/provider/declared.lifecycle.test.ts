@@ -1,8 +1,9 @@
 // Every resource a kind declares (`resource` in api/kinds/<kind>.ts), through Pulumi's real dynamic-provider host
 // against cpln-local, from its declaration's example bodies alone: create (one POST of exactly the program's values),
-// a no-op (no request), an update (one PATCH of exactly what changed), a rename (replace: DELETE then POST), .get
-// by self link, a refresh after another client's change (drift shown, the next up puts it back with one PATCH),
-// delete (one DELETE). No per-kind list: a new declared kind is covered here by its declaration. Needs `npm run build`.
+// a no-op (no request), an update (one PATCH of exactly what changed), a change of an immutable field and a rename
+// (replace: DELETE then POST), .get by self link, a refresh after another client's change (drift shown, the next up
+// puts it back with one PATCH), delete (one DELETE). No per-kind list: a new declared kind is covered here by its
+// declaration (test/provider/scratchKind.test.ts declares one). Needs `npm run build`.
 import { describe, expect, it } from "vitest";
 import {
   harness,
@@ -16,17 +17,12 @@ import {
   type Env,
 } from "./support.js";
 import type * as KindsModule from "../../api/kinds.js";
+import { argsOf, plainFields, withPaths } from "../support/examples.js";
 import type * as DeclaredFunctionsModule from "../../provider/functions/declared.js";
 
 const { kindNames, kinds } = load("../../dist/api/kinds.js") as typeof KindsModule;
 
 type Body = Record<string, unknown>;
-
-/** The resource args of an API body: `spec`'s fields flat, as the declared resources take them. */
-function argsOf(body: Body): Body {
-  const { spec, ...top } = body;
-  return { ...top, ...((spec as Body | undefined) ?? {}) };
-}
 
 const { declaredFunctions } = load("../../dist/provider/functions/declared.js") as typeof DeclaredFunctionsModule;
 
@@ -61,9 +57,8 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
   // The example names the object (a domain's name is a DNS name made from the one given).
   const name = created.name as string;
   // The example patch's plain fields (a directive such as `$replace/data` is no resource arg).
-  const patch = Object.fromEntries(
-    Object.entries(descriptor.examples.patch("m1")).filter(([key]) => !key.startsWith("$")),
-  );
+  const patch = plainFields(descriptor.examples.patch("m1"));
+  const changes = descriptor.examples.immutableChange ?? {};
   let args: Body = { ...argsOf(created), ...gvc };
   let stack: ResourceStack;
   const redacted = (body: Body): Body =>
@@ -136,6 +131,24 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
     );
     await expect(get.run({ ...gvc }, functionEnv)).rejects.toThrow(/name/);
   });
+
+  it.runIf(Object.keys(changes).length > 0)(
+    "a change of an immutable field replaces: the object deleted first (its name is the program's), then one POST",
+    async () => {
+      const changed = argsOf(withPaths(created, changes));
+      const replaced = Object.keys(argsOf(withPaths({}, changes))).sort();
+      args = { ...args, ...Object.fromEntries(replaced.map((arg) => [arg, changed[arg]])) };
+      const step = await stack.up(await inputs(args));
+      expect(step.op).toBe("replace");
+      expect([...(step.diff?.replaces ?? [])].sort()).toEqual(replaced);
+      expect(step.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        `DELETE ${at(collection)}/${name}`,
+        `POST ${at(collection)}`,
+      ]);
+      const record = (await serverRecord(env, stack.id)) as Body;
+      expect(withPaths(record, changes)).toEqual(record);
+    },
+  );
 
   it("a new name replaces: the old object deleted first, then one POST", async () => {
     const renamed = descriptor.examples.create!(`declared-${kind}-2`).name as string;

@@ -334,7 +334,7 @@ describe("kind descriptors", () => {
     expect(kindRules.user.nameField).toBe("email");
     expect(kindRules.volumeset.createBody).toBe(kinds.volumeset.schemas.create);
     expect(() => rulesOf("mk8s", { ...mk8sRules, actions: {} })).toThrow(
-      "The actions of mk8s differ: the contract has [join], the server []",
+      "The actions of mk8s differ: the contract has [join], the server (server/domain/mk8s.ts) []",
     );
   });
 });

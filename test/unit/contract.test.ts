@@ -33,6 +33,7 @@ import {
   volumeSetSpecIssues,
   type VolumeSetSpec,
 } from "../../api/schemas/index.js";
+import { valueAt, withPaths } from "../support/examples.js";
 
 /** Issues of parsing `input`, or [] when it is valid. */
 function issuesOf(schema: z.ZodType, input: unknown): Issue[] {
@@ -138,6 +139,24 @@ describe("kinds", () => {
       }
       const patched = schemas.patch().safeParse(examples.patch("m1"));
       expect(patched.error?.issues ?? [], `${kind} patch example`).toEqual([]);
+    }
+  });
+
+  it("every kind with immutable fields gives another valid value of each (examples.immutableChange), and only then", () => {
+    for (const kind of kindNames) {
+      const { immutable = [], examples, schemas } = kinds[kind];
+      const changes = examples.immutableChange ?? {};
+      expect(
+        Object.keys(changes).sort(),
+        `${kind}: examples.immutableChange names exactly its immutable fields`,
+      ).toEqual([...immutable].sort());
+      if (immutable.length === 0) continue;
+      expect(examples.create && schemas.create, `${kind}: immutable fields are fields of a create body`).toBeTruthy();
+      const created = examples.create!("example-name");
+      const changed = withPaths(created, changes);
+      for (const path of immutable)
+        expect(valueAt(changed, path), `${kind}: ${path}`).not.toEqual(valueAt(created, path));
+      expect(schemas.create!().safeParse(changed).error?.issues ?? [], `${kind}: the changed create body`).toEqual([]);
     }
   });
 

@@ -13,6 +13,7 @@ import {
   propertyMap,
   resourceMap,
   uncoveredReason,
+  unmappedFunctionReason,
   unmappedReason,
   type PropertyMapping,
   type Status,
@@ -202,10 +203,12 @@ export function renderGuide(inputs: GuideInputs): string {
   }
   lines.push("", "## Resources", "", "| pulumiverse | here | properties (same/renamed/reshaped/missing) |");
   lines.push("| --- | --- | --- |");
+  const ourResources = Object.keys(inputs.schema.resources).map((token) => token.slice(NATIVE_PREFIX.length));
   for (const [name, token] of Object.entries(pulumiverse.resources)) {
     const target = resourceMap[name];
-    if (target?.to === undefined && inputs.schema.resources[`${NATIVE_PREFIX}${name}`] !== undefined) {
-      lines.push(`| \`${token}\` | \`${NATIVE_PREFIX}${name}\` | ${cell(unmappedReason)} |`);
+    const namesake = sameName(name, ourResources);
+    if (target?.to === undefined && namesake !== undefined) {
+      lines.push(`| \`${token}\` | \`${NATIVE_PREFIX}${namesake}\` | ${cell(unmappedReason)} |`);
       continue;
     }
     if (target?.to === undefined || !covered.includes(name)) {
@@ -222,7 +225,7 @@ export function renderGuide(inputs: GuideInputs): string {
   const extra = Object.keys(inputs.schema.resources)
     .map((token) => token.slice(NATIVE_PREFIX.length))
     .filter((name) => !Object.values(resourceMap).some((target) => target.to === name))
-    .filter((name) => pulumiverse.resources[name] === undefined);
+    .filter((name) => sameName(name, Object.keys(pulumiverse.resources)) === undefined);
   if (extra.length > 0) {
     lines.push("", `Only in this package: ${extra.map((name) => `\`${NATIVE_PREFIX}${name}\``).join(", ")}.`);
   }
@@ -230,8 +233,15 @@ export function renderGuide(inputs: GuideInputs): string {
   for (const name of covered) lines.push(...renderResource(name, inputs));
   lines.push("## Functions", "", "| pulumiverse | status | here | why |", "| --- | --- | --- | --- |");
   const ourFunctions = Object.keys(inputs.schema.functions ?? {});
+  const ourFunctionNames = ourFunctions.map((token) => token.slice(NATIVE_PREFIX.length));
   for (const [name, token] of Object.entries(pulumiverse.functions)) {
     const entry = functionMap[name];
+    const namesake = sameName(name, ourFunctionNames);
+    // A function a kind's declaration gave this package, unless mapping.ts says more (a namesake that differs).
+    if (entry === undefined && namesake !== undefined) {
+      lines.push(`| \`${token}\` | unmapped | \`${NATIVE_PREFIX}${namesake}\` | ${cell(unmappedFunctionReason)} |`);
+      continue;
+    }
     if (entry === undefined) throw new Error(`function ${name} has no mapping entry`);
     if (entry.to !== undefined && !ourFunctions.includes(`${NATIVE_PREFIX}${entry.to}`)) {
       throw new Error(`function ${name} maps to ${entry.to}, which this package does not have`);
@@ -241,6 +251,15 @@ export function renderGuide(inputs: GuideInputs): string {
   }
   lines.push("");
   return lines.join("\n");
+}
+
+/**
+ * This package's name for a pulumiverse resource or function of the same name, case aside: a kind's type name may
+ * differ from the bridged provider's only in case (`IpSet`, `Ipset`), and one object must not be both "no resource
+ * here" and "only in this package".
+ */
+function sameName(name: string, ours: readonly string[]): string | undefined {
+  return ours.find((candidate) => candidate.toLowerCase() === name.toLowerCase());
 }
 
 /** GitHub's heading anchor for `### <name> → <to>`. */

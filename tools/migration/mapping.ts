@@ -40,6 +40,11 @@ export const unmappedReason =
   "Managed here too, as the API states it (spec fields flat, the API's names): see docs/resources.md for its " +
   "arguments; no property-by-property map to pulumiverse yet.";
 
+/** A pulumiverse function with a counterpart of the same name here (a kind's declared data source), not compared. */
+export const unmappedFunctionReason =
+  "Here too, with the API's shapes and names: see docs/resources.md for its arguments and result; " +
+  "no property-by-property map to pulumiverse yet.";
+
 /** Why the other pulumiverse resources have no counterpart (one reason serves all: the kind is not managed here). */
 export const uncoveredReason =
   "No resource for this kind here: keep it in @pulumiverse/cpln (both providers can run in one program) or manage it " +
@@ -159,25 +164,23 @@ export const propertyMap: Record<string, Record<string, PropertyMapping>> = {
   },
 };
 
-/** pulumiverse function → this package's function, or why there is none. */
+/**
+ * pulumiverse function → this package's function, or why there is none; a function with a namesake here that does
+ * the same (a declared data source) needs no entry.
+ */
 export const functionMap: Record<string, { status: Status; to?: string; why: string }> = {
   getCloudAccount: {
     status: "missing",
-    why: "returns Control Plane's own cloud identifiers for account setup; not served here.",
+    why:
+      "returns Control Plane's own cloud identifiers for account setup; not served here (this package's " +
+      "getCloudAccount reads a cloud account object by name).",
   },
-  getGvc: { status: "missing", why: "gvcs are not managed by this package." },
   getHelmTemplate: { status: "missing", why: "Helm releases are not managed by this package." },
-  getImage: { status: "missing", why: "images are not managed by this package." },
-  getImages: { status: "missing", why: "images are not managed by this package." },
   getLocation: {
     status: "reshaped",
     to: "getLocation",
     why: "by name; returns the API record (`provider`, `region`, `spec.enabled`, `status`).",
   },
-  getLocations: { status: "missing", why: "no list function yet; read each location with getLocation." },
-  getOrg: { status: "missing", why: "the org is not managed by this package." },
-  getSecret: { status: "missing", why: "secrets are not managed by this package." },
-  getWorkload: { status: "missing", why: "workloads are not managed by this package." },
 };
 
 /** pulumiverse config key (`cpln:<key>`) → this package's (`cpln-native:<key>`, or `cpln:<key>` for the dynamic SDK). */
