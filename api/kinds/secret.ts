@@ -46,8 +46,9 @@ export const secretKind: KindDescriptor<"secret"> = {
     description:
       "A Control Plane secret (opaque, dictionary, userpass, keypair, tls, aws, ecr, gcp, azure-sdk, azure-connector, " +
       "docker, nats-account). data is a Pulumi secret in both adapters: encrypted in the state, never in logs or " +
-      "errors; the API never returns it outside -reveal, so the state keeps what the program gave. name and org cannot " +
-      "change in place; every other change is one PATCH.",
+      "errors. The API returns data only from -reveal, so refresh and import read it there (a change made elsewhere " +
+      "shows as drift); with a token lacking reveal on the secret they read the rest and keep the state's data. name " +
+      "and org cannot change in place; every other change is one PATCH.",
   },
   examples: {
     create: (name) => ({ name, type: "opaque", data: { payload: `example value of ${name}`, encoding: "plain" } }),

@@ -13,6 +13,7 @@ import { lazy } from "../../api/lazy.js";
 import { normalizeLink } from "../../api/links.js";
 import { parseOnce } from "../../api/parseOnce.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
+import { isCplnApiError } from "../client/errors.js";
 import { recordMeta } from "./engine.js";
 import {
   namedApiBody,
@@ -22,7 +23,7 @@ import {
   namedRecordOutputs,
   recordOutputFields,
 } from "./common.js";
-import type { AnyResourceDefinition, FieldRule, Props } from "./types.js";
+import type { AnyResourceDefinition, FieldRule, Props, ResourceContext } from "./types.js";
 
 /** Record fields every named kind has, which `namedInputFields` and `recordOutputFields` already cover. */
 const COMMON_RECORD_FIELDS = new Set([
@@ -177,6 +178,12 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
     return fields;
   };
 
+  const lifecycle = namedKindLifecycle<Props & { name?: string }, Props & { selfLink: string }>(
+    kind,
+    () => definition,
+    gvcScoped ? { gvc: (values) => String(values.gvc) } : {},
+  );
+  const revealOnly = descriptor.revealOnly ?? [];
   const definition: AnyResourceDefinition = {
     typeName: declaration.typeName as AnyResourceDefinition["typeName"],
     kind,
@@ -217,13 +224,34 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
       return { ...values, ...ownArgs(layout(), filled) };
     },
 
-    ...namedKindLifecycle<Props & { name?: string }, Props & { selfLink: string }>(
-      kind,
-      () => definition,
-      gvcScoped ? { gvc: (values) => String(values.gvc) } : {},
-    ),
+    ...lifecycle,
+    ...(revealOnly.length > 0 && descriptor.endpoints?.["reveal"] !== undefined
+      ? { read: (ctx, id, props) => readRevealed(ctx, id, props, definition, lifecycle.read) }
+      : {}),
   };
   return definition;
+}
+
+/**
+ * Read (refresh, import) of a kind with reveal-only fields: one GET of `-reveal`, so the state holds what the API
+ * stores (a secret's data changed elsewhere shows as drift; an import gets the data its inputs need). Without `reveal`
+ * on the object (403) it is the plain GET, and those fields keep the state's value.
+ */
+async function readRevealed(
+  ctx: ResourceContext,
+  id: string,
+  props: Props,
+  definition: AnyResourceDefinition,
+  plainRead: AnyResourceDefinition["read"],
+): Promise<Props | undefined> {
+  let record: unknown;
+  try {
+    record = await ctx.client.getByLink(`${id}/-reveal`);
+  } catch (error) {
+    if (isCplnApiError(error) && error.status === 403) return plainRead(ctx, id, props);
+    throw error;
+  }
+  return record === undefined ? undefined : definition.fromApi(record, props);
 }
 
 /** The definitions of every kind that declares a resource, by type name. */

@@ -66,6 +66,9 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
       Object.entries(body).map(([key, value]) => [key, descriptor.revealOnly?.includes(key) ? "[redacted]" : value]),
     );
   const inputs = (values: Body, logical = "r") => inputsOf(type, () => new Resource(logical, values));
+  // A kind with reveal-only fields is read through its `-reveal` endpoint (the fields are returned nowhere else).
+  const reveals = (descriptor.revealOnly ?? []).length > 0 && descriptor.endpoints?.["reveal"] !== undefined;
+  const readPath = (link: string) => (reveals ? `${link}/-reveal` : link);
 
   it("create: one POST of the example body (description defaults to the name)", async () => {
     stack = new ResourceStack(env, type, "r");
@@ -99,13 +102,33 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
   it("refresh after another client's change shows it; the next up puts the program's value back in one PATCH", async () => {
     await env.client.patchByLink(stack.id, { description: "changed elsewhere" });
     const refreshed = await stack.refresh();
-    expect(refreshed.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${stack.id}`]);
+    expect(refreshed.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${readPath(stack.id)}`]);
     expect(stack.outputs.description).toBe("changed elsewhere");
     const step = await stack.up(await inputs(args));
     expect(step.requests).toEqual([
       { method: "PATCH", path: stack.id, status: 200, body: { description: patch.description ?? name } },
     ]);
   });
+
+  // A reveal-only field the example patch replaces (a secret's data): refresh reads it through `-reveal`.
+  const revealed = reveals
+    ? (descriptor.revealOnly ?? []).find((field) => `$replace/${field}` in descriptor.examples.patch("x"))
+    : undefined;
+  if (revealed !== undefined)
+    it(`refresh reads ${revealed} through -reveal: a change elsewhere shows; the next up puts the program's back`, async () => {
+      const stored = async () => ((await env.client.getByLink(`${stack.id}/-reveal`)) as Body)[revealed];
+      const programs = await stored();
+      const elsewhere = descriptor.examples.patch("elsewhere")[`$replace/${revealed}`];
+      await env.client.patchByLink(stack.id, { [`$replace/${revealed}`]: elsewhere } as never);
+      const changed = await stored();
+      expect(changed).not.toEqual(programs);
+      const refreshed = await stack.refresh();
+      expect(refreshed.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${stack.id}/-reveal`]);
+      expect(stack.outputs[revealed]).toEqual(changed);
+      const step = await stack.up(await inputs(args));
+      expect(step.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([`PATCH ${stack.id} 200`]);
+      expect(await stored()).toEqual(programs);
+    });
 
   it(".get reads the object by its self link with one GET", async () => {
     const { inputs: getInputs } = await programInputs(() =>
@@ -132,9 +155,9 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
     await expect(get.run({ ...gvc }, functionEnv)).rejects.toThrow(/name/);
   });
 
-  it.runIf(Object.keys(changes).length > 0)(
-    "a change of an immutable field replaces: the object deleted first (its name is the program's), then one POST",
-    async () => {
+  // Only for kinds with an immutable field: defined, not skipped, so that a run counts no skipped tests.
+  if (Object.keys(changes).length > 0)
+    it("a change of an immutable field replaces: the object deleted first (its name is the program's), then one POST", async () => {
       const changed = argsOf(withPaths(created, changes));
       const replaced = Object.keys(argsOf(withPaths({}, changes))).sort();
       args = { ...args, ...Object.fromEntries(replaced.map((arg) => [arg, changed[arg]])) };
@@ -147,8 +170,7 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
       ]);
       const record = (await serverRecord(env, stack.id)) as Body;
       expect(withPaths(record, changes)).toEqual(record);
-    },
-  );
+    });
 
   it("a new name replaces: the old object deleted first, then one POST", async () => {
     const renamed = descriptor.examples.create!(`declared-${kind}-2`).name as string;

@@ -81,9 +81,9 @@ describe.each(creatable)("%s from its declaration's examples", (kind) => {
   });
 
   const changes = descriptor.examples.immutableChange ?? {};
-  it.runIf(Object.keys(changes).length > 0)(
-    "a change of an immutable field in place is a 409 naming it, and the object stays",
-    async () => {
+  // Only for kinds with an immutable field: defined, not skipped, so that a run counts no skipped tests.
+  if (Object.keys(changes).length > 0)
+    it("a change of an immutable field in place is a 409 naming it, and the object stays", async () => {
       const before = (await admin(server).get(item)).body;
       for (const [path, value] of Object.entries(changes)) {
         const answer = await admin(server).patch(item, withPaths({}, { [path]: value }));
@@ -91,8 +91,7 @@ describe.each(creatable)("%s from its declaration's examples", (kind) => {
         expect(JSON.stringify(answer.body)).toContain(path);
       }
       expect((await admin(server).get(item)).body).toEqual(before);
-    },
-  );
+    });
 
   it("apply (PUT to the collection): creates a new object (201), then replaces its writable fields (200)", async () => {
     const body = descriptor.examples.create!(`applied-${kind}`);
