@@ -16,7 +16,7 @@ import {
 } from "../api/schemas/index.js";
 import * as fn from "./functions/index.js";
 import { declaredFunctions } from "./functions/declared.js";
-import { auditContextDefinition } from "./resources/auditContext.js";
+import { auditContextDefinition } from "./resources/auditCtx.js";
 import { cloudAccountDefinition } from "./resources/cloudAccount.js";
 import { groupDefinition } from "./resources/group.js";
 import { locationDefinition } from "./resources/location.js";

@@ -22,7 +22,7 @@ import {
   UNKNOWN,
   type CheckOutcome,
   type DiffOutcome,
-} from "./resources/engine.js";
+} from "./resources/lifecycle.js";
 import type {
   AnyResourceDefinition,
   Props,

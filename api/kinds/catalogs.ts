@@ -14,7 +14,7 @@
  *
  * This module names kinds only as data: generic code reads it through `api/kinds.ts`.
  */
-import { perm, type Permission } from "./catalog.js";
+import { perm, type Permission } from "./permission.js";
 
 export const policyKindNames = [
   "org",

@@ -26,7 +26,7 @@ import { userKind } from "./user.js";
 import { volumeSetKind } from "./volumeSet.js";
 import { workloadKind } from "./workload.js";
 
-export type { Permission } from "./catalog.js";
+export type { Permission } from "./permission.js";
 export type { ActionContract, NamedBody } from "./types.js";
 
 /** Every kind's descriptor, in the order lists of kinds take (the org first: it holds every other object). */

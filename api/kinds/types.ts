@@ -1,7 +1,7 @@
 import type { DocumentedRule } from "../schemas/jsonRules.js";
 import type { z } from "zod";
 import type { PatchRules } from "../patch/rules.js";
-import type { Permission } from "./catalog.js";
+import type { Permission } from "./permission.js";
 import type { PolicyKind } from "./catalogs.js";
 
 /** A named body schema of an action (a component of the OpenAPI document). */

@@ -20,7 +20,7 @@ import { ConfigError, resolveOrg, type StackConfig } from "../config.js";
 import * as functionImpls from "../functions/index.js";
 import { FunctionArgsError } from "../functions/index.js";
 import { declaredFunctionsByName, functions, resources, type FunctionDefinition } from "../index.js";
-import { changedFields, diffOfChanged, LOGICAL_NAME, managedValue, prune } from "../resources/engine.js";
+import { changedFields, diffOfChanged, LOGICAL_NAME, managedValue, prune } from "../resources/lifecycle.js";
 import type { AnyResourceDefinition, ResourceTypeName } from "../resources/types.js";
 import * as runtime from "../runtime.js";
 import { CallerCheck, guardService } from "./caller.js";

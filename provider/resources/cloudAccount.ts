@@ -7,7 +7,7 @@ import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { cloudAccount as cloudAccountRecord, cloudAccountCreate } from "../../api/schemas/cloudAccount.js";
-import { recordMeta } from "./engine.js";
+import { recordMeta } from "./lifecycle.js";
 import {
   namedApiBody,
   namedFieldRules,

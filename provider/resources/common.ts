@@ -16,7 +16,7 @@ import {
   patchUpdate,
   readIgnoringMissing,
   type RecordMeta,
-} from "./engine.js";
+} from "./lifecycle.js";
 import type { AnyResourceDefinition, FieldRule, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 /** The `org` input of every resource: where the object lives; a change replaces the resource. */

@@ -14,7 +14,7 @@ import { normalizeLink, selfLink } from "../../api/links.js";
 import { buildPatch, type JsonObject } from "../../api/patch/index.js";
 import { domainName, domainRoute } from "../../api/schemas/domain.js";
 import { isCplnApiError } from "../client/errors.js";
-import { jsonObject, prune } from "./engine.js";
+import { jsonObject, prune } from "./lifecycle.js";
 import { orgInput } from "./common.js";
 import type { FieldRule, FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 

@@ -25,7 +25,7 @@ import {
   recordMeta,
   restoreSettings,
   updatePatch,
-} from "./engine.js";
+} from "./lifecycle.js";
 import { namedRecordOutputs, orgInput } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 

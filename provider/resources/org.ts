@@ -19,7 +19,7 @@ import {
   recordMeta,
   restoreSettings,
   updatePatch,
-} from "./engine.js";
+} from "./lifecycle.js";
 import { namedRecordOutputs, orgInput } from "./common.js";
 import type { FieldRule, FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 

@@ -40,7 +40,7 @@ import {
   recordMeta,
   updatePatch,
   UNKNOWN,
-} from "./engine.js";
+} from "./lifecycle.js";
 import {
   bindingPartial,
   dropEmptiedBindings,

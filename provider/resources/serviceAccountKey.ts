@@ -18,7 +18,7 @@ import { patchRules as allPatchRules } from "../../api/kinds.js";
 import { description, name } from "../../api/schemas/common.js";
 import { serviceAccount as serviceAccountRecord, serviceAccountKey } from "../../api/schemas/serviceAccount.js";
 import { isCplnApiError } from "../client/errors.js";
-import { jsonObject, readIgnoringMissing } from "./engine.js";
+import { jsonObject, readIgnoringMissing } from "./lifecycle.js";
 import { orgInput } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 

@@ -1,7 +1,7 @@
 /**
  * The uniform shape of a provider resource. Every `provider/resources/<kind>.ts` exports one object that
  * `satisfies ResourceDefinition<Inputs, Outputs>`, with its sections in the same order: input schema, field rules,
- * toApi/fromApi, check, diff, create, read, update, delete. The generic code in `engine.ts` (check, diff, the patch
+ * toApi/fromApi, check, diff, create, read, update, delete. The generic code in `lifecycle.ts` (check, diff, the patch
  * update) reads these tables and never names a field.
  */
 import type { z } from "zod";

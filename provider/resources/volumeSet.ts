@@ -14,7 +14,7 @@ import {
   volumeSetStatus,
   type VolumeSetSpec,
 } from "../../api/schemas/volumeSet.js";
-import { recordMeta } from "./engine.js";
+import { recordMeta } from "./lifecycle.js";
 import { name } from "../../api/schemas/common.js";
 import {
   namedApiBody,

@@ -10,7 +10,7 @@
  * README), and its config is `cpln-native:org|endpoint|token`.
  */
 import { nativeResource, type OutputsOf } from "./resource.js";
-import type { AuditContext as DynamicAuditContext, AuditContextArgs } from "../auditContext.js";
+import type { AuditContext as DynamicAuditContext, AuditContextArgs } from "../auditCtx.js";
 import type { CloudAccount as DynamicCloudAccount, CloudAccountArgs } from "../cloudAccount.js";
 import type { Group as DynamicGroup, GroupArgs } from "../group.js";
 import type { Location as DynamicLocation, LocationArgs } from "../location.js";

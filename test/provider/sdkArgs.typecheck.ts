@@ -1,7 +1,7 @@
 // Compile-time only (checked by `npm run typecheck`, never run): every SDK args interface, declared as plain
 // TypeScript so that the published .d.ts never reaches zod, must be assignable to the provider's input schema.
 import type * as pulumi from "@pulumi/pulumi";
-import type { AuditContextInputs } from "../../provider/resources/auditContext.js";
+import type { AuditContextInputs } from "../../provider/resources/auditCtx.js";
 import type { CloudAccountInputs } from "../../provider/resources/cloudAccount.js";
 import type { GroupInputs } from "../../provider/resources/group.js";
 import type { PolicyBindingInputs } from "../../provider/resources/policyBinding.js";
