@@ -1,15 +1,16 @@
 /**
  * Benchmark "app" (only with `--only=app`): examples/app — a gvc, a secret, an identity, a policy, a volume set, a
  * stateful workload and a domain — through the REAL Pulumi engine (scripts/engine.sh) against cpln-local answering
- * every API request 50 ms late (fault injection `rate=1,modes=delay,delayMs=50`; its own routes `/_cpln-local/*`
- * are never delayed), as a remote API would. Adapters: the package's `dynamic` classes and the `native` plugin, and,
+ * every API request 50 ms late (fault injection `rate=1,modes=delay,delayMs=50`, `CPLN_BENCH_APP_DELAY_MS` for
+ * another delay; its own routes `/_cpln-local/*` are never delayed), as a remote API would. Adapters: the package's `dynamic` classes and the `native` plugin, and,
  * when `CPLN_BENCH_PULUMIVERSE` names a directory holding a build of `@pulumiverse/cpln` (bench/README.md §10:
  * `plugin/pulumi-resource-cpln`, and the same program written with its classes in `app/` and `pair/`), `pulumiverse`.
  *
  * Steps, each one engine command (tools/automation): `up` (creates the 7), `edit` (an up that changes one container's
- * env: `app:greeting`), `destroy`. Wall time as the bench process sees it, and every request cpln-local received
+ * env: `app:greeting`), `no-op` (an up with nothing to change: what an engine command costs with no request, the
+ * floor under the others), `destroy`. Wall time as the bench process sees it, and every request cpln-local received
  * during the step, counted by method. Within a step the adapters run one after the other, so load from elsewhere
- * drifts over all alike; the three steps run ROUNDS times (3, or `CPLN_BENCH_APP_ROUNDS`), each figure is the median
+ * drifts over all alike; the four steps run ROUNDS times (3, or `CPLN_BENCH_APP_ROUNDS`), each figure is the median
  * over the rounds, and a speed-up (pulumiverse time / ours) the median of the per-round ones (target ≥ 2).
  *
  * Then the concurrent edit (app-concurrent.ts): per adapter, two stacks manage one existing workload of two
@@ -28,8 +29,10 @@ import { engineBinDir, installPlugin } from "./engine.js";
 import { distDir, repoRoot } from "./lib/procs.js";
 import { median, type Report } from "./lib/report.js";
 
-/** The delay added to every API answer. */
-export const DELAY_MS = 50;
+/** The delay added to every API answer: 50 ms, or `CPLN_BENCH_APP_DELAY_MS`. */
+export const DELAY_MS = Number(process.env.CPLN_BENCH_APP_DELAY_MS ?? 50);
+if (!(DELAY_MS >= 0))
+  throw new Error(`CPLN_BENCH_APP_DELAY_MS must be >= 0 (got ${process.env.CPLN_BENCH_APP_DELAY_MS})`);
 const ROUNDS = Number(process.env.CPLN_BENCH_APP_ROUNDS ?? 3);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
   throw new Error(`CPLN_BENCH_APP_ROUNDS must be a positive integer (got ${process.env.CPLN_BENCH_APP_ROUNDS})`);
@@ -39,12 +42,13 @@ export const PULUMIVERSE_VERSION = "0.0.89";
 const NATIVE_VERSION = "0.1.0";
 
 export type AppAdapter = "dynamic" | "native" | "pulumiverse";
-const steps = ["up", "edit", "destroy"] as const;
+const steps = ["up", "edit", "no-op", "destroy"] as const;
 type Step = (typeof steps)[number];
 const RESOURCES = 7;
 const expectedSummary: Record<Step, Record<string, number>> = {
   up: { create: RESOURCES },
   edit: { update: 1, same: RESOURCES - 1 },
+  "no-op": { same: RESOURCES },
   destroy: { delete: RESOURCES },
 };
 
@@ -52,6 +56,8 @@ interface Measured {
   seconds: number;
   requests: number;
   byMethod: Record<string, number>;
+  /** `METHOD path` of every request, in the order received. */
+  calls: string[];
 }
 
 /** Where a build of @pulumiverse/cpln is, if one is given. */
@@ -210,7 +216,7 @@ export async function appRuns(ctx: BenchContext, report: Report): Promise<void> 
       for (const step of steps) {
         for (const adapter of adapters) {
           const driver = drivers.get(adapter)!;
-          const greeting = step === "edit" ? `bonjour ${round}` : "hello";
+          const greeting = step === "up" ? "hello" : `bonjour ${round}`;
           if (step !== "destroy") await driver.run({ cmd: "config", config: { "app:greeting": greeting } });
           server.clearRequests();
           const started = performance.now();
@@ -222,6 +228,7 @@ export async function appRuns(ctx: BenchContext, report: Report): Promise<void> 
             seconds,
             requests: log.length,
             byMethod: countByMethod(log),
+            calls: log.map((request) => `${request.method} ${request.path}`),
           };
           process.stdout.write(
             `# app: round ${round + 1} ${step} ${adapter} ${seconds.toFixed(2)} s ${JSON.stringify(countByMethod(log))}\n`,
@@ -241,10 +248,11 @@ export async function appRuns(ctx: BenchContext, report: Report): Promise<void> 
           rounds: seconds,
           requests: rounds.map((measured) => measured[adapter][step].requests),
           byMethod: rounds[rounds.length - 1]![adapter][step].byMethod,
+          calls: rounds[rounds.length - 1]![adapter][step].calls,
           delayMs: DELAY_MS,
         });
       }
-      if (!world.pulumiverse) continue;
+      if (!world.pulumiverse || step === "no-op") continue;
       for (const adapter of ["dynamic", "native"] as const) {
         const speedups = rounds.map((measured) => measured.pulumiverse[step].seconds / measured[adapter][step].seconds);
         const speedup = median(speedups);
