@@ -6,8 +6,7 @@
  * values. The writes each up sent are reported with their bodies: a minimal PATCH names only its container, a
  * `$replace/spec` carries the whole spec as its stack last saw it.
  */
-import type { AppAdapter, AppWorld } from "./app.js";
-import { countByMethod, startDriver } from "./app.js";
+import { countByMethod, startDriver, type AppAdapter, type AppWorld } from "./lib/app-world.js";
 import { Http } from "./lib/http.js";
 import type { Report } from "./lib/report.js";
 

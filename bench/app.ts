@@ -21,9 +21,10 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import path from "node:path";
 import { startServer, type RunningServer, type SeedDocument } from "../server/index.js";
-import { EngineDriver, type DriverReply } from "../tools/automation/client.js";
+import type { EngineDriver, DriverReply } from "../tools/automation/client.js";
 import { engineEnv, withoutCheckoutBin } from "../tools/automation/env.js";
 import { concurrentEdit } from "./app-concurrent.js";
+import { countByMethod, startDriver, type AppAdapter, type AppWorld } from "./lib/app-world.js";
 import type { BenchContext } from "./context.js";
 import { engineBinDir, installPlugin } from "./engine.js";
 import { distDir, repoRoot } from "./lib/procs.js";
@@ -41,7 +42,6 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
 export const PULUMIVERSE_VERSION = "0.0.89";
 const NATIVE_VERSION = "0.1.0";
 
-export type AppAdapter = "dynamic" | "native" | "pulumiverse";
 const steps = ["up", "edit", "no-op", "destroy"] as const;
 type Step = (typeof steps)[number];
 const RESOURCES = 7;
@@ -72,23 +72,6 @@ export function pulumiverseDir(): string | undefined {
     if (!fs.existsSync(path.join(dir, file))) throw new Error(`CPLN_BENCH_PULUMIVERSE=${dir} has no ${file}`);
   }
   return path.resolve(dir);
-}
-
-/** The stack config every adapter reads: our providers' (`cpln`, `cpln-native`) and pulumiverse's (`cpln`). */
-export function providerConfig(server: RunningServer): Record<string, { value: string; secret?: boolean }> {
-  const config: Record<string, { value: string; secret?: boolean }> = {};
-  for (const namespace of ["cpln", "cpln-native"]) {
-    config[`${namespace}:org`] = { value: server.org };
-    config[`${namespace}:endpoint`] = { value: server.url };
-    config[`${namespace}:token`] = { value: server.adminKey, secret: true };
-  }
-  return config;
-}
-
-export function countByMethod(requests: readonly { method: string }[]): Record<string, number> {
-  const byMethod: Record<string, number> = {};
-  for (const request of requests) byMethod[request.method] = (byMethod[request.method] ?? 0) + 1;
-  return byMethod;
 }
 
 /**
@@ -140,15 +123,6 @@ function nativeArchive(outDir: string): string {
   return printed.trim().split("\n").pop()!;
 }
 
-export interface AppWorld {
-  binDir: string;
-  workDir: string;
-  env: Record<string, string>;
-  server: RunningServer;
-  adapters: AppAdapter[];
-  pulumiverse: string | undefined;
-}
-
 /** The engine's environment with both plugins installed, and cpln-local answering every API request late. */
 async function appWorld(ctx: BenchContext, binDir: string): Promise<AppWorld> {
   const pulumiverse = pulumiverseDir();
@@ -175,33 +149,6 @@ async function appWorld(ctx: BenchContext, binDir: string): Promise<AppWorld> {
   });
   const adapters: AppAdapter[] = pulumiverse ? ["dynamic", "native", "pulumiverse"] : ["dynamic", "native"];
   return { binDir, workDir, env, server, adapters, pulumiverse };
-}
-
-/** The program of an adapter: examples/app (ours; the driver swaps in the native classes), or pulumiverse's copy. */
-export function programOf(world: AppWorld, adapter: AppAdapter, name: "app" | "pair"): string {
-  if (adapter === "pulumiverse") return path.join(world.pulumiverse!, name);
-  return name === "app" ? path.join(repoRoot, "examples", "app") : path.join(repoRoot, "bench", "programs", "app-pair");
-}
-
-export async function startDriver(
-  world: AppWorld,
-  adapter: AppAdapter,
-  program: "app" | "pair",
-  stackName: string,
-  config: Record<string, string>,
-): Promise<EngineDriver> {
-  const workDir = path.join(world.workDir, stackName);
-  fs.mkdirSync(workDir);
-  const plain = Object.fromEntries(Object.entries(config).map(([key, value]) => [key, { value }]));
-  return EngineDriver.start({
-    programDir: programOf(world, adapter, program),
-    workDir,
-    binDir: world.binDir,
-    stackName,
-    provider: adapter === "native" ? "native" : "dynamic",
-    config: { ...providerConfig(world.server), ...plain },
-    env: world.env,
-  });
 }
 
 export async function appRuns(ctx: BenchContext, report: Report): Promise<void> {
