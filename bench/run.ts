@@ -3,12 +3,13 @@
  * process, prints one JSON object per figure as it is measured, then a short table, and writes the whole run to
  * `bench/results/latest.json`. The exit code is 1 only when the request counts of benchmark 1 differ from their
  * targets (or could not be measured); every other figure is printed, never enforced — a slow machine must not fail
- * a build. `--only=requests,provider,native,service,scaling,startup,moto,engine,coldstart` runs a subset
- * (the exit rule is the same; moto only when named, engine and coldstart not in `--quick`'s default set); `--profile`
+ * a build. `--only=requests,provider,native,service,scaling,startup,moto,engine,coldstart,app` runs a subset
+ * (the exit rule is the same; moto and app only when named, engine and coldstart not in `--quick`'s default set); `--profile`
  * starts every server process with `--cpu-prof` (profiles in `bench/results/profiles/`, summarized by
  * `node dist/bench/profile-summary.js bench/results/profiles`).
  */
 import path from "node:path";
+import { appRuns } from "./app.js";
 import { coldStart } from "./coldstart.js";
 import { BenchContext } from "./context.js";
 import { engineRuns } from "./engine.js";
@@ -32,14 +33,15 @@ const benchmarks = {
   moto: motoSideBySide,
   engine: engineRuns,
   coldstart: coldStart,
+  app: appRuns,
 } as const;
 type BenchName = keyof typeof benchmarks;
 
 function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: BenchName[] } {
   let quick = false;
   let profile = false;
-  // moto (a Python install) runs only when named (`--only=moto`); engine (whole runs by the real Pulumi engine,
-  // minutes) in a full run or when named, never in --quick's default set.
+  // moto (a Python install) and app (beside @pulumiverse/cpln) run only when named; engine (whole runs by the real
+  // Pulumi engine, minutes) in a full run or when named, never in --quick's default set.
   let only: BenchName[] | undefined;
   for (const arg of argv) {
     if (arg === "--quick") quick = true;
@@ -54,7 +56,7 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Be
     } else throw new Error(`unknown argument "${arg}" (use --quick, --profile, --only=<names>)`);
   }
   only ??= (Object.keys(benchmarks) as BenchName[]).filter(
-    (name) => name !== "moto" && !(quick && (name === "engine" || name === "coldstart")),
+    (name) => name !== "moto" && name !== "app" && !(quick && (name === "engine" || name === "coldstart")),
   );
   return { quick, profile, only };
 }
