@@ -231,7 +231,8 @@ export function renderGuide(inputs: GuideInputs): string {
       "`/org/<org>/gvc/<gvc>/<targetKind>/<name>` for a kind that lives in a gvc " +
       `(${terraform.links.targetLinks?.path ?? ""}). Outputs hold the full links.`,
     "- `Group.identityMatcher` as before.",
-    "- The same import ids: `NAME`, `GVC_NAME:NAME` for volume sets, `SERVICE_ACCOUNT_NAME:KEY_NAME` for keys, " +
+    "- The same import ids: `NAME`, `GVC_NAME:NAME` for volume sets, workloads and identities, " +
+      "`SERVICE_ACCOUNT_NAME:KEY_NAME` for keys, `DOMAIN_LINK:DOMAIN_PORT:PREFIX` (or `:REGEX`) for domain routes, " +
       "resolved in the configured org (`cpln-native:org` or `CPLN_ORG`).",
     "",
     "Taking over objects a pulumiverse stack created: see docs/import-file.md (`pulumi import --file`), or set " +

@@ -16,13 +16,15 @@ const VM_WHY =
 const link = (kind: string) =>
   `a link \`/org/<org>/${kind}/<name>\` where pulumiverse took the name (the Terraform provider built the link)`;
 
-const secretType = (type: string, text = false): PropertyMapping => ({
+const secretType = (type: string, data: "text" | "map" | "block" = "block"): PropertyMapping => ({
   status: "reshaped",
   to: `type: "${type}", data`,
   why:
     `one secret has one \`type\` and its \`data\`, as the API (${TF} internal/provider/resource_secret.go buildType: ` +
-    `the block set names the type)` +
-    (text ? "; `data` is the same text." : "; `data` holds the block's fields under the same names."),
+    `the block set names the type); \`data\` ` +
+    { text: "is the same text.", map: "is the same map.", block: "holds the block's fields under the same names." }[
+      data
+    ],
 });
 
 const tracing = (provider: string, credentials: boolean): Record<string, PropertyMapping> => {
@@ -45,7 +47,11 @@ const tracing = (provider: string, credentials: boolean): Record<string, Propert
     entries[`${from}.endpoint`] = { status: "renamed", to: `tracing.provider.${api}.endpoint`, why: "see above." };
   }
   if (credentials) {
-    entries[`${from}.credentials`] = { status: "renamed", to: `tracing.provider.${api}.credentials`, why: "see above." };
+    entries[`${from}.credentials`] = {
+      status: "renamed",
+      to: `tracing.provider.${api}.credentials`,
+      why: "see above.",
+    };
   }
   return entries;
 };
@@ -62,7 +68,12 @@ const envMap = (to: string, where: string): PropertyMapping => ({
   why: `a list of \`{name, value}\` as the API stores it, instead of a map (${where}).`,
 });
 
-export const appResources: Record<string, { to: string; why?: string }> = {
+const orgSettings = (what: string) =>
+  `No resource of its own here: ${what} are arguments of Org (the org's settings, adopted and restored on delete).`;
+
+export const appResources: Record<string, { to: string; why?: string } | { to?: undefined; why: string }> = {
+  OrgLogging: { why: orgSettings("the org's `logging` and `extraLogging`") },
+  OrgTracing: { why: orgSettings("the org's `tracing`") },
   Domain: { to: "Domain" },
   DomainRoute: { to: "DomainRoute" },
   Gvc: { to: "Gvc" },
@@ -276,11 +287,11 @@ export const appEntries: Record<string, Record<string, PropertyMapping>> = {
   Secret: {
     aws: secretType("aws"),
     azureConnector: secretType("azure-connector"),
-    azureSdk: secretType("azure-sdk", true),
-    dictionary: secretType("dictionary"),
-    docker: secretType("docker", true),
+    azureSdk: secretType("azure-sdk", "text"),
+    dictionary: secretType("dictionary", "map"),
+    docker: secretType("docker", "text"),
     ecr: secretType("ecr"),
-    gcp: secretType("gcp", true),
+    gcp: secretType("gcp", "text"),
     keypair: secretType("keypair"),
     natsAccount: secretType("nats-account"),
     opaque: secretType("opaque"),
