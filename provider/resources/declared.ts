@@ -12,7 +12,7 @@ import { lazy } from "../../api/lazy.js";
 import { normalizeLink } from "../../api/links.js";
 import { parseOnce } from "../../api/parseOnce.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
-import { recordMeta } from "./engine.js";
+import { readIgnoringMissing, recordMeta } from "./engine.js";
 import {
   namedApiBody,
   namedFieldRules,
@@ -21,7 +21,7 @@ import {
   namedRecordOutputs,
   recordOutputFields,
 } from "./common.js";
-import type { AnyResourceDefinition, FieldRule, Props } from "./types.js";
+import type { AnyResourceDefinition, FieldRule, Props, ResourceContext } from "./types.js";
 
 /** Record fields every named kind has, which `namedInputFields` and `recordOutputFields` already cover. */
 const COMMON_RECORD_FIELDS = new Set([
@@ -132,6 +132,12 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
   const selfLinkForm = gvcScoped ? `/org/<org>/gvc/<gvc>/${kind}/<name>` : `/org/<org>/${kind}/<name>`;
 
   const autoname = declaration.autoname !== false;
+  const revealOnly = descriptor.revealOnly ?? [];
+  const lifecycle = namedKindLifecycle<Props & { name?: string }, Props & { selfLink: string }>(
+    kind,
+    () => definition,
+    gvcScoped ? { gvc: (values) => String(values.gvc) } : {},
+  );
   const inputs = lazy(() => {
     const named = namedInputFields(noun);
     // The kind's own name rule (a domain's is a DNS name); the common one otherwise.
@@ -216,11 +222,21 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
       return { ...values, ...ownArgs(layout(), filled) };
     },
 
-    ...namedKindLifecycle<Props & { name?: string }, Props & { selfLink: string }>(
-      kind,
-      () => definition,
-      gvcScoped ? { gvc: (values) => String(values.gvc) } : {},
-    ),
+    ...lifecycle,
+    // A read with none of the reveal-only fields in its state (an import) reads them from `-reveal`, as
+    // terraform-provider-cpln v1.2.31 reads every secret (internal/provider/client/secret.go GetSecret): the imported
+    // state then holds them (as Pulumi secrets) and the program's values diff against them. Needs `reveal`.
+    ...(revealOnly.length > 0 && descriptor.endpoints?.reveal !== undefined
+      ? {
+          async read(ctx: ResourceContext, id: string, props: Props) {
+            if (revealOnly.some((field) => props[field] !== undefined)) return lifecycle.read(ctx, id, props);
+            const record = await readIgnoringMissing(ctx, `${id}/-reveal`);
+            return record === undefined
+              ? undefined
+              : (definition.fromApi(record, props) as Props & { selfLink: string });
+          },
+        }
+      : {}),
   };
   return definition;
 }
