@@ -175,7 +175,7 @@ export async function read(
     const outs = await def.read(context(orgOf(id, props)), id, props);
     if (outs === undefined) return { id: "" };
     const finished = finishOutputs(def, outs, props);
-    return { id, props: finished, inputs: inputsFromOutputs(def, finished, props) };
+    return { id: def.idOf?.(outs) ?? id, props: finished, inputs: inputsFromOutputs(def, finished, props) };
   });
 }
 

@@ -235,20 +235,22 @@ export class NativeProvider {
   }
 
   /**
-   * A self link, or a Terraform import id in the configured org: the definition's own form (`importId`), else
-   * `gvc:name` for gvc-scoped kinds and `name` otherwise.
+   * A self link, or a Terraform import id in the configured org: the definition's own form (`importId`, tried first:
+   * a domain route's `/org/o/domain/d:443:/` reads as a link too), else `gvc:name` for gvc-scoped kinds and `name`
+   * otherwise.
    */
   private resolveId(def: AnyResourceDefinition, id: string): string {
+    const configured = resolveOrg({ stackConfig: this.stackConfig });
+    const own = configured === undefined ? undefined : def.importId?.resolve(configured, id);
+    if (own !== undefined) return own;
     if (parseLink(id) !== undefined) return id;
-    const org = resolveOrg({ stackConfig: this.stackConfig });
+    const org = configured;
     if (org === undefined) {
       throw new ConfigError(
         `cannot resolve the import id "${id}": no org is configured (${NATIVE_PACKAGE}:org or CPLN_ORG)`,
       );
     }
     if (def.importId !== undefined) {
-      const resolved = def.importId.resolve(org, id);
-      if (resolved !== undefined) return resolved;
       throw new Error(`${def.typeName}: "${id}" is not an id of this resource: use its id or "${def.importId.form}"`);
     }
     const parts = id.split(":");

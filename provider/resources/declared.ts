@@ -134,6 +134,12 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
   const selfLinkForm = gvcScoped ? `/org/<org>/gvc/<gvc>/${kind}/<name>` : `/org/<org>/${kind}/<name>`;
 
   const autoname = declaration.autoname !== false;
+  const revealOnly = descriptor.revealOnly ?? [];
+  const lifecycle = namedKindLifecycle<Props & { name?: string }, Props & { selfLink: string }>(
+    kind,
+    () => definition,
+    gvcScoped ? { gvc: (values) => String(values.gvc) } : {},
+  );
   const inputs = lazy(() => {
     const named = namedInputFields(noun);
     // The kind's own name rule (a domain's is a DNS name); the common one otherwise.
@@ -178,12 +184,6 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
     return fields;
   };
 
-  const lifecycle = namedKindLifecycle<Props & { name?: string }, Props & { selfLink: string }>(
-    kind,
-    () => definition,
-    gvcScoped ? { gvc: (values) => String(values.gvc) } : {},
-  );
-  const revealOnly = descriptor.revealOnly ?? [];
   const definition: AnyResourceDefinition = {
     typeName: declaration.typeName as AnyResourceDefinition["typeName"],
     kind,
@@ -233,8 +233,8 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
 }
 
 /**
- * Read (refresh, import) of a kind with reveal-only fields: one GET of `-reveal`, so the state holds what the API
- * stores (a secret's data changed elsewhere shows as drift; an import gets the data its inputs need). Without `reveal`
+ * Read (refresh, import) of a kind with reveal-only fields: one GET of `-reveal` (as terraform-provider-cpln v1.2.31
+ * reads every secret, internal/provider/client/secret.go GetSecret), so the state holds what the API stores (a secret's data changed elsewhere shows as drift; an import gets the data its inputs need). Without `reveal`
  * on the object (403) it is the plain GET, and those fields keep the state's value.
  */
 async function readRevealed(

@@ -87,11 +87,36 @@ function outputsOf(values: Props, org: string, route: JsonObject): DomainRouteOu
   } as DomainRouteOutputs;
 }
 
-/** The route a domain record holds on `port` under `key`, or undefined. */
-function storedRoute(record: unknown, port: number, key: string): JsonObject | undefined {
+/** The routes a domain record holds on `port`. */
+function routesOn(record: unknown, port: number): JsonObject[] {
   const spec = (record as { spec?: { ports?: { number?: number; routes?: JsonObject[] }[] } }).spec;
-  const onPort = (spec?.ports ?? []).find((p) => (p.number ?? 443) === port);
-  return (onPort?.routes ?? []).find((route) => routeKey(route) === key);
+  return (spec?.ports ?? []).find((p) => (p.number ?? 443) === port)?.routes ?? [];
+}
+
+/**
+ * The route a domain record holds on `port` under `key`, or undefined. On import by a Terraform id, whose last part is
+ * a prefix or a regex with no host rule (`byPath`), also the one route of the port with that prefix or regex.
+ */
+function storedRoute(record: unknown, port: number, key: string, byPath = false): JsonObject | undefined {
+  const routes = routesOn(record, port);
+  const exact = routes.find((route) => routeKey(route) === key);
+  if (exact !== undefined || !byPath) return exact;
+  const matching = routes.filter((route) => route.prefix === key || route.regex === key);
+  return matching.length === 1 ? matching[0] : undefined;
+}
+
+/**
+ * pulumiverse's (Terraform's) import id, DOMAIN_LINK:DOMAIN_PORT:[PREFIX|REGEX], DOMAIN_LINK a link or the domain's
+ * name (terraform-provider-cpln v1.2.31 docs/resources/domain_route.md; resource_domain_route.go ImportState splits
+ * on the first two colons). The id it resolves to carries the prefix or regex as its key; read finds the route.
+ */
+function fromTerraformId(org: string, id: string): string | undefined {
+  const match = /^([^#:]+):(\d+):(.+)$/.exec(id);
+  if (match === null) return undefined;
+  const [, domain, port, path] = match as unknown as [string, string, string, string];
+  const link = domain.startsWith("/org/") || domain.startsWith("//") ? normalizeLink(org, domain) : undefined;
+  if (link !== undefined && !/^\/org\/[^/]+\/domain\/[^/]+$/.test(link)) return undefined;
+  return `${link ?? selfLink(org, "domain", domain)}#${Number(port)}#${path}`;
 }
 
 /** What an id (`/org/<org>/domain/<name>#<port>#<route key>`) names, for a read with no state (`pulumi import`). */
@@ -128,6 +153,7 @@ export const domainRouteDefinition = {
     ...((inputs as Props).regex === undefined ? { prefix: "/" } : {}),
   }),
   contractIssues: () => [],
+  importId: { form: "<domain link or name>:<port>:<prefix or regex>", resolve: fromTerraformId },
   normalize: (inputs, org) => {
     const link = (inputs as Props).workloadLink;
     return typeof link === "string" ? { ...inputs, workloadLink: normalizeLink(org, link) } : inputs;
@@ -143,14 +169,18 @@ export const domainRouteDefinition = {
 
   // read: one GET of the domain; the route gone (or the domain) is the resource gone.
   async read(ctx: ResourceContext, id: string, props: Props): Promise<DomainRouteOutputs | undefined> {
-    const outs = (props.domainLink === undefined ? fromId(id) : props) as DomainRouteOutputs;
+    const imported = props.domainLink === undefined;
+    const outs = (imported ? fromId(id) : props) as DomainRouteOutputs;
     const record = await ctx.client.getByLink(outs.domainLink);
-    const route = record === undefined ? undefined : storedRoute(record, outs.domainPort, outs.routeKey);
+    const route = record === undefined ? undefined : storedRoute(record, outs.domainPort, outs.routeKey, imported);
     if (route === undefined) return undefined;
-    const fresh: Props = { ...props };
+    const fresh: Props = { ...outs };
     for (const field of Object.keys(routeShape())) fresh[field] = route[field];
     return outputsOf(fresh, outs.org, route);
   },
+
+  // An import id may name the route by its regex alone: the id is always the found route's own key.
+  idOf: (outs: DomainRouteOutputs) => `${outs.domainLink}#${outs.domainPort}#${outs.routeKey}`,
 
   // update: one PATCH of the route's changed fields, named by its key; none when nothing changed.
   async update(ctx: ResourceContext, _id: string, olds: DomainRouteOutputs, news: DomainRouteInputs) {

@@ -128,6 +128,12 @@ export const orgDefinition = {
   defaults: () => ({}),
   contractIssues: () => [],
   normalize: (inputs) => inputs,
+  // pulumiverse's (Terraform's) import id, ORG_NAME (terraform-provider-cpln v1.2.31 docs/resources/org.md): that org,
+  // not the configured one (whose link the default `name` form would give whatever the name).
+  importId: {
+    form: "<org name>",
+    resolve: (_org: string, id: string) => (/^[^/:#]+$/.test(id) ? `/org/${id}` : undefined),
+  },
 
   // create: one GET (404 names the org), then one PATCH if the args differ from what is there.
   async create(ctx: ResourceContext, inputs: OrgInputs): Promise<{ id: string; outs: OrgOutputs }> {

@@ -139,6 +139,8 @@ export interface ResourceDefinition<Inputs extends object, Outputs extends objec
   create(ctx: ResourceContext, inputs: Inputs): Promise<{ id: string; outs: Outputs }>;
   /** Fresh outputs, or undefined when the object is gone (404). */
   read(ctx: ResourceContext, id: string, props: Props): Promise<Outputs | undefined>;
+  /** The id of what a read found, when it can differ from the id read (an import id naming it another way). */
+  idOf?(outs: Outputs): string;
   update(ctx: ResourceContext, id: string, olds: Outputs, news: Inputs): Promise<Outputs>;
   delete(ctx: ResourceContext, id: string, props: Outputs): Promise<void>;
 }

@@ -86,6 +86,16 @@ beforeAll(async () => {
           data: { roleArn: "arn:aws:iam::123456789012:role/x" },
         },
         { kind: "auditctx", name: "audit" },
+        // The app kinds (the declared resources' sources: tools/importFile/document.ts).
+        {
+          kind: "workload",
+          gvc: "default",
+          name: "web",
+          spec: { type: "standard", containers: [{ name: "main", image: "nginx:1.27", ports: [{ number: 80 }] }] },
+        },
+        { kind: "identity", gvc: "other", name: "web-id" },
+        { kind: "secret", name: "db", type: "opaque", data: { payload: "s3cret", encoding: "plain" } },
+        { kind: "domain", name: "shop.example.com", spec: { dnsMode: "cname" } },
       ],
     },
   });
@@ -116,10 +126,23 @@ function userObjects() {
       id: `${o}/cloudaccount/aws-prod`,
       logicalName: "aws-prod",
     },
+    {
+      type: T("Domain"),
+      name: "domain_shop_example_com",
+      id: `${o}/domain/shop.example.com`,
+      logicalName: "shop.example.com",
+    },
     { type: T("Group"), name: "group_ops", id: `${o}/group/ops`, logicalName: "ops" },
     { type: T("Gvc"), name: "gvc_default", id: `${o}/gvc/default`, logicalName: "default" },
     { type: T("Gvc"), name: "gvc_other", id: `${o}/gvc/other`, logicalName: "other" },
+    {
+      type: T("Identity"),
+      name: "identity_other_web_id",
+      id: `${o}/gvc/other/identity/web-id`,
+      logicalName: "other/web-id",
+    },
     { type: T("Policy"), name: "policy_volumes", id: `${o}/policy/volumes`, logicalName: "volumes" },
+    { type: T("Secret"), name: "secret_db", id: `${o}/secret/db`, logicalName: "db" },
     { type: T("ServiceAccount"), name: "serviceaccount_ci", id: `${o}/serviceaccount/ci`, logicalName: "ci" },
     {
       type: T("ServiceAccountKey"),
@@ -144,6 +167,12 @@ function userObjects() {
       name: "volumeset_other_data",
       id: `${o}/gvc/other/volumeset/data`,
       logicalName: "other/data",
+    },
+    {
+      type: T("Workload"),
+      name: "workload_default_web",
+      id: `${o}/gvc/default/workload/web`,
+      logicalName: "default/web",
     },
   ];
 }
@@ -208,7 +237,7 @@ describe("cpln-pulumi import-file", () => {
     expect(result.stderr).toBe(`${resources.length} resources of org ${ORG}. Next: pulumi import --file ${out}\n`);
   });
 
-  it("every id is one the native plugin's Read accepts: one GET each, the same id back", async () => {
+  it("every id is one the native plugin's Read accepts: one GET each (a secret's -reveal), the same id back", async () => {
     const plugin = await nativeClient.NativePluginClient.executable(executable, { cwd: scratchDir() });
     try {
       await plugin.configure({ org: ORG, endpoint: server.url, token: ADMIN_KEY });
@@ -217,7 +246,12 @@ describe("cpln-pulumi import-file", () => {
         const read = await plugin.read(spec.id, urnFor(spec.type, spec.logicalName));
         expect(read.id, spec.id).toBe(spec.id);
         expect(takeRequests(server), spec.id).toEqual([
-          { method: "GET", path: spec.id.split("#")[0], status: 200, body: undefined },
+          {
+            method: "GET",
+            path: `${spec.id.split("#")[0]}${spec.type === T("Secret") ? "/-reveal" : ""}`,
+            status: 200,
+            body: undefined,
+          },
         ]);
       }
     } finally {

@@ -28,6 +28,7 @@ const terraform = JSON.parse(
 ) as TerraformFacts;
 const token = (name: string) => `cpln-native:index:${name}`;
 const TF_TAGS = { "cpln/managedByTerraform": "true", "cpln/terraformProviderVersion": "1.2.31" };
+const DOMAIN = "shop.example.com";
 
 let server: RunningServer;
 let plugin: NativePluginClient;
@@ -52,15 +53,29 @@ async function get(link: string): Promise<Props> {
   return (await response.json()) as Props;
 }
 
-/** Each imported object: the type here, the Terraform import id, its self link (the resource id). */
-function objects(): { pulumiverse: string; type: string; id: string; link: string }[] {
+/**
+ * Each imported object: the type here, the Terraform import id, its self link (the resource id), and the one GET the
+ * import makes when it is not of that link (a secret's data is read from -reveal, as the Terraform provider reads it).
+ */
+function objects(): { pulumiverse: string; type: string; id: string; link: string; get?: string }[] {
   const o = `/org/${org}`;
   return [
     { pulumiverse: "AuditContext", type: "AuditContext", id: "audit", link: `${o}/auditctx/audit` },
     { pulumiverse: "CloudAccount", type: "CloudAccount", id: "aws-prod", link: `${o}/cloudaccount/aws-prod` },
+    { pulumiverse: "Domain", type: "Domain", id: DOMAIN, link: `${o}/domain/${DOMAIN}` },
+    {
+      pulumiverse: "DomainRoute",
+      type: "DomainRoute",
+      id: `${DOMAIN}:443:/`,
+      link: `${o}/domain/${DOMAIN}#443#/`,
+    },
     { pulumiverse: "Group", type: "Group", id: "ops", link: `${o}/group/ops` },
+    { pulumiverse: "Gvc", type: "Gvc", id: "app", link: `${o}/gvc/app` },
+    { pulumiverse: "Identity", type: "Identity", id: "app:web-id", link: `${o}/gvc/app/identity/web-id` },
     { pulumiverse: "Location", type: "Location", id: "aws-us-east-1", link: `${o}/location/aws-us-east-1` },
+    { pulumiverse: "Org", type: "Org", id: org, link: o },
     { pulumiverse: "Policy", type: "Policy", id: "volumes", link: `${o}/policy/volumes` },
+    { pulumiverse: "Secret", type: "Secret", id: "db", link: `${o}/secret/db`, get: `${o}/secret/db/-reveal` },
     { pulumiverse: "ServiceAccount", type: "ServiceAccount", id: "ci", link: `${o}/serviceaccount/ci` },
     {
       pulumiverse: "ServiceAccountKey",
@@ -69,6 +84,7 @@ function objects(): { pulumiverse: string; type: string; id: string; link: strin
       link: `${o}/serviceaccount/ci#${keyName}`,
     },
     { pulumiverse: "VolumeSet", type: "VolumeSet", id: "default:data", link: `${o}/gvc/default/volumeset/data` },
+    { pulumiverse: "Workload", type: "Workload", id: "app:web", link: `${o}/gvc/app/workload/web` },
   ];
 }
 
@@ -114,6 +130,49 @@ beforeAll(async () => {
     data: { roleArn: "arn:aws:iam::123456789012:role/cpln-aws-prod" },
   });
   await post(`${o}/auditctx`, { name: "audit", description: "audit", tags: TF_TAGS });
+  // The app kinds, in the shapes terraform-provider-cpln v1.2.31 sends (full links: resource_gvc.go
+  // buildStaticPlacement, resource_secret.go buildType/buildData).
+  await post(`${o}/gvc`, {
+    name: "app",
+    description: "app",
+    tags: TF_TAGS,
+    spec: { staticPlacement: { locationLinks: [`${o}/location/aws-us-east-1`] } },
+  });
+  await post(`${o}/gvc/app/workload`, {
+    name: "web",
+    description: "web",
+    tags: TF_TAGS,
+    spec: {
+      type: "standard",
+      containers: [{ name: "main", image: "nginx:1.27", ports: [{ number: 8080, protocol: "http" }] }],
+    },
+  });
+  await post(`${o}/gvc/app/identity`, { name: "web-id", description: "web-id", tags: TF_TAGS });
+  await post(`${o}/secret`, {
+    name: "db",
+    description: "db",
+    tags: TF_TAGS,
+    type: "dictionary",
+    data: { user: "app" },
+  });
+  await post(`${o}/domain`, {
+    name: DOMAIN,
+    description: DOMAIN,
+    tags: TF_TAGS,
+    spec: {
+      dnsMode: "cname",
+      ports: [
+        {
+          number: 443,
+          protocol: "http2",
+          routes: [
+            { prefix: "/", workloadLink: `${o}/gvc/app/workload/web` },
+            { regex: "^/v[0-9]+/", workloadLink: `${o}/gvc/app/workload/web`, port: 8080 },
+          ],
+        },
+      ],
+    },
+  });
   plugin = await nativeClient.NativePluginClient.executable(executable, { cwd: scratchDir() });
   await plugin.configure({ org, endpoint: server.url, token: server.adminKey });
   takeRequests(server);
@@ -144,7 +203,7 @@ describe("pulumi import of objects a pulumiverse stack made, by their Terraform 
       const read = await plugin.read(o.id, urn);
       expect(read.id, o.id).toBe(o.link);
       expect(takeRequests(server), o.id).toEqual([
-        { method: "GET", path: o.link.split("#")[0], status: 200, body: undefined },
+        { method: "GET", path: o.get ?? o.link.split("#")[0], status: 200, body: undefined },
       ]);
       const checked = await plugin.check(urn, {}, read.inputs);
       expect(checked.failures, o.id).toEqual([]);
@@ -161,6 +220,26 @@ describe("pulumi import of objects a pulumiverse stack made, by their Terraform 
       'ServiceAccountKey: "ci" is not an id of this resource: use its id or "<service account>:<key name>"',
     );
     expect(takeRequests(server)).toEqual([]);
+  });
+
+  it("a domain route by its regex, with the domain's link: the id is the route's own key, one GET", async () => {
+    const o = `/org/${org}`;
+    takeRequests(server);
+    const read = await plugin.read(`${o}/domain/${DOMAIN}:443:^/v[0-9]+/`, urnFor(token("DomainRoute"), "v"));
+    expect(read.id).toBe(`${o}/domain/${DOMAIN}#443#regex:^/v[0-9]+/`);
+    expect(read.props).toMatchObject({ domain: DOMAIN, regex: "^/v[0-9]+/", port: 8080, routeKey: "regex:^/v[0-9]+/" });
+    expect(takeRequests(server)).toEqual([
+      { method: "GET", path: `${o}/domain/${DOMAIN}`, status: 200, body: undefined },
+    ]);
+  });
+
+  it("a workload by GVC_NAME:WORKLOAD_NAME reads that gvc's workload, its gvc and containers in the inputs", async () => {
+    const read = await plugin.read("app:web", urnFor(token("Workload"), "web"));
+    expect(read.id).toBe(`/org/${org}/gvc/app/workload/web`);
+    expect(read.inputs).toMatchObject({ name: "web", gvc: "app", type: "standard" });
+    expect(read.inputs.containers).toEqual([
+      expect.objectContaining({ name: "main", image: "nginx:1.27", ports: [{ number: 8080, protocol: "http" }] }),
+    ]);
   });
 
   it("the Terraform tags stay on the objects as server tags, not as drift", async () => {
@@ -202,6 +281,24 @@ describe("the program translated from pulumiverse diffs clean against the import
       snapshots: { createFinalSnapshot: true, retentionDuration: "7d" },
       autoscaling: { maxCapacity: 100, minFreePercentage: 10, scalingFactor: 1.5 },
     }),
+    // pulumiverse: locations ["aws-us-east-1"] → staticPlacement.locationLinks.
+    Gvc: (o) => ({
+      name: "app",
+      description: "app",
+      staticPlacement: { locationLinks: [`${o}/location/aws-us-east-1`] },
+    }),
+    // pulumiverse: gvc + containers, type standard; no other change.
+    Workload: () => ({
+      name: "web",
+      gvc: "app",
+      description: "web",
+      type: "standard",
+      containers: [{ name: "main", image: "nginx:1.27", ports: [{ number: 8080, protocol: "http" }] }],
+    }),
+    // pulumiverse: dictionary { user: "app" } → type "dictionary" + data.
+    Secret: () => ({ name: "db", description: "db", type: "dictionary", data: { user: "app" } }),
+    // pulumiverse: domainLink → domain (the name).
+    DomainRoute: (o) => ({ domain: DOMAIN, prefix: "/", workloadLink: `${o}/gvc/app/workload/web` }),
   };
 
   it.each(Object.keys(programs))(

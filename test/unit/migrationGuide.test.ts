@@ -8,7 +8,7 @@ import { guideText, readGuideInputs } from "../../tools/migration-guide.js";
 import { classify, renderGuide } from "../../tools/migration/guide.js";
 import { flattenResource } from "../../tools/migration/flatten.js";
 import { COVERED_RESOURCES } from "../../tools/migration/extract-pulumiverse.js";
-import { propertyMap, resourceMap } from "../../tools/migration/mapping.js";
+import { propertyMap, propertyMoves, resourceMap, unmappedReason } from "../../tools/migration/mapping.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 const inputs = readGuideInputs(repoRoot);
@@ -41,9 +41,10 @@ describe("docs/migrating-from-pulumiverse.md", () => {
         theirs,
         flattenResource(inputs.schema, `cpln-native:index:${to}`),
         propertyMap[name]!,
+        propertyMoves[name],
       );
       expect(rows.map((row) => row.path)).toEqual(Object.keys(theirs));
-      expect(inputs.terraform.importIds[name]?.form, name).toMatch(/^[A-Z_]+(:[A-Z_]+)?$/);
+      expect(inputs.terraform.importIds[name]?.form, name).toMatch(/^[A-Z_]+(:[A-Z_]+)*$/);
     }
   });
 
@@ -57,6 +58,75 @@ describe("docs/migrating-from-pulumiverse.md", () => {
       ["identityMatcher.expression", "same"],
       ["identityMatcher.language", "same"],
     ]);
+  });
+});
+
+describe("the app kinds (Gvc, Workload, Secret, Identity, Domain, DomainRoute, Org) have property maps", () => {
+  const APP = ["Domain", "DomainRoute", "Gvc", "Identity", "Org", "Secret", "Workload"];
+  const rowsOf = (name: string) =>
+    classify(
+      name,
+      inputs.pulumiverse.properties[name] ?? {},
+      flattenResource(inputs.schema, `cpln-native:index:${name}`),
+      propertyMap[name] ?? {},
+      propertyMoves[name],
+    );
+  const row = (name: string, path: string) => {
+    const found = rowsOf(name).find((r) => r.path === path);
+    return found && { status: found.status, to: found.to };
+  };
+
+  it("each has pulumiverse's properties recorded, every one placed, and a section in the guide (no bare pointer)", () => {
+    const guide = renderGuide(inputs);
+    expect(guide).not.toContain(unmappedReason);
+    for (const name of APP) {
+      const theirs = Object.keys(inputs.pulumiverse.properties[name] ?? {});
+      expect(theirs.length, name).toBeGreaterThan(5);
+      expect(
+        rowsOf(name).map((r) => r.path),
+        name,
+      ).toEqual(theirs);
+      expect(guide, name).toContain(`### ${name} → ${name}\n`);
+    }
+  });
+
+  it("a secret type's block becomes type + data; its fields go inside data", () => {
+    expect(row("Secret", "dictionary")).toEqual({ status: "reshaped", to: 'type: "dictionary", data' });
+    expect(row("Secret", "opaque.payload")).toEqual({ status: "reshaped", to: "data.payload" });
+    expect(row("Secret", "docker")).toEqual({ status: "reshaped", to: 'type: "docker", data' });
+    expect(row("Secret", "secretLink")?.status).toBe("missing");
+  });
+
+  it("gvc locations, a domain's spec, workload options and firewall, identity policies, the route's domain", () => {
+    expect(row("Gvc", "locations")).toEqual({ status: "reshaped", to: "staticPlacement.locationLinks" });
+    expect(row("Gvc", "locationQuery.spec.terms[].op")).toEqual({
+      status: "renamed",
+      to: "staticPlacement.locationQuery.spec.terms[].op",
+    });
+    expect(row("Gvc", "lightstepTracing.endpoint")).toEqual({
+      status: "renamed",
+      to: "tracing.provider.lightstep.endpoint",
+    });
+    expect(row("Domain", "spec.dnsMode")).toEqual({ status: "renamed", to: "dnsMode" });
+    expect(row("Domain", "spec.ports[].routes[].mirrors[].percent")).toEqual({
+      status: "renamed",
+      to: "ports[].routes[].mirror[].percent",
+    });
+    expect(row("Workload", "options.capacityAi")).toEqual({ status: "renamed", to: "defaultOptions.capacityAI" });
+    expect(row("Workload", "localOptions[].autoscaling.keda.triggers[].type")).toEqual({
+      status: "reshaped",
+      to: "localOptions[].autoscaling.keda.triggers[].type",
+    });
+    expect(row("Workload", "containers[].env")).toEqual({ status: "reshaped", to: "containers[].env" });
+    expect(row("Workload", "firewallSpec.external.outboundAllowCidrs")).toEqual({
+      status: "renamed",
+      to: "firewallConfig.external.outboundAllowCIDR",
+    });
+    expect(row("Workload", "jobs[].schedule")).toEqual({ status: "reshaped", to: "job.schedule" });
+    expect(row("Workload", "vm.cpu.sockets")).toEqual({ status: "missing", to: undefined });
+    expect(row("Identity", "ngsAccessPolicy.pub.allows")).toEqual({ status: "renamed", to: "ngs.pub.allow" });
+    expect(row("DomainRoute", "domainLink")).toEqual({ status: "reshaped", to: "domain" });
+    expect(row("Org", "accountId")).toEqual({ status: "missing", to: undefined });
   });
 });
 
@@ -83,6 +153,41 @@ describe("classify refuses a mapping that does not fit the schemas", () => {
     );
     const missing = { status: "missing" as const, why: "x" };
     expect(() => classify("X", {}, {}, { ghost: missing })).toThrow("X.ghost: mapped, but pulumiverse has no such");
+  });
+
+  it("a move places a subtree where this package has it, inside a free-form object, or as missing", () => {
+    const theirs = { spec: prop("object"), "spec.mode": prop("string"), vm: prop("object"), "vm.cpu": prop("integer") };
+    const ours = { mode: prop("string"), extra: prop("map<any>") };
+    const rows = classify("X", theirs, ours, { spec: { status: "reshaped", why: "flat" } }, [
+      { from: "spec", to: "", why: "flat here" },
+      { from: "vm", missing: true, why: "no vm" },
+    ]);
+    expect(rows.map((r) => [r.path, r.status, r.to])).toEqual([
+      ["spec", "reshaped", undefined],
+      ["spec.mode", "renamed", "mode"],
+      ["vm", "missing", undefined],
+      ["vm.cpu", "missing", undefined],
+    ]);
+    const free = classify("X", { keda: prop("object"), "keda.a": prop("string") }, ours, {}, [
+      { from: "keda", to: "extra", freeForm: true, why: "free" },
+    ]);
+    expect(free.map((r) => [r.path, r.status, r.to])).toEqual([
+      ["keda", "reshaped", "extra"],
+      ["keda.a", "reshaped", "extra.a"],
+    ]);
+  });
+
+  it("a move landing on nothing here, a free-form move to a typed object, and a move placing nothing", () => {
+    const ours = { mode: prop("string") };
+    expect(() =>
+      classify("X", { "spec.kind": prop("string") }, ours, {}, [{ from: "spec", to: "", why: "x" }]),
+    ).toThrow("X.spec.kind (string, absent here, moved to kind (absent)) has no mapping entry");
+    expect(() =>
+      classify("X", { k: prop("object") }, ours, {}, [{ from: "k", to: "mode", freeForm: true, why: "x" }]),
+    ).toThrow("X: move k → mode, which this package does not have as such");
+    expect(() => classify("X", {}, ours, {}, [{ from: "gone", to: "mode", why: "x" }])).toThrow(
+      "X: move gone → mode places no property",
+    );
   });
 
   it("an argument there that is only an output here is not the same; an output there may be an argument here", () => {

@@ -20,12 +20,19 @@ export const COVERED_RESOURCES = [
   "AuditContext",
   "CloudAccount",
   "CustomLocation",
+  "Domain",
+  "DomainRoute",
   "Group",
+  "Gvc",
+  "Identity",
   "Location",
+  "Org",
   "Policy",
+  "Secret",
   "ServiceAccount",
   "ServiceAccountKey",
   "VolumeSet",
+  "Workload",
 ] as const;
 
 export interface PulumiverseFacts {

@@ -11,11 +11,13 @@ import {
   configMap,
   functionMap,
   propertyMap,
+  propertyMoves,
   resourceMap,
   uncoveredReason,
   unmappedFunctionReason,
   unmappedReason,
   type PropertyMapping,
+  type PropertyMove,
   type Status,
 } from "./mapping.js";
 
@@ -50,15 +52,41 @@ function sameType(theirs: FlatProperty, ours: FlatProperty): { same: boolean; no
   return compatible ? { same: true, note: compatible.note } : { same: false };
 }
 
-/** Every pulumiverse property of one resource placed against this package's resource; throws on any gap. */
+/** The move (longest `from`) whose subtree holds `path`, and where `path` lands under it. */
+function movedTo(path: string, moves: PropertyMove[]): { move: PropertyMove; to: string } | undefined {
+  const covering = moves.filter(
+    (m) => path === m.from || [".", "[]", "{}"].some((joint) => path.startsWith(`${m.from}${joint}`)),
+  );
+  const move = covering.sort((a, b) => b.from.length - a.from.length)[0];
+  if (move === undefined) return undefined;
+  const rest = path.slice(move.from.length);
+  // `to: ""` is the resource itself: `spec.ports` lands on `ports`.
+  return { move, to: move.to === "" ? rest.replace(/^\./, "") : `${move.to ?? ""}${rest}` };
+}
+
+/**
+ * Every pulumiverse property of one resource placed against this package's resource; throws on any gap. A property
+ * with neither a counterpart of the same path nor an entry of its own is placed by the move covering it (`moves`): it
+ * must land on a property here of a compatible type, or anywhere inside a free-form object for a `freeForm` move.
+ */
 export function classify(
   resource: string,
   theirs: FlatResource,
   ours: FlatResource,
   mapping: Record<string, PropertyMapping>,
+  moves: PropertyMove[] = [],
 ): PropertyRow[] {
   const problems: string[] = [];
   const rows: PropertyRow[] = [];
+  const usedMoves = new Set<PropertyMove>();
+  for (const move of moves) {
+    if (move.missing === true || move.to === "") continue;
+    const target = move.to === undefined ? undefined : ours[move.to];
+    const freeForm = target !== undefined && /(^|\|)(any|map<any>)(\[\])?(\||$)/.test(target.type);
+    if (move.freeForm ? !freeForm : target === undefined) {
+      problems.push(`${resource}: move ${move.from} → ${move.to ?? ""}, which this package does not have as such`);
+    }
+  }
   for (const [path, property] of Object.entries(theirs)) {
     const counterpart = ours[path];
     const match = counterpart === undefined ? { same: false } : sameType(property, counterpart);
@@ -70,8 +98,25 @@ export function classify(
       continue;
     }
     if (entry === undefined) {
+      const moved = movedTo(path, moves);
+      if (moved !== undefined) usedMoves.add(moved.move);
+      const landing = moved === undefined ? undefined : ours[moved.to];
+      if (moved?.move.missing === true) {
+        rows.push({ path, theirs: property, status: "missing", why: moved.move.why });
+        continue;
+      }
+      if (moved?.move.freeForm === true) {
+        rows.push({ path, theirs: property, status: "reshaped", to: moved.to, why: moved.move.why });
+        continue;
+      }
+      if (moved !== undefined && landing !== undefined && sameType(property, landing).same) {
+        const status = moved.move.status ?? "renamed";
+        rows.push({ path, theirs: property, status, to: moved.to, why: moved.move.why });
+        continue;
+      }
       const here = counterpart === undefined ? "absent here" : `here ${counterpart.type}`;
-      problems.push(`${resource}.${path} (${property.type}, ${here}) has no mapping entry`);
+      const via = moved === undefined ? "" : `, moved to ${moved.to} (${landing?.type ?? "absent"})`;
+      problems.push(`${resource}.${path} (${property.type}, ${here}${via}) has no mapping entry`);
       continue;
     }
     if (entry.status === "same") problems.push(`${resource}.${path}: mapped "same" but the schemas differ`);
@@ -82,6 +127,9 @@ export function classify(
   }
   for (const path of Object.keys(mapping)) {
     if (theirs[path] === undefined) problems.push(`${resource}.${path}: mapped, but pulumiverse has no such property`);
+  }
+  for (const move of moves) {
+    if (!usedMoves.has(move)) problems.push(`${resource}: move ${move.from} → ${move.to} places no property`);
   }
   if (problems.length > 0)
     throw new Error(`The migration mapping does not fit the schemas:\n- ${problems.join("\n- ")}`);
@@ -104,7 +152,7 @@ function renderResource(name: string, inputs: GuideInputs): string[] {
   const theirs = inputs.pulumiverse.properties[name];
   if (theirs === undefined) throw new Error(`pulumiverse.json has no properties for ${name}`);
   const ours = flattenResource(inputs.schema, ourToken);
-  const rows = classify(name, theirs, ours, propertyMap[name] ?? {});
+  const rows = classify(name, theirs, ours, propertyMap[name] ?? {}, propertyMoves[name]);
   const importId = inputs.terraform.importIds[name];
   const lines = [
     `### ${name} → ${target.to}`,
@@ -152,7 +200,7 @@ export function renderGuide(inputs: GuideInputs): string {
     const to = resourceMap[name]?.to;
     if (to === undefined) return [];
     const ours = flattenResource(inputs.schema, `${NATIVE_PREFIX}${to}`);
-    return classify(name, pulumiverse.properties[name] ?? {}, ours, propertyMap[name] ?? {});
+    return classify(name, pulumiverse.properties[name] ?? {}, ours, propertyMap[name] ?? {}, propertyMoves[name]);
   });
   const total = counts(allRows);
   const src = pulumiverse.source;
@@ -184,7 +232,8 @@ export function renderGuide(inputs: GuideInputs): string {
       "`/org/<org>/gvc/<gvc>/<targetKind>/<name>` for a kind that lives in a gvc " +
       `(${terraform.links.targetLinks?.path ?? ""}). Outputs hold the full links.`,
     "- `Group.identityMatcher` as before.",
-    "- The same import ids: `NAME`, `GVC_NAME:NAME` for volume sets, `SERVICE_ACCOUNT_NAME:KEY_NAME` for keys, " +
+    "- The same import ids: `NAME`, `GVC_NAME:NAME` for volume sets, workloads and identities, " +
+      "`SERVICE_ACCOUNT_NAME:KEY_NAME` for keys, `DOMAIN_LINK:DOMAIN_PORT:PREFIX` (or `:REGEX`) for domain routes, " +
       "resolved in the configured org (`cpln-native:org` or `CPLN_ORG`).",
     "",
     "Taking over objects a pulumiverse stack created: see docs/import-file.md (`pulumi import --file`), or set " +
@@ -216,7 +265,9 @@ export function renderGuide(inputs: GuideInputs): string {
       continue;
     }
     const ours = flattenResource(inputs.schema, `${NATIVE_PREFIX}${target.to}`);
-    const c = counts(classify(name, pulumiverse.properties[name] ?? {}, ours, propertyMap[name] ?? {}));
+    const c = counts(
+      classify(name, pulumiverse.properties[name] ?? {}, ours, propertyMap[name] ?? {}, propertyMoves[name]),
+    );
     lines.push(
       `| \`${token}\` | [\`${NATIVE_PREFIX}${target.to}\`](#${anchor(name, target.to)}) | ` +
         `${c.same}/${c.renamed}/${c.reshaped}/${c.missing} |`,

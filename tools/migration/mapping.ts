@@ -5,6 +5,8 @@
  * for such a property (so this table cannot go stale) as well as a pulumiverse property with neither.
  */
 
+import { appEntries, appMoves, appResources } from "./mappingApp.js";
+
 export type Status = "same" | "renamed" | "reshaped" | "missing";
 
 export interface PropertyMapping {
@@ -12,6 +14,21 @@ export interface PropertyMapping {
   /** Where the value goes in this package (a property path, or how to write it). */
   to?: string;
   why: string;
+}
+
+/**
+ * A whole pulumiverse subtree placed at once: `from` (a property path) and everything under it land under `to` with
+ * the same relative path (`to: ""`: the resource itself), where a property of a compatible type must exist
+ * (`status` "renamed" unless given). `freeForm`: `to` is a free-form object here, the rest goes inside it unchecked
+ * ("reshaped"). `missing`: the subtree has no counterpart, for `why`. A property's own entry wins over a move.
+ */
+export interface PropertyMove {
+  from: string;
+  to?: string;
+  why: string;
+  status?: "renamed" | "reshaped";
+  freeForm?: boolean;
+  missing?: boolean;
 }
 
 /** pulumiverse resource → this package's resource, or why there is none. */
@@ -30,6 +47,7 @@ export const resourceMap: Record<string, { to: string; why?: string } | { to?: u
   ServiceAccount: { to: "ServiceAccount" },
   ServiceAccountKey: { to: "ServiceAccountKey" },
   VolumeSet: { to: "VolumeSet" },
+  ...appResources,
 };
 
 /**
@@ -159,10 +177,14 @@ export const propertyMap: Record<string, Record<string, PropertyMapping>> = {
     volumesetLink: {
       status: "missing",
       to: "`cpln://volumeset/${name}`",
-      why: "the workload volume URI the Terraform provider computes from the name; workloads are not managed here.",
+      why: "the workload volume URI the Terraform provider computes from the name: write it in a workload's volume.",
     },
   },
+  ...appEntries,
 };
+
+/** Per resource, the subtrees placed at once (see PropertyMove). */
+export const propertyMoves: Record<string, PropertyMove[]> = appMoves;
 
 /**
  * pulumiverse function → this package's function, or why there is none; a function with a namesake here that does
@@ -173,13 +195,48 @@ export const functionMap: Record<string, { status: Status; to?: string; why: str
     status: "missing",
     why:
       "returns Control Plane's own cloud identifiers for account setup; not served here (this package's " +
-      "getCloudAccount reads a cloud account object by name).",
+      "getCloudAccount reads one cloud account by name: another function under the same name).",
+  },
+  getGvc: {
+    status: "reshaped",
+    to: "getGvc",
+    why: "by name; returns the API record (`spec`, `status`) instead of pulumiverse's flattened properties.",
   },
   getHelmTemplate: { status: "missing", why: "Helm releases are not managed by this package." },
+  getImage: {
+    status: "reshaped",
+    to: "getImage",
+    why: "by name (`<repository>:<tag>`); returns the API record (`digest`, `manifest`, `repository`, `tag`).",
+  },
+  getImages: {
+    status: "reshaped",
+    to: "getImages",
+    why: "every image of the org, all pages; no query argument (filter the list in the program).",
+  },
   getLocation: {
     status: "reshaped",
     to: "getLocation",
     why: "by name; returns the API record (`provider`, `region`, `spec.enabled`, `status`).",
+  },
+  getLocations: {
+    status: "reshaped",
+    to: "getLocations",
+    why: "every location the caller may view, all pages, as API records.",
+  },
+  getOrg: {
+    status: "reshaped",
+    to: "getOrg",
+    why: "the configured org (or `org`); returns the API record (`spec`, `status`).",
+  },
+  getSecret: {
+    status: "reshaped",
+    to: "getSecret",
+    why: "by name; returns the API record (`type`, `data`) instead of one property per secret type.",
+  },
+  getWorkload: {
+    status: "reshaped",
+    to: "getWorkload",
+    why: "by gvc and name; returns the API record (`spec`, `status`) instead of flattened properties.",
   },
 };
 
