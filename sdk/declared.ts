@@ -1115,7 +1115,7 @@ export interface GetSecretResult {
   /** When the object was created. */
   readonly created: string;
   /** The secret's value, shaped by its type (reveal-only: GET, lists and queries leave it out; GET .../-reveal returns it). JSON text for gcp, azure-sdk and docker; an object otherwise. */
-  readonly data?: Record<string, unknown> | string;
+  readonly data: Record<string, unknown> | string;
   /** Description; defaults to the name. */
   readonly description?: string;
   /** Unique id of the object (UUID). */
@@ -1136,11 +1136,11 @@ export interface GetSecretResult {
   readonly version: number;
 }
 
-/** One secret by name (GET /org/{org}/secret/{name}), as the API returns it. */
+/** One secret by name with its data (GET /org/{org}/secret/{name}/-reveal, which needs `reveal` on it), as the API returns it; data is a secret. */
 export function getSecret(args: GetSecretArgs, _opts?: pulumi.InvokeOptions): Promise<GetSecretResult> {
   return invokeDeclared("getSecret", args);
 }
-/** One secret by name (GET /org/{org}/secret/{name}), as the API returns it. The Output form: waits for its arguments. */
+/** One secret by name with its data (GET /org/{org}/secret/{name}/-reveal, which needs `reveal` on it), as the API returns it; data is a secret. The Output form: waits for its arguments. */
 export function getSecretOutput(
   args: InputArgs<GetSecretArgs>,
   opts?: pulumi.InvokeOutputOptions,

@@ -131,7 +131,12 @@ export function invokeDeclaredOutput<A extends { org?: unknown }, R>(
   args: InputArgs<A>,
   opts: pulumi.InvokeOutputOptions | undefined,
 ): pulumi.Output<R> {
-  return outputForm(args, opts, (a: A) => invokeDeclared<R>(name, a));
+  declaredRuns ??= declaredFunctions(Object.values(kinds));
+  const output = outputForm(args, opts, (a: A) => invokeDeclared<R>(name, a));
+  // A result with secret fields (a secret's data) is secret as a whole: an Output's secrecy is not per field.
+  return (declaredRuns[name]?.secretResultFields?.length ?? 0) > 0
+    ? (pulumi.secret(output) as pulumi.Output<R>)
+    : output;
 }
 
 // ---- quotas ----

@@ -15,6 +15,8 @@ export interface DeclaredFunction {
   args(): z.ZodType;
   result(): z.ZodType;
   run(args: unknown, env?: FunctionEnv): Promise<unknown>;
+  /** Result fields that are secrets (reveal-only fields read through `-reveal`). */
+  secretResultFields?: readonly string[];
 }
 
 interface Located {
@@ -48,16 +50,26 @@ function getFunction(descriptor: KindDescriptor, name: string): DeclaredFunction
     : descriptor.scope === "gvc"
       ? `/org/{org}/gvc/{gvc}/${kind}/{name}`
       : `/org/{org}/${kind}/{name}`;
+  // A kind whose fields are returned only by `-reveal` (a secret's data) is read there, as @pulumiverse/cpln's
+  // getSecret returns the values (terraform-provider-cpln v1.2.31 reads every secret through -reveal).
+  const revealOnly = descriptor.revealOnly ?? [];
+  const reveal = revealOnly.length > 0 ? descriptor.endpoints?.["reveal"] : undefined;
+  const shown = revealOnly.join(", ");
   return {
     name,
-    description: `One ${kind} ${descriptor.singleton ? "" : "by name "}(GET ${path}), as the API returns it.`,
+    description:
+      reveal === undefined
+        ? `One ${kind} ${descriptor.singleton ? "" : "by name "}(GET ${path}), as the API returns it.`
+        : `One ${kind} by name with its ${shown} (GET ${path}/-reveal, which needs \`reveal\` on it), as the API ` +
+          `returns it; ${shown} is a secret.`,
     args,
-    result: descriptor.schemas.record,
+    result: reveal?.response?.schema ?? descriptor.schemas.record,
+    ...(reveal !== undefined ? { secretResultFields: revealOnly } : {}),
     async run(input, env = {}) {
       const parsed = parseArgs(name, args(), input) as Located;
       const { client, org } = connect(parsed.org, env);
       const link = descriptor.singleton ? `/org/${org}` : selfLink(org, kind, parsed.name ?? "", parsed.gvc);
-      const record = await client.getByLink(link);
+      const record = await client.getByLink(reveal === undefined ? link : `${link}/-reveal`);
       if (record === undefined) throw new Error(`GET ${link}: no such ${kind} (404)`);
       return record;
     },

@@ -148,7 +148,12 @@ describe.each(declaredKinds)("declared resource of kind %s", (kind) => {
     };
     const functionEnv = { stackConfig: { get: (key: string) => settings[key] } };
     const record = (await get.run({ name, ...gvc }, functionEnv)) as Body;
-    expect(record).toEqual(await serverRecord(env, stack.id));
+    // A kind with reveal-only fields is read through -reveal: its data included, and marked secret in the schema.
+    expect(record).toEqual(
+      reveals ? await env.client.getByLink(`${stack.id}/-reveal`) : await serverRecord(env, stack.id),
+    );
+    expect(get.secretResultFields ?? []).toEqual(reveals ? descriptor.revealOnly : []);
+    if (reveals) for (const field of descriptor.revealOnly ?? []) expect(record[field]).toBeDefined();
     await expect(get.run({ name: "missing", ...gvc }, functionEnv)).rejects.toThrow(
       `GET ${at(collection)}/missing: no such ${kind} (404)`,
     );
