@@ -36,15 +36,16 @@ export async function checkRecord(
   }
   // The kind's own rules read a well-formed record (a patch may have removed a field the record needs). On an
   // update, values its immutable fields rule out come first: a 409, as the same body suits another object.
-  if (issues.length === 0 && previous !== undefined && rules.conflicts) {
-    const conflicts = rules.conflicts(doc);
+  if (issues.length === 0 && previous !== undefined && rules.lifecycle.conflicts) {
+    const conflicts = rules.lifecycle.conflicts(doc);
     if (conflicts.length > 0) throw stateConflict(conflicts);
   }
-  const ruleIssues = issues.length === 0 && rules.validate ? await rules.validate(doc, ctx, previous) : [];
+  const ruleIssues =
+    issues.length === 0 && rules.lifecycle.validate ? await rules.lifecycle.validate(doc, ctx, previous) : [];
   issues.push(...ruleIssues);
   // The body limits hold for the record as stored, whatever sequence of PATCHes and PUTs built it.
   const text = JSON.stringify(doc);
-  issues.push(...storedLimitIssues(doc, rules, previous, text));
+  issues.push(...storedLimitIssues(doc, rules.fields, previous, text));
   // A write to an existing object whose body passed its own schema and whose result breaks only the record's schema
   // or the stored limits (a merge creating an object without the fields it requires, tags added past the limit):
   // the outcome depends on the stored object, a conflict with its state (RFC 5789 §2.2), as the same body suits

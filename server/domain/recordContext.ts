@@ -82,7 +82,10 @@ export class RecordContext {
     let fields = this.guarded.get(kind);
     if (fields === undefined) {
       const rules = this.rules[kind];
-      fields = { readOnly: fieldPaths([...SERVER_FIELDS, ...rules.readOnly]), immutable: fieldPaths(rules.immutable) };
+      fields = {
+        readOnly: fieldPaths([...SERVER_FIELDS, ...rules.fields.readOnly]),
+        immutable: fieldPaths(rules.fields.immutable),
+      };
       this.guarded.set(kind, fields);
     }
     return fields;
@@ -123,7 +126,7 @@ export class RecordContext {
     const links: JsonObject[] = [{ rel: "self", href: selfLink(org, kind, name, gvc) }];
     if (kind !== "org") links.push({ rel: "org", href: selfLink(org, "org", org) });
     if (gvc !== undefined) links.push({ rel: "gvc", href: selfLink(org, "gvc", gvc) });
-    const extra = this.rules[kind].links;
+    const extra = this.rules[kind].fields.links;
     if (extra) links.push(...extra(links[0]?.["href"] as string));
     return links;
   }

@@ -54,7 +54,7 @@ export async function putRecord(
   for (const [field, value] of Object.entries(body)) if (!replaceable.includes(field)) patch[field] = value;
   // Fields left out get their create defaults: description = name, no tags, and the kind's own (`omittedDefaults`).
   // A reveal-only field left out is kept: GET never returns it, so a record as read, sent back, changes nothing.
-  const defaults: JsonObject = { description: key, tags: {}, ...service.rules[kind].omittedDefaults };
+  const defaults: JsonObject = { description: key, tags: {}, ...service.rules[kind].fields.omittedDefaults };
   const kept = kinds[kind].revealOnly ?? [];
   for (const field of replaceable) {
     if (body[field] === undefined && kept.includes(field)) continue;
@@ -80,7 +80,7 @@ export async function patchRecord(
     throw forbidden(`Not allowed to edit ${kind} ${key}`);
   }
   // Objects that cannot be edited (builtins) still accept a write that changes nothing (an unchanged apply).
-  const editForbidden = rules.editForbidden?.(visible.doc);
+  const editForbidden = rules.access?.editForbidden?.(visible.doc);
   if (!rules.patchBody) throw new ApiFailure(ErrorCode.MethodNotAllowed, `Objects of kind ${kind} cannot be patched`);
   const raw = requireObject(rawBody, "The patch body");
   checkKindField(kind, raw);
@@ -103,12 +103,12 @@ export async function patchRecord(
   const foreign = foreignOrgLinks(call.org, body);
   if (foreign.length > 0) throw badRequest(foreign.map((i) => ({ ...i, path: bodyPath(i.path) })));
   const expectedVersion = body["version"];
-  const ignored = rules.ignoredInPatch ?? [];
+  const ignored = rules.fields.ignoredInPatch ?? [];
   let patch: JsonObject = {};
   for (const field of Object.keys(body)) {
     if (!isEchoedField(field) && !ignored.includes(field)) patch[field] = body[field] as JsonValue;
   }
-  if (rules.linkArrays) patch = fullLinksInDirectives(call.org, patch, rules.linkArrays) as JsonObject;
+  if (rules.fields.linkArrays) patch = fullLinksInDirectives(call.org, patch, rules.fields.linkArrays) as JsonObject;
   const gvc = kinds[kind].scope === "gvc" ? call.gvc : undefined;
   for (let attempt = 1; ; attempt++) {
     const now = nowIso();
@@ -129,12 +129,12 @@ export async function patchRecord(
         }
         throw error;
       }
-      for (const field of rules.preserved) {
+      for (const field of rules.fields.preserved) {
         if (previous[field] === undefined) {
           if (Object.hasOwn(next, field)) delete next[field];
         } else next[field] = previous[field];
       }
-      if (rules.afterPatch) next = await rules.afterPatch(previous, next, ctx);
+      if (rules.lifecycle.afterPatch) next = await rules.lifecycle.afterPatch(previous, next, ctx);
       if (editForbidden !== undefined && !equalUnder(previous, next, service.patchRulesOf(kind))) {
         throw forbidden(editForbidden);
       }
@@ -166,7 +166,7 @@ export async function patchRecord(
       const replaced = await tx.replace(withDoc(current, current.version + 1, next), current.version);
       if (!replaced) return { done: false as const };
       await consumeBytes(tx, call.org, kind, storedBytesOf(next) - storedBytesOf(previous));
-      if (rules.patched) await rules.patched(previous, next, ctx);
+      if (rules.lifecycle.patched) await rules.lifecycle.patched(previous, next, ctx);
       call.onPatched?.(presentRecord(kind, previous));
       return { done: true as const, doc: next };
     });

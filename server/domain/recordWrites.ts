@@ -42,7 +42,7 @@ export async function createRecord(
   // Server-owned fields of the kind that a create cannot set (a record as GET returned it carries them) are ignored.
   const createShape = rules.createBody?.();
   if (createShape instanceof z.ZodObject) {
-    for (const field of rules.readOnly) if (!(field in createShape.shape)) delete body[field];
+    for (const field of rules.fields.readOnly) if (!(field in createShape.shape)) delete body[field];
   }
   const authz = await service.orgAuthz(call);
   const createBody = rules.createBody;
@@ -62,7 +62,7 @@ export async function createRecord(
   if (!authz.can(call.principal, kind, createPermission, prospective)) {
     throw forbidden(`Not allowed to create ${kind} objects in org ${call.org}`);
   }
-  const alone = rules.createAlone;
+  const alone = rules.access?.createAlone;
   if (alone !== undefined && !authz.can(call.principal, kind, alone.permission, prospective)) {
     const beyond = Object.keys(body).filter((field) => !alone.fields.includes(field) && setsField(body, field, name));
     if (beyond.length > 0) {
@@ -106,7 +106,7 @@ export async function insertRecord(
   const ctx: RuleContext = { org, gvc, tx, now };
   const nameValue = body[rules.nameField ?? "name"];
   const name = typeof nameValue === "string" ? nameValue : "";
-  const kindFields = fields ?? (await rules.initialize(body, ctx));
+  const kindFields = fields ?? (await rules.lifecycle.initialize(body, ctx));
   const doc: JsonObject = {
     kind,
     id: randomUUID(),
@@ -120,14 +120,14 @@ export async function insertRecord(
     links: service.linksFor(org, kind, name, gvc),
   };
   await checkRecord(service, kind, doc, ctx);
-  const storageScope = rules.storageScope ? rules.storageScope(doc) : scope;
+  const storageScope = rules.fields.storageScope ? rules.fields.storageScope(doc) : scope;
   const record = storedRecord(org, kind, storageScope, doc);
   // The insert is the existence check (no read first); a 409 still comes before the quota's 429, and a create the
   // quota refuses is undone with the rest of the transaction.
   if (!(await tx.create(record))) throw conflict("AlreadyExists", `${kind} ${name} already exists`);
   if (rules.quota) await consumeQuota(tx, org, rules.quota.name, rules.quota.perGvc ? scope : "", 1);
   await consumeBytes(tx, org, kind, storedBytesOf(doc));
-  if (rules.created) await rules.created(record, ctx);
+  if (rules.lifecycle.created) await rules.lifecycle.created(record, ctx);
   return doc;
 }
 
@@ -138,7 +138,7 @@ export async function deleteRecord(service: RecordContext, call: Call, kind: Kin
   if (!authz.can(call.principal, kind, permission, record.doc)) {
     throw forbidden(`Not allowed to delete ${kind} ${key} (needs ${permission})`);
   }
-  const deleteForbidden = rules.deleteForbidden?.(record.doc);
+  const deleteForbidden = rules.access?.deleteForbidden?.(record.doc);
   if (deleteForbidden) throw forbidden(deleteForbidden);
   const refuseProtected = (doc: JsonObject) => {
     if (isProtected(doc["tags"])) throw forbidden(protectedMessage(kind, key));
@@ -151,13 +151,13 @@ export async function deleteRecord(service: RecordContext, call: Call, kind: Kin
     if (!current) throw notFound(`${kind} ${key}`);
     refuseProtected(current.doc);
     const ctx: RuleContext = { org: call.org, gvc, tx, now };
-    if (rules.deleting) await rules.deleting(current, ctx);
+    if (rules.lifecycle.deleting) await rules.lifecycle.deleting(current, ctx);
     await tx.delete(current.org, kind, current.scope, current.name);
     if (rules.quota) {
       await consumeQuota(tx, call.org, rules.quota.name, rules.quota.perGvc ? current.scope : "", -1);
     }
     await consumeBytes(tx, call.org, kind, -storedBytesOf(current.doc));
-    if (rules.deleted) await rules.deleted(current, ctx);
+    if (rules.lifecycle.deleted) await rules.lifecycle.deleted(current, ctx);
   });
 }
 
@@ -204,14 +204,18 @@ export async function upsertRecord(
         // Server-owned fields echoed as the object has them (what GET returned) are not part of the manifest.
         // A create's rule on such a field (a new location is byok) does not apply to the object that exists.
         const echoed = new Set<string>();
-        for (const field of [...rules.readOnly, ...rules.preserved, ...(rules.ignoredInPatch ?? [])]) {
+        for (const field of [
+          ...rules.fields.readOnly,
+          ...rules.fields.preserved,
+          ...(rules.fields.ignoredInPatch ?? []),
+        ]) {
           if (field in manifest && sameJson(manifest[field], existing.doc[field])) {
             delete manifest[field];
             echoed.add(field);
           }
         }
         if (createBody instanceof z.ZodObject) {
-          for (const field of rules.readOnly) if (!(field in createBody.shape)) delete manifest[field];
+          for (const field of rules.fields.readOnly) if (!(field in createBody.shape)) delete manifest[field];
         }
         // A reveal-only field left out is kept by the replace (see `put`): the manifest is checked with it.
         for (const field of kinds[kind].revealOnly ?? []) {

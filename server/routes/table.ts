@@ -460,7 +460,7 @@ const keyedItems: DocumentedRule = {
  * merges that create an object field and keyed-array directives.
  */
 function writeRules(records: RecordService, kind: Kind, method: "PATCH" | "PUT"): DocumentedRule[] {
-  const immutable = records.rules[kind].immutable;
+  const immutable = records.rules[kind].fields.immutable;
   return [
     directiveKeys,
     ...(method === "PATCH" ? [mergeCreates, keyedItems] : []),
@@ -567,7 +567,7 @@ export function recordRoutes(records: RecordService): Route[] {
       keys: "patch",
       // A field a PUT may leave out for its create default (`omittedDefaults`, a location's spec) is not required.
       build: () => {
-        const defaulted = Object.keys(records.rules[kind].omittedDefaults ?? {});
+        const defaulted = Object.keys(records.rules[kind].fields.omittedDefaults ?? {});
         const required = records.alwaysPresent(kind).filter((field) => !defaulted.includes(field));
         return putBodyOf(kindPinned(jsonSchemaOf(patch(), "input"), kind), required, defaulted);
       },
