@@ -34,7 +34,7 @@ export const DEFAULT_PAGE_SIZE = 100;
  */
 export class RecordContext {
   readonly knownOrgs = new Set<string>();
-  /** List pages as last answered, with the change counter and authorization decisions they hold for (see `list`). */
+  /** List pages as last answered, with the change counter and authorization decisions they hold for (see `listRecords`). */
   readonly pages = new PageMemo<{ counter: number; decisions: object; page: JsonObject }>();
 
   constructor(

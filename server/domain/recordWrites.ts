@@ -217,7 +217,7 @@ export async function upsertRecord(
         if (createBody instanceof z.ZodObject) {
           for (const field of rules.fields.readOnly) if (!(field in createBody.shape)) delete manifest[field];
         }
-        // A reveal-only field left out is kept by the replace (see `put`): the manifest is checked with it.
+        // A reveal-only field left out is kept by the replace (see `putRecord`): the manifest is checked with it.
         for (const field of kinds[kind].revealOnly ?? []) {
           if (manifest[field] === undefined && existing.doc[field] !== undefined) manifest[field] = existing.doc[field];
         }

@@ -71,7 +71,7 @@ export class SqliteStore implements Store {
       count: async (org, kind, scope) =>
         scope === undefined ? (s.countAll.get(org, kind) ?? 0) : (s.countScope.get(org, kind, scope) ?? 0),
       create: async (r) => {
-        // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
+        // A document the server checked comes frozen with its JSON text (see `checkRecord`): not serialized again.
         const json = jsonOf(r.doc);
         if (this.memory.idsOf(r.org, r.kind).has(r.id)) return false;
         this.beforeSqlWrite();
@@ -83,7 +83,7 @@ export class SqliteStore implements Store {
         return true;
       },
       replace: async (r, expectedVersion) => {
-        // A document the server checked comes frozen with its JSON text (see `RecordService.check`): not serialized again.
+        // A document the server checked comes frozen with its JSON text (see `checkRecord`): not serialized again.
         const json = jsonOf(r.doc);
         const key = cacheKey(r.org, r.kind, r.scope, r.name);
         const pending = this.memory.unwritten.size > 0 ? this.memory.unwritten.get(key) : undefined;
