@@ -1,6 +1,6 @@
 import { kindNames } from "../api/kinds.js";
 import { documentedRules } from "../api/schemas/jsonRules.js";
-import { errorSchema, type CreatedObject, type JsonSchema, type NamedSchema, type Route } from "./routes/table.js";
+import { errorSchema, type CreatedObject, type JsonSchema, type NamedSchema, type Route } from "./routes/route.js";
 
 /** Every body is parsed with this rule (server/json.ts): said once per operation that takes a body. */
 const reservedKeys = {

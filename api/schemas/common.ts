@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
-import { echoOnly } from "./jsonRules.js";
+import { crossFieldRules, echoOnly } from "./jsonRules.js";
 
 /**
  * Building blocks shared by every record and body schema.
@@ -212,6 +212,54 @@ export function patchObject(
   }
   for (const [field, schema] of Object.entries(extra)) shape[field] = schema;
   return z.strictObject(shape);
+}
+
+/** What a PUT body needs beyond its kind's PATCH object (see `putObject`). */
+export interface PutFields {
+  /** Fields every object has that a PUT may not leave out: required, and never null. */
+  required: readonly string[];
+  /** Fields a PUT may leave out for the value a create without them gets (the others left out are removed). */
+  defaulted: readonly string[];
+}
+
+/**
+ * The PUT body of a kind, from its PATCH object (`patchObject`) the way the server applies a PUT: each field takes
+ * its `$replace/<f>` value (the whole value), the read-only fields a client may echo stay, the other directives go.
+ * Descriptions come from each field's own value schema, with what leaving the field out does.
+ */
+export function putObject(patch: z.ZodObject, { required, defaulted }: PutFields) {
+  const shape = patch.shape as Record<string, z.ZodType>;
+  const whole = (field: string): z.ZodType => {
+    // `$replace/<f>` is the value, optional, and nullable unless the field is required in a PATCH.
+    const replace = shape[`$replace/${field}`] as z.ZodOptional<z.ZodType>;
+    const inner = replace.unwrap();
+    const value = inner instanceof z.ZodNullable ? (inner.unwrap() as z.ZodType) : inner;
+    const description = value.description ?? field;
+    if (required.includes(field)) return value.describe(`${description} Required.`);
+    return replace.describe(
+      defaulted.includes(field)
+        ? `${description} Left out: the value a create without it gets.`
+        : `${description} Left out: removed (description and tags get their create defaults).`,
+    );
+  };
+  const fields: Record<string, z.ZodType> = {};
+  for (const [key, schema] of Object.entries(shape)) {
+    if (!key.startsWith("$")) fields[key] = `$replace/${key}` in shape ? whole(key) : schema;
+  }
+  for (const key of Object.keys(shape)) {
+    const field = key.slice("$replace/".length);
+    if (key.startsWith("$replace/") && !(field in fields)) fields[field] = whole(field);
+  }
+  const body = z
+    .strictObject(fields)
+    .describe(
+      "The whole writable object: fields left out are removed; read-only fields (version, id, kind, links, ...) may " +
+        "be echoed and are ignored when they match (one that does not, or a stale version, is a 409).",
+    );
+  // The PATCH object's own rules (across its fields) hold for the whole object a PUT sends.
+  const rules = crossFieldRules().get(patch);
+  if (rules !== undefined) crossFieldRules().add(body, rules);
+  return body;
 }
 
 /** Patch fields common to every kind: description and tags. */

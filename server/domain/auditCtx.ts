@@ -15,13 +15,19 @@ export const auditCtxRules: KindServerRules = {
     eventlog: eventlogEndpoint,
   },
   quota: { name: "audit-contexts", perGvc: false },
-  readOnly: ["origin"],
-  immutable: [],
-  preserved: ["status"],
   deletePermission: "view",
-  initialize: () => ({ origin: "default", status: {} }),
-  editForbidden: (record) =>
-    isBuiltin(record) ? builtinMessage("audit context", record["name"], "edited") : undefined,
-  deleteForbidden: (record) =>
-    `Audit contexts cannot be deleted: ${String(record["name"])} stays (change its description or tags instead)`,
+  fields: {
+    readOnly: ["origin"],
+    immutable: [],
+    preserved: ["status"],
+  },
+  lifecycle: {
+    initialize: () => ({ origin: "default", status: {} }),
+  },
+  access: {
+    editForbidden: (record) =>
+      isBuiltin(record) ? builtinMessage("audit context", record["name"], "edited") : undefined,
+    deleteForbidden: (record) =>
+      `Audit contexts cannot be deleted: ${String(record["name"])} stays (change its description or tags instead)`,
+  },
 };

@@ -86,16 +86,20 @@ export const cloudAccountRules: KindServerRules = {
     eventlog: eventlogEndpoint,
     instructions: instructionsEndpoint,
   },
-  readOnly: ["provider"],
-  immutable: [],
-  preserved: ["status"],
   quota: { name: "cloudaccounts", perGvc: false },
-  initialize: (body, ctx: RuleContext) => {
-    const record = pick(body, ["provider", "data"]);
-    return { ...record, status: statusOf(record, ctx.now) };
+  fields: {
+    readOnly: ["provider"],
+    immutable: [],
+    preserved: ["status"],
   },
-  afterPatch: (previous, next, ctx) =>
-    JSON.stringify(previous["data"] ?? null) === JSON.stringify(next["data"] ?? null) && isObject(previous["status"])
-      ? { ...next, status: previous["status"] }
-      : { ...next, status: statusOf(next, ctx.now) },
+  lifecycle: {
+    initialize: (body, ctx: RuleContext) => {
+      const record = pick(body, ["provider", "data"]);
+      return { ...record, status: statusOf(record, ctx.now) };
+    },
+    afterPatch: (previous, next, ctx) =>
+      JSON.stringify(previous["data"] ?? null) === JSON.stringify(next["data"] ?? null) && isObject(previous["status"])
+        ? { ...next, status: previous["status"] }
+        : { ...next, status: statusOf(next, ctx.now) },
+  },
 };

@@ -25,33 +25,40 @@ export const domainRules: KindServerRules = {
   endpoints: {
     eventlog: eventlogEndpoint,
   },
-  readOnly: [],
-  immutable: [],
-  preserved: ["status"],
-  // A PUT without a spec gets the spec a create without one gets (the defaults of `normalizedSpec`).
-  omittedDefaults: { spec: {} },
   quota: { name: "domains", perGvc: false },
-  async initialize(body, ctx) {
-    const record: JsonObject = {
-      ...pick(body, ["name", "tags"]),
-      spec: normalizedSpec(ctx.org, isObject(body["spec"]) ? body["spec"] : undefined),
-    };
-    const { status } = await withStatus(record, ctx);
-    return { spec: record["spec"] as JsonObject, status: status as JsonObject };
+  fields: {
+    readOnly: [],
+    immutable: [],
+    preserved: ["status"],
+    // A PUT without a spec gets the spec a create without one gets (the defaults of `normalizedSpec`).
+    omittedDefaults: { spec: {} },
   },
-  async afterPatch(previous, next, ctx) {
-    const spec = next["spec"];
-    // A spec the patch left alone is the stored one, defaults in place: kept as the same value.
-    const normalized =
-      spec === previous["spec"] ? next : { ...next, spec: normalizedSpec(ctx.org, isObject(spec) ? spec : undefined) };
-    return withStatus(normalized, ctx);
-  },
-  async validate(record, ctx, previous) {
-    // Only the spec and the tags (the route limit's) are read: an update that kept both changed nothing checked here.
-    if (previous !== undefined && record["spec"] === previous["spec"] && record["tags"] === previous["tags"]) return [];
-    const spec = specOf(record);
-    const issues: Issue[] = specIssues(String(record["name"]), spec, tagsOf(record));
-    if (issues.length > 0) return issues;
-    return missingTargets(ctx.org, spec, ctx.tx);
+  lifecycle: {
+    async initialize(body, ctx) {
+      const record: JsonObject = {
+        ...pick(body, ["name", "tags"]),
+        spec: normalizedSpec(ctx.org, isObject(body["spec"]) ? body["spec"] : undefined),
+      };
+      const { status } = await withStatus(record, ctx);
+      return { spec: record["spec"] as JsonObject, status: status as JsonObject };
+    },
+    async afterPatch(previous, next, ctx) {
+      const spec = next["spec"];
+      // A spec the patch left alone is the stored one, defaults in place: kept as the same value.
+      const normalized =
+        spec === previous["spec"]
+          ? next
+          : { ...next, spec: normalizedSpec(ctx.org, isObject(spec) ? spec : undefined) };
+      return withStatus(normalized, ctx);
+    },
+    async validate(record, ctx, previous) {
+      // Only the spec and the tags (the route limit's) are read: an update that kept both changed nothing checked here.
+      if (previous !== undefined && record["spec"] === previous["spec"] && record["tags"] === previous["tags"])
+        return [];
+      const spec = specOf(record);
+      const issues: Issue[] = specIssues(String(record["name"]), spec, tagsOf(record));
+      if (issues.length > 0) return issues;
+      return missingTargets(ctx.org, spec, ctx.tx);
+    },
   },
 };

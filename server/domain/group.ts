@@ -9,21 +9,30 @@ export const groupRules: KindServerRules = {
   endpoints: {
     eventlog: eventlogEndpoint,
   },
-  readOnly: ["origin"],
-  immutable: [],
-  preserved: [],
   quota: { name: "groups", perGvc: false },
-  queryFields: ["memberQuery"],
-  initialize(body, ctx) {
-    const fields: JsonObject = { origin: "default", ...pick(body, ["memberLinks", "memberQuery", "identityMatcher"]) };
-    if (fields["memberLinks"] !== undefined)
-      fields["memberLinks"] = fullLinks(ctx.org, fields["memberLinks"]) as JsonValue;
-    return fields;
+  fields: {
+    readOnly: ["origin"],
+    immutable: [],
+    preserved: [],
+    queryFields: ["memberQuery"],
+    linkArrays: ["memberLinks"],
   },
-  afterPatch(_previous, next, ctx) {
-    if (next["memberLinks"] === undefined) return next;
-    return { ...next, memberLinks: fullLinks(ctx.org, next["memberLinks"]) as JsonValue };
+  lifecycle: {
+    initialize(body, ctx) {
+      const fields: JsonObject = {
+        origin: "default",
+        ...pick(body, ["memberLinks", "memberQuery", "identityMatcher"]),
+      };
+      if (fields["memberLinks"] !== undefined)
+        fields["memberLinks"] = fullLinks(ctx.org, fields["memberLinks"]) as JsonValue;
+      return fields;
+    },
+    afterPatch(_previous, next, ctx) {
+      if (next["memberLinks"] === undefined) return next;
+      return { ...next, memberLinks: fullLinks(ctx.org, next["memberLinks"]) as JsonValue };
+    },
   },
-  linkArrays: ["memberLinks"],
-  deleteForbidden: (record) => (isBuiltin(record) ? builtinMessage("group", record["name"], "deleted") : undefined),
+  access: {
+    deleteForbidden: (record) => (isBuiltin(record) ? builtinMessage("group", record["name"], "deleted") : undefined),
+  },
 };

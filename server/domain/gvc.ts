@@ -129,62 +129,66 @@ export const gvcRules: KindServerRules = {
   endpoints: {
     eventlog: eventlogEndpoint,
   },
-  readOnly: ["alias"],
-  immutable: [],
-  preserved: ["status"],
-  linkArrays: ["locationLinks", "locationOptions", "pullSecretLinks", "secrets"],
   quota: { name: "gvcs", perGvc: false },
-  async initialize(body, ctx) {
-    return { alias: await uniqueAlias(ctx.tx, ctx.org), spec: storedGvcSpec(ctx.org, body["spec"]), status: {} };
+  fields: {
+    readOnly: ["alias"],
+    immutable: [],
+    preserved: ["status"],
+    linkArrays: ["locationLinks", "locationOptions", "pullSecretLinks", "secrets"],
   },
-  afterPatch(previous, next, ctx) {
-    // A spec the patch left alone is the stored one: kept as the same value (nothing re-checks it).
-    return next["spec"] === previous["spec"] ? next : { ...next, spec: storedGvcSpec(ctx.org, next["spec"]) };
-  },
-  async validate(record, ctx, previous) {
-    if (previous !== undefined && record["spec"] === previous["spec"]) return [];
-    const parsed = gvcSpec().safeParse(record["spec"]);
-    if (!parsed.success) return issuesFromZod(parsed.error, ["spec"]);
-    const issues = gvcSpecIssues(parsed.data, ctx.org, String(record["name"]));
-    const spec = record["spec"];
-    const old = previous?.["spec"];
-    const locationsBefore = stringsAt(old, "staticPlacement", "locationLinks");
-    for (const [index, link] of stringsAt(spec, "staticPlacement", "locationLinks").entries()) {
-      if (locationsBefore.includes(link)) continue;
-      const linked = /^\/org\/([^/]+)\/location\/([^/]+)$/.exec(link);
-      if (linked !== null && (await ctx.tx.get(ctx.org, "location", "", linked[2] as string)) === undefined) {
-        issues.push({
-          path: `spec.staticPlacement.locationLinks.${index}`,
-          message: `location '${linked[2] as string}' does not exist in org '${ctx.org}'`,
-        });
+  lifecycle: {
+    async initialize(body, ctx) {
+      return { alias: await uniqueAlias(ctx.tx, ctx.org), spec: storedGvcSpec(ctx.org, body["spec"]), status: {} };
+    },
+    afterPatch(previous, next, ctx) {
+      // A spec the patch left alone is the stored one: kept as the same value (nothing re-checks it).
+      return next["spec"] === previous["spec"] ? next : { ...next, spec: storedGvcSpec(ctx.org, next["spec"]) };
+    },
+    async validate(record, ctx, previous) {
+      if (previous !== undefined && record["spec"] === previous["spec"]) return [];
+      const parsed = gvcSpec().safeParse(record["spec"]);
+      if (!parsed.success) return issuesFromZod(parsed.error, ["spec"]);
+      const issues = gvcSpecIssues(parsed.data, ctx.org, String(record["name"]));
+      const spec = record["spec"];
+      const old = previous?.["spec"];
+      const locationsBefore = stringsAt(old, "staticPlacement", "locationLinks");
+      for (const [index, link] of stringsAt(spec, "staticPlacement", "locationLinks").entries()) {
+        if (locationsBefore.includes(link)) continue;
+        const linked = /^\/org\/([^/]+)\/location\/([^/]+)$/.exec(link);
+        if (linked !== null && (await ctx.tx.get(ctx.org, "location", "", linked[2] as string)) === undefined) {
+          issues.push({
+            path: `spec.staticPlacement.locationLinks.${index}`,
+            message: `location '${linked[2] as string}' does not exist in org '${ctx.org}'`,
+          });
+        }
       }
-    }
-    const serves = isKind("secret");
-    issues.push(
-      ...(await pullSecretIssues(
-        ctx.tx,
-        ctx.org,
-        stringsAt(spec, "pullSecretLinks"),
-        serves,
-        stringsAt(old, "pullSecretLinks"),
-      )),
-    );
-    return issues;
-  },
-  async created(record, ctx) {
-    for (const definition of quotaDefinitions) {
-      if (definition.perGvc) await createQuota(ctx.tx, ctx.org, definition, record.name, ctx.now);
-    }
-  },
-  async deleting(record, ctx) {
-    for (const kind of GVC_CHILDREN) {
-      const count = await ctx.tx.count(ctx.org, kind, record.name);
-      if (count > 0) throw conflict("InUse", `gvc ${record.name} still holds ${count} ${kind}(s); delete them first`);
-    }
-  },
-  async deleted(record, ctx) {
-    for (const definition of quotaDefinitions) {
-      if (definition.perGvc) await ctx.tx.delete(ctx.org, "quota", record.name, definition.name);
-    }
+      const serves = isKind("secret");
+      issues.push(
+        ...(await pullSecretIssues(
+          ctx.tx,
+          ctx.org,
+          stringsAt(spec, "pullSecretLinks"),
+          serves,
+          stringsAt(old, "pullSecretLinks"),
+        )),
+      );
+      return issues;
+    },
+    async created(record, ctx) {
+      for (const definition of quotaDefinitions) {
+        if (definition.perGvc) await createQuota(ctx.tx, ctx.org, definition, record.name, ctx.now);
+      }
+    },
+    async deleting(record, ctx) {
+      for (const kind of GVC_CHILDREN) {
+        const count = await ctx.tx.count(ctx.org, kind, record.name);
+        if (count > 0) throw conflict("InUse", `gvc ${record.name} still holds ${count} ${kind}(s); delete them first`);
+      }
+    },
+    async deleted(record, ctx) {
+      for (const definition of quotaDefinitions) {
+        if (definition.perGvc) await ctx.tx.delete(ctx.org, "quota", record.name, definition.name);
+      }
+    },
   },
 };

@@ -98,23 +98,27 @@ async function cloudAccountIssues(record: JsonObject, ctx: RuleContext, previous
 export const identityRules: KindServerRules = {
   kind: "identity",
   endpoints: { eventlog: eventlogEndpoint },
-  readOnly: [],
-  immutable: [],
-  preserved: ["status", "gvc"],
   quota: { name: "identities-per-gvc", perGvc: true },
-  initialize(body, ctx) {
-    const record = normalized(pick(body, SECTIONS), ctx.org);
-    return { ...record, status: statusOf(body) };
+  fields: {
+    readOnly: [],
+    immutable: [],
+    preserved: ["status", "gvc"],
   },
-  afterPatch(_previous, next, ctx) {
-    const record = normalized(next, ctx.org);
-    return { ...record, status: statusOf(record) };
-  },
-  async validate(record, ctx, previous) {
-    const parsed = identitySections().safeParse(pick(record, SECTIONS));
-    if (!parsed.success) return issuesFromZod(parsed.error);
-    const issues = identityIssues(record);
-    if (issues.length > 0) return issues;
-    return cloudAccountIssues(record, ctx, previous);
+  lifecycle: {
+    initialize(body, ctx) {
+      const record = normalized(pick(body, SECTIONS), ctx.org);
+      return { ...record, status: statusOf(body) };
+    },
+    afterPatch(_previous, next, ctx) {
+      const record = normalized(next, ctx.org);
+      return { ...record, status: statusOf(record) };
+    },
+    async validate(record, ctx, previous) {
+      const parsed = identitySections().safeParse(pick(record, SECTIONS));
+      if (!parsed.success) return issuesFromZod(parsed.error);
+      const issues = identityIssues(record);
+      if (issues.length > 0) return issues;
+      return cloudAccountIssues(record, ctx, previous);
+    },
   },
 };

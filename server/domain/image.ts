@@ -35,18 +35,22 @@ export const imageRules: KindServerRules = {
   endpoints: {
     eventlog: eventlogEndpoint,
   },
-  readOnly: ["description", "repository", "tag", "digest", "manifest"],
-  immutable: [],
-  preserved: [],
-  initialize(body) {
-    const name = String(body["name"]);
-    const colon = name.lastIndexOf(":");
-    const manifest = isObject(body["manifest"]) ? body["manifest"] : defaultManifest(name);
-    return {
-      repository: name.slice(0, colon),
-      tag: name.slice(colon + 1),
-      digest: sha256(JSON.stringify(manifest)),
-      manifest,
-    };
+  fields: {
+    readOnly: ["description", "repository", "tag", "digest", "manifest"],
+    immutable: [],
+    preserved: [],
+  },
+  lifecycle: {
+    initialize(body) {
+      const name = String(body["name"]);
+      const colon = name.lastIndexOf(":");
+      const manifest = isObject(body["manifest"]) ? body["manifest"] : defaultManifest(name);
+      return {
+        repository: name.slice(0, colon),
+        tag: name.slice(colon + 1),
+        digest: sha256(JSON.stringify(manifest)),
+        manifest,
+      };
+    },
   },
 };

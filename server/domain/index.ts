@@ -55,11 +55,11 @@ export function plainRules(kind: Kind): KindServerRules {
   return {
     kind,
     ...(quota !== undefined ? { quota } : {}),
-    readOnly: [],
-    immutable: [],
-    preserved: [],
+    fields: { readOnly: [], immutable: [], preserved: [] },
     ...(kinds[kind].endpoints?.["eventlog"] ? { endpoints: { eventlog: eventlogEndpoint } } : {}),
-    initialize: (body) => Object.fromEntries(Object.entries(body).filter(([field]) => !common.has(field))),
+    lifecycle: {
+      initialize: (body) => Object.fromEntries(Object.entries(body).filter(([field]) => !common.has(field))),
+    },
   };
 }
 
@@ -84,10 +84,14 @@ export function rulesOf(kind: Kind, server: KindServerRules): KindRules {
   return {
     ...server,
     // The declaration's immutable fields and create defaults hold for the server as for the provider's resource.
-    immutable: [...server.immutable, ...(contract.immutable ?? [])],
-    ...(defaults !== undefined
-      ? { initialize: (body, ctx) => server.initialize(defaults(body) as typeof body, ctx) }
-      : {}),
+    fields: { ...server.fields, immutable: [...server.fields.immutable, ...(contract.immutable ?? [])] },
+    lifecycle:
+      defaults !== undefined
+        ? {
+            ...server.lifecycle,
+            initialize: (body, ctx) => server.lifecycle.initialize(defaults(body) as typeof body, ctx),
+          }
+        : server.lifecycle,
     record: contract.schemas.record,
     patchBody: contract.schemas.patch,
     ...(contract.schemas.create ? { createBody: contract.schemas.create } : {}),

@@ -5,7 +5,7 @@ import type { QuerySpec } from "../../api/schemas/query.js";
 import { jsonEqual } from "../json.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
-import type { KindRules } from "./rules.js";
+import type { FieldRules } from "./rules.js";
 
 /**
  * Largest stored record (its JSON, UTF-8): half the body limit, so that what `GET` returns can always be sent back
@@ -22,7 +22,7 @@ export const MAX_RECORD_BYTES = 512 * 1024;
  */
 export function storedLimitIssues(
   doc: JsonObject,
-  rules: Pick<KindRules, "serverTags" | "queryFields">,
+  rules: Pick<FieldRules, "serverTags" | "queryFields">,
   /** A stored record `doc` was derived from (it met these limits): fields equal to its own are not checked again. */
   previous?: JsonObject,
   /** `JSON.stringify(doc)`, when the caller has it. */

@@ -164,17 +164,6 @@ export const mk8sRules: KindServerRules = {
     cacerts: cacertsEndpoint,
   },
   quota: { name: "mk8s-clusters", perGvc: false },
-  readOnly: ["alias"],
-  immutable: [],
-  preserved: ["status"],
-  initialize(body, ctx) {
-    const alias = randomBytes(6).toString("hex");
-    const record: JsonObject = { alias, ...pick(body, ["spec"]) };
-    return { ...record, status: statusOf(ctx.org, record) };
-  },
-  validate: genericLocationIssues,
-  // The status follows the spec (the home location is the provider's location).
-  afterPatch: (_previous, next, ctx) => ({ ...next, status: statusOf(ctx.org, next) }),
   actions: {
     join: {
       permission: "join",
@@ -223,5 +212,20 @@ export const mk8sRules: KindServerRules = {
         };
       },
     },
+  },
+  fields: {
+    readOnly: ["alias"],
+    immutable: [],
+    preserved: ["status"],
+  },
+  lifecycle: {
+    initialize(body, ctx) {
+      const alias = randomBytes(6).toString("hex");
+      const record: JsonObject = { alias, ...pick(body, ["spec"]) };
+      return { ...record, status: statusOf(ctx.org, record) };
+    },
+    validate: genericLocationIssues,
+    // The status follows the spec (the home location is the provider's location).
+    afterPatch: (_previous, next, ctx) => ({ ...next, status: statusOf(ctx.org, next) }),
   },
 };

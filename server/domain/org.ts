@@ -47,20 +47,24 @@ export const orgRules: KindServerRules = {
   endpoints: {
     eventlog: eventlogEndpoint,
   },
-  readOnly: [],
-  immutable: [],
-  preserved: ["status"],
-  initialize: (body, ctx) => ({
-    spec: storedOrgSpec(ctx.org, body["spec"]),
-    status: { active: true, endpointPrefix: endpointPrefix() },
-  }),
-  afterPatch(previous, next, ctx) {
-    return next["spec"] === previous["spec"] ? next : { ...next, spec: storedOrgSpec(ctx.org, next["spec"]) };
+  fields: {
+    readOnly: [],
+    immutable: [],
+    preserved: ["status"],
   },
-  validate(record, _ctx, previous) {
-    // Only the spec is checked here: an update that kept the stored one changed nothing checked.
-    if (previous !== undefined && record["spec"] === previous["spec"]) return [];
-    const parsed = orgSpec().safeParse(record["spec"]);
-    return parsed.success ? [] : issuesFromZod(parsed.error, ["spec"]);
+  lifecycle: {
+    initialize: (body, ctx) => ({
+      spec: storedOrgSpec(ctx.org, body["spec"]),
+      status: { active: true, endpointPrefix: endpointPrefix() },
+    }),
+    afterPatch(previous, next, ctx) {
+      return next["spec"] === previous["spec"] ? next : { ...next, spec: storedOrgSpec(ctx.org, next["spec"]) };
+    },
+    validate(record, _ctx, previous) {
+      // Only the spec is checked here: an update that kept the stored one changed nothing checked.
+      if (previous !== undefined && record["spec"] === previous["spec"]) return [];
+      const parsed = orgSpec().safeParse(record["spec"]);
+      return parsed.success ? [] : issuesFromZod(parsed.error, ["spec"]);
+    },
   },
 };

@@ -52,28 +52,34 @@ export const policyRules: KindServerRules = {
   endpoints: {
     eventlog: eventlogEndpoint,
   },
-  readOnly: ["origin"],
-  immutable: ["targetKind"],
-  preserved: [],
   quota: { name: "policies", perGvc: false },
-  queryFields: ["targetQuery"],
-  initialize(body, ctx) {
-    return normalize(ctx.org, {
-      origin: "default",
-      ...pick(body, ["targetKind", "target", "targetLinks", "targetQuery", "bindings"]),
-    });
+  fields: {
+    readOnly: ["origin"],
+    immutable: ["targetKind"],
+    preserved: [],
+    queryFields: ["targetQuery"],
+    linkArrays: ["targetLinks", "principalLinks"],
   },
-  afterPatch(_previous, next, ctx) {
-    return normalize(ctx.org, next);
+  lifecycle: {
+    initialize(body, ctx) {
+      return normalize(ctx.org, {
+        origin: "default",
+        ...pick(body, ["targetKind", "target", "targetLinks", "targetQuery", "bindings"]),
+      });
+    },
+    afterPatch(_previous, next, ctx) {
+      return normalize(ctx.org, next);
+    },
+    validate(record) {
+      return policyIssues(record as unknown as PolicyRules);
+    },
+    // On an update targetKind is the stored one: a link, permission or query kind of another kind conflicts with it.
+    conflicts(record) {
+      return policyConflicts(record as unknown as PolicyRules);
+    },
   },
-  linkArrays: ["targetLinks", "principalLinks"],
-  validate(record) {
-    return policyIssues(record as unknown as PolicyRules);
+  access: {
+    editForbidden: (record) => (isBuiltin(record) ? builtinMessage("policy", record["name"], "edited") : undefined),
+    deleteForbidden: (record) => (isBuiltin(record) ? builtinMessage("policy", record["name"], "deleted") : undefined),
   },
-  // On an update targetKind is the stored one: a link, permission or query kind of another kind conflicts with it.
-  conflicts(record) {
-    return policyConflicts(record as unknown as PolicyRules);
-  },
-  editForbidden: (record) => (isBuiltin(record) ? builtinMessage("policy", record["name"], "edited") : undefined),
-  deleteForbidden: (record) => (isBuiltin(record) ? builtinMessage("policy", record["name"], "deleted") : undefined),
 };

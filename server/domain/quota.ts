@@ -242,10 +242,16 @@ function gvcNameOf(doc: JsonObject): string {
  */
 export const quotaRules: KindServerRules = {
   kind: "quota",
-  readOnly: ["unit", "dimensions", "current", "origin"],
-  immutable: [],
-  preserved: [],
-  initialize: () => ({}),
-  storageScope: gvcNameOf,
-  deleteForbidden: (record) => `The quota ${String(record["name"])} cannot be deleted`,
+  fields: {
+    readOnly: ["unit", "dimensions", "current", "origin"],
+    immutable: [],
+    preserved: [],
+    storageScope: gvcNameOf,
+  },
+  lifecycle: {
+    initialize: () => ({}),
+  },
+  access: {
+    deleteForbidden: (record) => `The quota ${String(record["name"])} cannot be deleted`,
+  },
 };

@@ -67,18 +67,10 @@ export interface QuotaUse {
 }
 
 /**
- * Everything the generic record service needs to know about one kind: the contract's facts (schemas, addressing,
- * read from the kind's descriptor in `api/kinds/`) merged with the server's rules (`server/domain/<kind>.ts`). Generic code reads these tables and never
- * names a kind or a field itself.
+ * What a kind's fields are to a write: which the server owns, which never change, what PATCH and PUT keep or fill in,
+ * and where links and stored queries are.
  */
-export interface KindRules {
-  kind: Kind;
-  /** Strict schema of a POST body; undefined: the kind cannot be created through the API (405). */
-  createBody?: () => z.ZodType;
-  /** Strict schema of a PATCH body; undefined: the kind cannot be patched (405). */
-  patchBody?: () => z.ZodType;
-  /** Schema every stored record must satisfy (checked after create and after every patch). */
-  record: () => z.ZodType;
+export interface FieldRules {
   /** Top-level or dotted fields the server owns besides the common ones: a change through PATCH is a 400. */
   readOnly: readonly string[];
   /** Dotted fields fixed at create: a change through PATCH or PUT is a 409 (a conflict with the stored object). */
@@ -92,6 +84,24 @@ export interface KindRules {
    * leaves such a field out replaces it with this value, as a create without it would have it.
    */
   omittedDefaults?: Readonly<JsonObject>;
+  /** Tag keys the server sets on records of this kind: they do not count against the 50-tag limit. */
+  serverTags?: readonly string[];
+  /** Top-level fields holding a stored query document (checked like a query body: terms, patterns). */
+  queryFields?: readonly string[];
+  /**
+   * Array fields (at any depth) whose items are links stored in full form: the items a patch directive names
+   * (`$drop/`, `$retain/`, `$append/` of these fields) are read in full form too, so `//group/x` names
+   * `/org/o/group/x`.
+   */
+  linkArrays?: readonly string[];
+  /** Links of a record beyond self, org and gvc, from its self link (a workload's `deployment` collection). */
+  links?(self: string): JsonObject[];
+  /** Storage scope of a record of an org-scoped kind that still needs several records per name (per-gvc quotas). */
+  storageScope?(record: JsonObject): string;
+}
+
+/** A record's life: how it is made, what it must satisfy, and what runs with each write (inside its transaction). */
+export interface LifecycleRules {
   /** The kind-specific fields of a new record from a validated create body (defaults filled, server fields set). */
   initialize(body: JsonObject, ctx: RuleContext): JsonObject | Promise<JsonObject>;
   /**
@@ -106,50 +116,60 @@ export interface KindRules {
    * `validate`: a 409 naming them, since the same body is valid for another object.
    */
   conflicts?(record: JsonObject): Issue[];
-  /** Tag keys the server sets on records of this kind: they do not count against the 50-tag limit. */
-  serverTags?: readonly string[];
-  /** Top-level fields holding a stored query document (checked like a query body: terms, patterns). */
-  queryFields?: readonly string[];
   /** Adjusts a patch result before validation (e.g. keeps server tags, derives a status from the store). */
   afterPatch?(previous: JsonObject, next: JsonObject, ctx: RuleContext): JsonObject | Promise<JsonObject>;
-  /**
-   * Array fields (at any depth) whose items are links stored in full form: the items a patch directive names
-   * (`$drop/`, `$retain/`, `$append/` of these fields) are read in full form too, so `//group/x` names
-   * `/org/o/group/x`.
-   */
-  linkArrays?: readonly string[];
+  /** Runs after a create, in the same transaction. */
+  created?(record: StoredRecord, ctx: RuleContext): Promise<void>;
+  /** Runs after a patch that changed the record, in the same transaction. */
+  patched?(previous: JsonObject, next: JsonObject, ctx: RuleContext): Promise<void>;
+  /** Runs before a delete, in the same transaction; throw 409 InUse to refuse. */
+  deleting?(record: StoredRecord, ctx: RuleContext): Promise<void>;
+  /** Runs after a delete, in the same transaction. */
+  deleted?(record: StoredRecord, ctx: RuleContext): Promise<void>;
+}
+
+/** Refusals beyond the permission an operation needs. */
+export interface AccessRules {
   /** Why this record may not be edited (builtin objects): 403 with this message. */
   editForbidden?(record: JsonObject): string | undefined;
   /** Why this record may not be deleted: 403 with this message. */
   deleteForbidden?(record: JsonObject): string | undefined;
-  /** Permission a create (POST, or a PUT that creates) needs (default `create`). */
-  createPermission?: string;
   /**
    * The fields a create body may set with `createPermission` alone; setting any other field needs `permission` on the
    * new object as well (a 403 naming the fields). Users: `invite` adds an email; a group's `memberQuery` may select
    * any other field (tags, idp, description), so choosing them is editing the user.
    */
   createAlone?: { fields: readonly string[]; permission: string };
-  /** Permission a DELETE needs (default `delete`). */
-  deletePermission?: string;
-  /** Quota consumed by each record of this kind. */
-  quota?: QuotaUse;
-  /** Runs after a create, in the same transaction. */
-  created?(record: StoredRecord, ctx: RuleContext): Promise<void>;
-  /** Runs before a delete, in the same transaction; throw 409 InUse to refuse. */
-  deleting?(record: StoredRecord, ctx: RuleContext): Promise<void>;
-  /** Runs after a delete, in the same transaction. */
-  deleted?(record: StoredRecord, ctx: RuleContext): Promise<void>;
-  /** Runs after a patch that changed the record, in the same transaction. */
-  patched?(previous: JsonObject, next: JsonObject, ctx: RuleContext): Promise<void>;
-  /** Links of a record beyond self, org and gvc, from its self link (a workload's `deployment` collection). */
-  links?(self: string): JsonObject[];
+}
+
+/**
+ * Everything the generic record service needs to know about one kind: the contract's facts (schemas, addressing,
+ * read from the kind's descriptor in `api/kinds/`) merged with the server's rules (`server/domain/<kind>.ts`), these
+ * grouped as `fields`, `lifecycle` and `access`. Beside the groups: what a create consumes and the permissions a
+ * create and a delete need (as an action or endpoint names its own). Generic code reads these tables and never names
+ * a kind or a field itself.
+ */
+export interface KindRules {
+  kind: Kind;
+  /** Strict schema of a POST body; undefined: the kind cannot be created through the API (405). */
+  createBody?: () => z.ZodType;
+  /** Strict schema of a PATCH body; undefined: the kind cannot be patched (405). */
+  patchBody?: () => z.ZodType;
+  /** Schema every stored record must satisfy (checked after create and after every patch). */
+  record: () => z.ZodType;
   /** Body field that names a new object (default `name`; users are named by their `email`). */
   nameField?: string;
   /** `id`: objects are addressed by their UUID in paths (quotas, whose names repeat). */
   addressBy?: "name" | "id";
-  /** Storage scope of a record of an org-scoped kind that still needs several records per name (per-gvc quotas). */
-  storageScope?(record: JsonObject): string;
+  /** Quota consumed by each record of this kind. */
+  quota?: QuotaUse;
+  /** Permission a create (POST, or a PUT that creates) needs (default `create`). */
+  createPermission?: string;
+  /** Permission a DELETE needs (default `delete`). */
+  deletePermission?: string;
+  fields: FieldRules;
+  lifecycle: LifecycleRules;
+  access?: AccessRules;
   actions?: Readonly<Record<string, KindAction>>;
   endpoints?: Readonly<Record<string, KindEndpoint>>;
 }

@@ -101,10 +101,14 @@ export const secretRules: KindServerRules = {
     eventlog: eventlogEndpoint,
     reveal: revealEndpoint,
   },
-  readOnly: [],
-  immutable: [],
-  preserved: [],
   quota: { name: "secrets", perGvc: false },
-  initialize: (body) => pick(body, ["type", "data"]),
-  validate: (record) => dataIssues(record),
+  fields: {
+    readOnly: [],
+    immutable: [],
+    preserved: [],
+  },
+  lifecycle: {
+    initialize: (body) => pick(body, ["type", "data"]),
+    validate: (record) => dataIssues(record),
+  },
 };

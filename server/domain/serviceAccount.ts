@@ -29,31 +29,7 @@ export const serviceAccountRules: KindServerRules = {
   endpoints: {
     eventlog: eventlogEndpoint,
   },
-  readOnly: ["origin"],
-  immutable: [],
-  preserved: [],
-  ignoredInPatch: ["keys"],
   quota: { name: "serviceaccounts", perGvc: false },
-  initialize: () => ({ origin: "default", keys: [] }),
-  afterPatch(previous, next) {
-    // Keys are only ever removed by a PATCH (`$drop/keys`); nothing a body says can add or alter one.
-    const remaining = new Set(keysOf(next).map((k) => String(k["name"])));
-    return { ...next, keys: keysOf(previous).filter((k) => remaining.has(String(k["name"]))) };
-  },
-  async patched(previous, next, ctx) {
-    const remaining = new Set(keysOf(next).map((k) => String(k["name"])));
-    for (const key of keysOf(previous)) {
-      const name = String(key["name"]);
-      if (!remaining.has(name)) await ctx.tx.deleteCredential(name);
-    }
-  },
-  async deleted(record, ctx) {
-    await ctx.tx.deleteCredentialsOf(record.org, record.kind, record.name);
-  },
-  editForbidden: (record) =>
-    isBuiltin(record) ? builtinMessage("service account", record["name"], "edited") : undefined,
-  deleteForbidden: (record) =>
-    isBuiltin(record) ? builtinMessage("service account", record["name"], "deleted") : undefined,
   actions: {
     addKey: {
       permission: "addKey",
@@ -84,5 +60,35 @@ export const serviceAccountRules: KindServerRules = {
         };
       },
     },
+  },
+  fields: {
+    readOnly: ["origin"],
+    immutable: [],
+    preserved: [],
+    ignoredInPatch: ["keys"],
+  },
+  lifecycle: {
+    initialize: () => ({ origin: "default", keys: [] }),
+    afterPatch(previous, next) {
+      // Keys are only ever removed by a PATCH (`$drop/keys`); nothing a body says can add or alter one.
+      const remaining = new Set(keysOf(next).map((k) => String(k["name"])));
+      return { ...next, keys: keysOf(previous).filter((k) => remaining.has(String(k["name"]))) };
+    },
+    async patched(previous, next, ctx) {
+      const remaining = new Set(keysOf(next).map((k) => String(k["name"])));
+      for (const key of keysOf(previous)) {
+        const name = String(key["name"]);
+        if (!remaining.has(name)) await ctx.tx.deleteCredential(name);
+      }
+    },
+    async deleted(record, ctx) {
+      await ctx.tx.deleteCredentialsOf(record.org, record.kind, record.name);
+    },
+  },
+  access: {
+    editForbidden: (record) =>
+      isBuiltin(record) ? builtinMessage("service account", record["name"], "edited") : undefined,
+    deleteForbidden: (record) =>
+      isBuiltin(record) ? builtinMessage("service account", record["name"], "deleted") : undefined,
   },
 };

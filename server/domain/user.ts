@@ -58,10 +58,16 @@ export const userRules: KindServerRules = {
   },
   // `name` is the email (set by the server from it).
   quota: { name: "users", perGvc: false },
-  readOnly: ["email", "idp", "name"],
-  immutable: [],
-  preserved: [],
   createPermission: "invite",
-  createAlone: { fields: ["email"], permission: "edit" },
-  initialize: (body) => pick(body, ["email", "idp"]),
+  fields: {
+    readOnly: ["email", "idp", "name"],
+    immutable: [],
+    preserved: [],
+  },
+  lifecycle: {
+    initialize: (body) => pick(body, ["email", "idp"]),
+  },
+  access: {
+    createAlone: { fields: ["email"], permission: "edit" },
+  },
 };

@@ -48,28 +48,32 @@ export const volumeSetRules: KindServerRules = {
     eventlog: eventlogEndpoint,
     command: commandEndpoint,
   },
-  readOnly: [],
-  immutable: ["spec.performanceClass", "spec.fileSystemType"],
-  preserved: ["status", "gvc"],
   quota: { name: "volumesets-per-gvc", perGvc: true },
-  async initialize(body, ctx): Promise<JsonObject> {
-    const gvc = ctx.gvc === undefined ? undefined : await ctx.tx.get(ctx.org, "gvc", "", ctx.gvc);
-    return {
-      spec: withDefaults(body["spec"] as JsonObject),
-      status: gvc ? { parentId: gvc.id } : ({} as JsonObject),
-    };
+  fields: {
+    readOnly: [],
+    immutable: ["spec.performanceClass", "spec.fileSystemType"],
+    preserved: ["status", "gvc"],
   },
-  afterPatch(previous, next) {
-    const spec = next["spec"];
-    // A spec the patch left alone is the stored one, defaults in place: kept as the same value (nothing re-checks it).
-    return isObject(spec) && spec !== previous["spec"] ? { ...next, spec: withDefaults(spec) } : next;
-  },
-  validate(record, _ctx, previous) {
-    // Only the spec is read: an update that kept the stored one changed nothing checked here.
-    if (previous !== undefined && record["spec"] === previous["spec"]) return [];
-    const parsed = volumeSetSpec().safeParse(record["spec"]);
-    if (!parsed.success) return issuesFromZod(parsed.error, ["spec"]);
-    const issues: Issue[] = volumeSetSpecIssues(parsed.data);
-    return issues;
+  lifecycle: {
+    async initialize(body, ctx): Promise<JsonObject> {
+      const gvc = ctx.gvc === undefined ? undefined : await ctx.tx.get(ctx.org, "gvc", "", ctx.gvc);
+      return {
+        spec: withDefaults(body["spec"] as JsonObject),
+        status: gvc ? { parentId: gvc.id } : ({} as JsonObject),
+      };
+    },
+    afterPatch(previous, next) {
+      const spec = next["spec"];
+      // A spec the patch left alone is the stored one, defaults in place: kept as the same value (nothing re-checks it).
+      return isObject(spec) && spec !== previous["spec"] ? { ...next, spec: withDefaults(spec) } : next;
+    },
+    validate(record, _ctx, previous) {
+      // Only the spec is read: an update that kept the stored one changed nothing checked here.
+      if (previous !== undefined && record["spec"] === previous["spec"]) return [];
+      const parsed = volumeSetSpec().safeParse(record["spec"]);
+      if (!parsed.success) return issuesFromZod(parsed.error, ["spec"]);
+      const issues: Issue[] = volumeSetSpecIssues(parsed.data);
+      return issues;
+    },
   },
 };

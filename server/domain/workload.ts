@@ -109,33 +109,38 @@ export const workloadRules: KindServerRules = {
     deployments: deploymentsEndpoint,
     deployment: deploymentEndpoint,
   },
-  readOnly: [],
-  immutable: [],
-  preserved: ["status", "gvc"],
   quota: { name: "workloads-per-gvc", perGvc: true },
-  // The official CLI reads a workload's deployments from this link (`cpln workload get`: `insertReadyState`).
-  links: (self) => [{ rel: "deployment", href: `${self}/deployment` }],
-  async initialize(body, ctx): Promise<JsonObject> {
-    const gvc = ctx.gvc === undefined ? undefined : await ctx.tx.get(ctx.org, "gvc", "", ctx.gvc);
-    const spec = withDefaults(body["spec"] as JsonObject, ctx);
-    return { spec, status: workloadStatusOf(String(body["name"]), spec, gvcFacts(gvc?.doc, ctx.gvc ?? ""), ctx.now) };
+  fields: {
+    readOnly: [],
+    immutable: [],
+    preserved: ["status", "gvc"],
+    // The official CLI reads a workload's deployments from this link (`cpln workload get`: `insertReadyState`).
+    links: (self) => [{ rel: "deployment", href: `${self}/deployment` }],
   },
-  afterPatch(previous, next, ctx) {
-    const spec = next["spec"];
-    // A spec the patch left alone is the stored one, defaults and status in place: kept as the very same values.
-    if (!isObject(spec) || spec === previous["spec"]) return next;
-    const filled = withDefaults(spec, ctx);
-    const before = isObject(previous["status"]) ? previous["status"] : undefined;
-    const gvc = gvcFactsOfStatus(before, ctx.gvc ?? "");
-    return { ...next, spec: filled, status: workloadStatusOf(String(next["name"]), filled, gvc, ctx.now, before) };
-  },
-  async validate(record, ctx, previous) {
-    // The spec and the tags (the grace-period tag) are read: an update that kept both changed nothing checked here.
-    if (previous !== undefined && record["spec"] === previous["spec"] && record["tags"] === previous["tags"]) return [];
-    const parsed = workloadSpec().safeParse(record["spec"]);
-    if (!parsed.success) return issuesFromZod(parsed.error, ["spec"]);
-    const spec = record["spec"] as JsonObject;
-    const issues = workloadSpecIssues(spec, isObject(record["tags"]) ? record["tags"] : {});
-    return issues.length > 0 ? issues : linkIssues(record, spec, ctx);
+  lifecycle: {
+    async initialize(body, ctx): Promise<JsonObject> {
+      const gvc = ctx.gvc === undefined ? undefined : await ctx.tx.get(ctx.org, "gvc", "", ctx.gvc);
+      const spec = withDefaults(body["spec"] as JsonObject, ctx);
+      return { spec, status: workloadStatusOf(String(body["name"]), spec, gvcFacts(gvc?.doc, ctx.gvc ?? ""), ctx.now) };
+    },
+    afterPatch(previous, next, ctx) {
+      const spec = next["spec"];
+      // A spec the patch left alone is the stored one, defaults and status in place: kept as the very same values.
+      if (!isObject(spec) || spec === previous["spec"]) return next;
+      const filled = withDefaults(spec, ctx);
+      const before = isObject(previous["status"]) ? previous["status"] : undefined;
+      const gvc = gvcFactsOfStatus(before, ctx.gvc ?? "");
+      return { ...next, spec: filled, status: workloadStatusOf(String(next["name"]), filled, gvc, ctx.now, before) };
+    },
+    async validate(record, ctx, previous) {
+      // The spec and the tags (the grace-period tag) are read: an update that kept both changed nothing checked here.
+      if (previous !== undefined && record["spec"] === previous["spec"] && record["tags"] === previous["tags"])
+        return [];
+      const parsed = workloadSpec().safeParse(record["spec"]);
+      if (!parsed.success) return issuesFromZod(parsed.error, ["spec"]);
+      const spec = record["spec"] as JsonObject;
+      const issues = workloadSpecIssues(spec, isObject(record["tags"]) ? record["tags"] : {});
+      return issues.length > 0 ? issues : linkIssues(record, spec, ctx);
+    },
   },
 };

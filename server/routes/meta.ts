@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { buildOpenApi } from "../openapi.js";
-import { named, type Route } from "./table.js";
+import { named, type Route } from "./route.js";
 
 /**
  * The package version, from the nearest package.json named cpln-pulumi (a checkout, from sources and from dist/) or

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { announcesBody } from "../app.js";
 import { ErrorCode } from "../../api/errors.js";
 import { ApiFailure } from "../errors.js";
-import { httpMethods, type HttpMethod, type Route } from "./table.js";
+import { httpMethods, type HttpMethod, type Route } from "./route.js";
 
 /** `/org/{org}/policy/{name}` → `/org/:org/policy/:name`. */
 export function fastifyPath(template: string): string {

@@ -226,7 +226,7 @@ function planSnapshot(
         throw new SnapshotError(at, `${what} is not a valid ${kind} record: ${zodMessage(parsed.error)}`);
       }
       const restored: JsonObject = { ...doc, links: linksOf(records, org, kind, doc, gvc) };
-      const scope = scoped ? String(gvc) : rules.storageScope ? rules.storageScope(restored) : "";
+      const scope = scoped ? String(gvc) : rules.fields.storageScope ? rules.fields.storageScope(restored) : "";
       const idKey = `${kind}\n${String(doc["id"])}`;
       const earlier = byId.get(idKey);
       if (earlier !== undefined) {
@@ -337,7 +337,7 @@ export async function restoreSnapshot(
     }
     // The kind rules beyond the schema (cross-field and cross-record checks) read the restored org as a whole.
     for (const entry of restored) {
-      const validate = records.rules[entry.kind].validate;
+      const validate = records.rules[entry.kind].lifecycle.validate;
       if (!validate) continue;
       const issues = await validate(entry.doc, { org, gvc: entry.gvc, tx, now });
       if (issues.length > 0) {
