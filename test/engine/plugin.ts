@@ -3,14 +3,15 @@
  * release archive (`npm run plugin:archive`, rebuilt from dist/ only when dist/ changed), and one real `pulumi plugin
  * install resource cpln-native <v> --file <archive>` of it into a PULUMI_HOME under .tmp/plugin/, which each test's
  * PULUMI_HOME then gets as a hard-linked copy of the installed directory (10,000 files: 0.4 s, against 12 s or more
- * for an install on a loaded machine). Test files run two at a time and may both need it: one lock (a directory,
- * which names its holder's pid) makes one of them do the work while the other waits for it.
+ * for an install on a loaded machine). Test files run two at a time and may both need it: one lock
+ * (test/support/cacheLock.ts) makes one of them do the work while the other waits for it.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import { linkCopy, lockedSync } from "../support/cacheLock.js";
 
 const repoRoot = path.resolve(__dirname, "..", "..");
 export const pluginVersion = (
@@ -28,39 +29,6 @@ export const archivePath = path.join(
 const stampPath = `${archivePath}.dist.json`;
 
 const digest = (file: string): string => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
-
-/** Runs `fn` holding the cache's lock; a lock whose holder died is taken over. */
-function locked<T>(fn: () => T): T {
-  fs.mkdirSync(cacheDir, { recursive: true });
-  const lock = path.join(cacheDir, ".lock");
-  const sleeper = new Int32Array(new SharedArrayBuffer(4));
-  for (;;) {
-    try {
-      fs.mkdirSync(lock);
-      fs.writeFileSync(path.join(lock, "pid"), String(process.pid));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      const holder = Number(fs.readFileSync(path.join(lock, "pid"), { encoding: "utf8", flag: "a+" }) || "0");
-      if (holder > 0 && !alive(holder)) fs.rmSync(lock, { recursive: true, force: true });
-      else Atomics.wait(sleeper, 0, 0, 250);
-    }
-  }
-  try {
-    return fn();
-  } finally {
-    fs.rmSync(lock, { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /** The archive's dist/ files and their digests, read from the archive itself. */
 function archiveDist(): Record<string, string> {
@@ -101,7 +69,7 @@ function archiveIsCurrent(): boolean {
  * build: tests never rewrite dist/, which the test files running beside this one load.
  */
 export function pluginArchive(): string {
-  return locked(() => {
+  return lockedSync(cacheDir, () => {
     if (!archiveIsCurrent()) {
       const archiver = path.join(repoRoot, "dist", "tools", "native", "archive.js");
       const result = spawnSync(process.execPath, [archiver], { cwd: repoRoot, encoding: "utf8" });
@@ -119,7 +87,7 @@ export function pluginArchive(): string {
  */
 export function installPluginInto(home: string, pulumi: string, env: Record<string, string>): void {
   const archive = pluginArchive();
-  const installed = locked(() => {
+  const installed = lockedSync(cacheDir, () => {
     const key = digest(archive).slice(0, 16);
     const cached = path.join(cacheDir, `home-${key}`);
     const plugins = path.join(cached, "plugins");
@@ -143,9 +111,6 @@ export function installPluginInto(home: string, pulumi: string, env: Record<stri
   fs.mkdirSync(target, { recursive: true });
   for (const entry of fs.readdirSync(installed)) {
     if (entry.endsWith(".lastused")) continue;
-    const from = path.join(installed, entry);
-    // `cp -al`: hard links, no copy of 130 MB; where it is missing (not GNU cp), a plain copy.
-    const linked = spawnSync("cp", ["-al", from, path.join(target, entry)], { stdio: "ignore" });
-    if (linked.status !== 0) fs.cpSync(from, path.join(target, entry), { recursive: true });
+    linkCopy(path.join(installed, entry), path.join(target, entry));
   }
 }
