@@ -72,28 +72,15 @@ let world: EngineWorld;
 const step = it.sequential;
 
 /**
- * How many stacks run at once. Most of a step's time is spent waiting on the CLI, the plugins and the language
- * runtime's round trips, so stacks side by side finish sooner even on 2 cores; more than a few only add load.
+ * How many stacks run at once: that many lanes, each running its share of the stacks one after the other. Most of a
+ * step's time is spent waiting on the CLI, the plugins and the language runtime's round trips, so stacks side by side
+ * finish sooner even on 2 cores; more than a few only add load. (Lanes, not a semaphore in a hook: vitest holds one of
+ * its `maxConcurrency` slots for every running hook, so hooks waiting for a semaphore starve the ones holding it.)
  */
-const parallel = Number(process.env.CPLN_ENGINE_STACKS) || Math.min(4, Math.max(2, availableParallelism()));
-const slots = semaphore(parallel);
-
-function semaphore(size: number): () => Promise<() => void> {
-  let free = size;
-  const waiting: (() => void)[] = [];
-  const release = (): void => {
-    const next = waiting.shift();
-    if (next) next();
-    else free++;
-  };
-  return () =>
-    new Promise((resolve) => {
-      if (free > 0) {
-        free--;
-        resolve(release);
-      } else waiting.push(() => resolve(release));
-    });
-}
+const lanes = Number(process.env.CPLN_ENGINE_STACKS) || Math.min(4, Math.max(2, availableParallelism()));
+const stacks = exampleCases.flatMap((example) =>
+  (["dynamic", "native"] as const).map((adapter) => ({ example, adapter })),
+);
 
 /**
  * Requests per example, adapter and step (all of them, and the mutating ones), printed as a table when the file ends
@@ -145,19 +132,25 @@ describe.skipIf(skipWithoutEngine)("examples through the real Pulumi engine", ()
     printRequestCounts();
   });
 
-  for (const example of exampleCases) describeExample(example);
+  for (let lane = 0; lane < lanes; lane++) {
+    describe(`stacks ${lane + 1} of ${lanes}`, { concurrent: true }, () => {
+      for (const { example, adapter } of stacks.filter((_, index) => index % lanes === lane)) {
+        describe.sequential(`examples/${example.name}`, () => describeStack(example, adapter));
+      }
+    });
+  }
 });
 
 /**
- * The example's two stacks run side by side with the other examples' (`concurrent`, inherited by the adapters'
- * suites); within a stack the steps run in order (`it.sequential`), each on the state the one before left.
+ * One stack: an example through one adapter. Its lane runs beside the others (`concurrent`); its steps run in order
+ * (`it.sequential`), each on the state the one before left.
  */
-function describeExample(example: ExampleCase): void {
-  describe(`examples/${example.name}`, { concurrent: true }, () => {
-    for (const adapter of ["dynamic", "native"] as const) {
+function describeStack(example: ExampleCase, adapter: "dynamic" | "native"): void {
+  // (Two plain blocks where the example's suite and its loop over the adapters were: the steps below kept their place.)
+  {
+    {
       describe(adapter, () => {
         const it = step;
-        let release: (() => void) | undefined;
         let suite: { server: RunningServer; world: EngineWorld };
         let before: Record<string, unknown>;
         let currentTest = "";
@@ -168,11 +161,6 @@ function describeExample(example: ExampleCase): void {
         /** Forgets the requests the test itself made (its snapshots and out-of-band changes): not the step's. */
         let ownRequests: () => Recorded[];
         let workDir: string;
-
-        // Waiting for a free slot is not a hang (every stack holding one runs under its own time limits): no limit.
-        beforeAll(async () => {
-          release = await slots();
-        }, 0);
 
         beforeEach(({ task }) => {
           currentTest = task.name;
@@ -201,7 +189,6 @@ function describeExample(example: ExampleCase): void {
         afterAll(async () => {
           await driver?.close();
           await suite?.server.close();
-          release?.();
         });
 
         it("up creates the program's resources through this adapter; secret outputs are secret", async () => {
@@ -355,5 +342,5 @@ function describeExample(example: ExampleCase): void {
         });
       });
     }
-  });
+  }
 }
