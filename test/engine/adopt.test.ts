@@ -8,18 +8,39 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describe, expect, it } from "vitest";
-import { api, EngineDriver, engineSuite, isMutating, ORG, repoRoot, requestLog, stackConfig } from "./harness.js";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import {
+  api,
+  EngineDriver,
+  engineWorld,
+  isMutating,
+  ORG,
+  repoRoot,
+  requestLog,
+  stackConfig,
+  startCplnLocal,
+  type EngineWorld,
+} from "./harness.js";
 import { skipWithoutEngine } from "./support.js";
 
-describe.skipIf(skipWithoutEngine)("adopt: true through the real engine", () => {
-  const suite = engineSuite("adopt", true);
+/** The three stacks run side by side: each its own cpln-local (so its own request log), one engine world. */
+describe.skipIf(skipWithoutEngine).concurrent("adopt: true through the real engine", () => {
+  const suite = {} as { world: EngineWorld };
+  beforeAll(() => {
+    suite.world = engineWorld("adopt", true);
+  });
+  afterAll(() => suite.world?.close());
 
   for (const provider of ["dynamic", "native"] as const) {
-    it(`${provider}: preview warns what adopting will change (no write); up sends exactly that PATCH`, async () => {
+    it(`${provider}: preview warns what adopting will change (no write); up sends exactly that PATCH`, async ({
+      expect,
+      onTestFinished,
+    }) => {
+      const server = await startCplnLocal();
+      onTestFinished(() => server.close());
       const name = `legacy-${provider}`;
       const link = `/org/${ORG}/gvc/default/volumeset/${name}`;
-      await api(suite.server, "POST", `/org/${ORG}/gvc/default/volumeset`, {
+      await api(server, "POST", `/org/${ORG}/gvc/default/volumeset`, {
         name,
         description: "legacy",
         tags: { owner: "ops" },
@@ -33,7 +54,7 @@ describe.skipIf(skipWithoutEngine)("adopt: true through the real engine", () => 
         binDir: suite.world.binDir,
         stackName: `adopt-${provider}`,
         provider,
-        config: stackConfig(suite.server, { "adopt-program:name": name }),
+        config: stackConfig(server, { "adopt-program:name": name }),
         env: suite.world.env,
       });
       const urn = `urn:pulumi:adopt-${provider}::adopt-program::cpln-native:index:VolumeSet::legacy`;
@@ -41,7 +62,7 @@ describe.skipIf(skipWithoutEngine)("adopt: true through the real engine", () => 
         `adopting ${link} (it exists): the adopting PATCH changes ` +
         "description (set), tags.owner (remove), tags.team (set), spec.initialCapacity (set)";
       try {
-        const sent = requestLog(suite.server);
+        const sent = requestLog(server);
         const preview = await driver.run({ cmd: "preview" });
         expect(preview.steps.map((step) => `${step.op} ${step.name}`)).toContain("create legacy");
         const expected = { urn: provider === "native" ? urn : "", severity: "warning", message: notice };
@@ -78,7 +99,12 @@ describe.skipIf(skipWithoutEngine)("adopt: true through the real engine", () => 
     });
   }
 
-  it("when nothing exists yet it is an ordinary create: no warning; check's GET found nothing (404)", async () => {
+  it("when nothing exists yet it is an ordinary create: no warning; check's GET found nothing (404)", async ({
+    expect,
+    onTestFinished,
+  }) => {
+    const server = await startCplnLocal();
+    onTestFinished(() => server.close());
     const name = "fresh-data";
     const link = `/org/${ORG}/gvc/default/volumeset/${name}`;
     const workDir = path.join(suite.world.workDir, "fresh");
@@ -89,11 +115,11 @@ describe.skipIf(skipWithoutEngine)("adopt: true through the real engine", () => 
       binDir: suite.world.binDir,
       stackName: "adopt-fresh",
       provider: "dynamic",
-      config: stackConfig(suite.server, { "adopt-program:name": name }),
+      config: stackConfig(server, { "adopt-program:name": name }),
       env: suite.world.env,
     });
     try {
-      const sent = requestLog(suite.server);
+      const sent = requestLog(server);
       const up = await driver.run({ cmd: "up" });
       expect(up.steps.find((step) => step.name === "legacy")).toMatchObject({ op: "create", id: link });
       expect(up.diagnostics?.filter((d) => d.severity !== "debug")).toEqual([]);

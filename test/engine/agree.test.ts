@@ -22,9 +22,12 @@ describe.skipIf(skipWithoutEngine)("a Policy, its PolicyBinding, a ServiceAccoun
     for (const file of ["Pulumi.yaml", "index.ts"]) fs.copyFileSync(path.join(fixture, file), path.join(project, file));
     fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(project, "node_modules"));
     await must(["stack", "init", "dev"]);
-    await must(["config", "set", "cpln:org", ORG]);
-    await must(["config", "set", "cpln:endpoint", server.url]);
-    await must(["config", "set", "--secret", "cpln:token", ADMIN_KEY]);
+    await must([
+      "config",
+      "set-all",
+      ...["--plaintext", `cpln:org=${ORG}`, "--plaintext", `cpln:endpoint=${server.url}`],
+      ...["--secret", `cpln:token=${ADMIN_KEY}`],
+    ]);
     const sent = requestLog(server);
     writes = () =>
       sent()

@@ -6,18 +6,21 @@
  * next up puts the program's values back (the same PATCH) → destroy leaves the org as it was.
  *
  * TypeScript programs run as inline Automation API programs in a child process (dist/tools/automation): see
- * docs/real-engine.md. One cpln-local and one engine environment per file; one stack per example and adapter.
+ * docs/real-engine.md. One engine environment per file (PULUMI_HOME with the plugin, file backend); one stack and one
+ * cpln-local (in process, org `test`) per example and adapter, so that the stacks run side by side — up to
+ * $CPLN_ENGINE_STACKS at a time (default 4) — each with its own request log and org snapshot.
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { availableParallelism } from "node:os";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { EngineStep } from "../../dist/tools/automation/client.js";
 import { exampleCases, type ExampleCase } from "./cases.js";
 import {
   ADMIN_KEY,
   api,
   EngineDriver,
-  engineSuite,
+  engineWorld,
   filesUnder,
   isMutating,
   orgAfterDestroy,
@@ -25,8 +28,10 @@ import {
   repoRoot,
   requestLog,
   stackConfig,
-  type EngineSuite,
+  startCplnLocal,
+  type EngineWorld,
   type Recorded,
+  type RunningServer,
 } from "./harness.js";
 import { skipWithoutEngine } from "./support.js";
 
@@ -63,7 +68,20 @@ const labels = (steps: EngineStep[], op: string): string[] =>
     .map(label)
     .sort();
 
-let suite: EngineSuite;
+let world: EngineWorld;
+/** A step of one stack: after the one before it, never beside it. */
+const step = it.sequential;
+
+/**
+ * How many stacks run at once: that many lanes, each running its share of the stacks one after the other. Most of a
+ * step's time is spent waiting on the CLI, the plugins and the language runtime's round trips, so stacks side by side
+ * finish sooner even on 2 cores; more than a few only add load. (Lanes, not a semaphore in a hook: vitest holds one of
+ * its `maxConcurrency` slots for every running hook, so hooks waiting for a semaphore starve the ones holding it.)
+ */
+const lanes = Number(process.env.CPLN_ENGINE_STACKS) || Math.min(4, Math.max(2, availableParallelism()));
+const stacks = exampleCases.flatMap((example) =>
+  (["dynamic", "native"] as const).map((adapter) => ({ example, adapter })),
+);
 
 /**
  * Requests per example, adapter and step (all of them, and the mutating ones), printed as a table when the file ends
@@ -80,10 +98,10 @@ const stepOfTest: [RegExp, string][] = [
   [/^destroy/, "destroy"],
 ];
 
-function counted(stack: string, log: () => Recorded[]): () => Recorded[] {
+function counted(stack: string, log: () => Recorded[], currentTest: () => string): () => Recorded[] {
   return () => {
     const fresh = log();
-    const test = (expect.getState().currentTestName ?? "").split(" > ").pop()!;
+    const test = currentTest();
     const step = stepOfTest.find(([pattern]) => pattern.test(test))?.[1] ?? test;
     const tally = ((requestCounts[stack] ??= {})[step] ??= { requests: 0, writes: 0 });
     tally.requests += fresh.length;
@@ -107,32 +125,54 @@ function printRequestCounts(): void {
 }
 
 describe.skipIf(skipWithoutEngine)("examples through the real Pulumi engine", () => {
-  suite = engineSuite("examples", true);
-  afterAll(printRequestCounts);
+  beforeAll(() => {
+    world = engineWorld("examples", true);
+  });
+  afterAll(() => {
+    world?.close();
+    printRequestCounts();
+  });
 
-  for (const example of exampleCases) describeExample(example);
+  for (let lane = 0; lane < lanes; lane++) {
+    describe(`stacks ${lane + 1} of ${lanes}`, { concurrent: true }, () => {
+      for (const { example, adapter } of stacks.filter((_, index) => index % lanes === lane)) {
+        describe.sequential(`examples/${example.name}`, () => describeStack(example, adapter));
+      }
+    });
+  }
 });
 
-function describeExample(example: ExampleCase): void {
-  describe(`examples/${example.name}`, () => {
-    let before: Record<string, unknown>;
-
-    beforeAll(async () => {
-      before = await orgSnapshot(suite.server);
-    });
-
-    for (const adapter of ["dynamic", "native"] as const) {
+/**
+ * One stack: an example through one adapter. Its lane runs beside the others (`concurrent`); its steps run in order
+ * (`it.sequential`), each on the state the one before left.
+ */
+function describeStack(example: ExampleCase, adapter: "dynamic" | "native"): void {
+  // (Two plain blocks where the example's suite and its loop over the adapters were: the steps below kept their place.)
+  {
+    {
       describe(adapter, () => {
+        const it = step;
+        let suite: { server: RunningServer; world: EngineWorld };
+        let before: Record<string, unknown>;
+        let currentTest = "";
+        /** The first up's outputs (secret ones in plaintext), which the export must not hold. */
+        let upOutputs: Record<string, { value: unknown; secret: boolean }> = {};
         let driver: EngineDriver;
         let newRequests: () => Recorded[];
         /** Forgets the requests the test itself made (its snapshots and out-of-band changes): not the step's. */
         let ownRequests: () => Recorded[];
         let workDir: string;
 
+        beforeEach(({ task }) => {
+          currentTest = task.name;
+        });
+
         beforeAll(async () => {
+          suite = { server: await startCplnLocal(), world };
+          before = await orgSnapshot(suite.server);
           for (const call of example.before ?? []) await api(suite.server, call.method, call.path, call.body);
           ownRequests = requestLog(suite.server);
-          newRequests = counted(`${example.name} / ${adapter}`, ownRequests);
+          newRequests = counted(`${example.name} / ${adapter}`, ownRequests, () => currentTest);
           // A workspace directory per stack: the inline workspace writes its project's Pulumi.yaml there.
           workDir = path.join(suite.world.workDir, `${example.name}-${adapter}`);
           fs.mkdirSync(workDir);
@@ -149,6 +189,7 @@ function describeExample(example: ExampleCase): void {
 
         afterAll(async () => {
           await driver?.close();
+          await suite?.server.close();
         });
 
         it("up creates the program's resources through this adapter; secret outputs are secret", async () => {
@@ -162,6 +203,7 @@ function describeExample(example: ExampleCase): void {
           // The plugin is the one installed from the archive, not an executable found on PATH.
           expect(`${result.stdout}${result.stderr}`).not.toContain("from $PATH");
           for (const name of example.secretOutputs ?? []) expect(result.outputs[name]?.secret, name).toBe(true);
+          upOutputs = result.outputs;
           newRequests(); // the up's requests, for the table
           if (verbose) {
             expect(result.stderr.length).toBeGreaterThan(10_000);
@@ -188,10 +230,9 @@ function describeExample(example: ExampleCase): void {
             workDir,
           );
           expect(exported.status, exported.stderr).toBe(0);
-          const { outputs } = await driver.run({ cmd: "outputs" });
           const text = exported.stdout;
           expect(text.includes(ADMIN_KEY), "token in the export").toBe(false);
-          const secrets = (example.secretOutputs ?? []).map((name) => String(outputs[name]?.value));
+          const secrets = (example.secretOutputs ?? []).map((name) => String(upOutputs[name]?.value));
           for (const secret of secrets) expect(secret.length, "secret output's value").toBeGreaterThan(20);
           for (const secret of secrets) expect(text.includes(secret), "secret output in the export").toBe(false);
           const resources = (JSON.parse(text) as { deployment: { resources: StateResource[] } }).deployment.resources;
@@ -209,9 +250,8 @@ function describeExample(example: ExampleCase): void {
             expect(ciphertext(resource.outputs!.data), "Secret outputs.data").toEqual(encrypted);
           }
           // And in no file the engine wrote (backend, workspace settings), plugins' own files aside.
-          for (const { file, text: content } of filesUnder(suite.world.workDir).filter(
-            ({ file }) => !file.includes(`${path.sep}plugins${path.sep}`),
-          )) {
+          const plugins = (dir: string) => path.basename(dir) === "plugins";
+          for (const { file, text: content } of filesUnder(suite.world.workDir, plugins)) {
             expect(content.includes(ADMIN_KEY), file).toBe(false);
             for (const secret of secrets) expect(content.includes(secret), file).toBe(false);
           }
@@ -308,5 +348,5 @@ function describeExample(example: ExampleCase): void {
         });
       });
     }
-  });
+  }
 }

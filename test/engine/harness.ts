@@ -4,8 +4,7 @@
  * its request log, and drivers (dist/tools/automation) that run the examples' TypeScript programs as inline
  * Automation API programs through the real CLI.
  */
-import { execFile, execFileSync, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { execFile } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -21,6 +20,7 @@ import {
   forgetUndeletable,
   type Recorded,
 } from "../support/org.js";
+import { installPluginInto } from "./plugin.js";
 import { engineEnv, requireEngine } from "./support.js";
 
 export { EngineDriver };
@@ -30,57 +30,6 @@ export const repoRoot = path.resolve(__dirname, "..", "..");
 export const ORG = "test";
 export const ADMIN_KEY = "engine-admin.4c2e8a1f0b9d7c6e5a4b3c2d1e0f9a8b";
 export const seed = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "seed.json"), "utf8")) as SeedDocument;
-export const pluginVersion = (
-  JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as {
-    version: string;
-  }
-).version;
-
-const goOs: Record<string, string> = { linux: "linux", darwin: "darwin", win32: "windows" };
-const goArch: Record<string, string> = { x64: "amd64", arm64: "arm64" };
-export const archivePath = path.join(
-  repoRoot,
-  ".tmp",
-  "plugin",
-  `pulumi-resource-cpln-native-v${pluginVersion}-${goOs[process.platform] ?? process.platform}-${goArch[process.arch] ?? process.arch}.tar.gz`,
-);
-
-function digest(file: string): string {
-  return createHash("sha256").update(fs.readFileSync(file)).digest("hex");
-}
-
-/** Whether the archive's dist/ is byte for byte the repository's dist/ (so it serves the code under test). */
-function archiveIsCurrent(): boolean {
-  if (!fs.existsSync(archivePath)) return false;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-archive-check-"));
-  try {
-    execFileSync("tar", ["-xzf", archivePath, "-C", dir, "./dist"], { stdio: "ignore" });
-    const files = fs
-      .readdirSync(path.join(dir, "dist"), { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile());
-    return files.every((entry) => {
-      const relative = path.relative(dir, path.join(entry.parentPath, entry.name));
-      const mine = path.join(repoRoot, relative);
-      return fs.existsSync(mine) && digest(mine) === digest(path.join(dir, relative));
-    });
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * The plugin's release archive (`npm run plugin:archive`), made again from dist/ when it does not hold the current
- * dist/. Without the script's build: tests never rewrite dist/, which the test files running beside this one load.
- */
-export function pluginArchive(): string {
-  if (!archiveIsCurrent()) {
-    const archiver = path.join(repoRoot, "dist", "tools", "native", "archive.js");
-    const result = spawnSync(process.execPath, [archiver], { cwd: repoRoot, encoding: "utf8" });
-    if (result.status !== 0) throw new Error(`the plugin archive (${archiver}) failed: ${result.stderr}`);
-  }
-  return archivePath;
-}
-
 export interface CliResult {
   status: number | null;
   stdout: string;
@@ -101,7 +50,7 @@ export interface EngineWorld {
 
 /**
  * A work dir with the engine's environment; `withPlugin` installs cpln-native from the archive (`pulumi plugin
- * install resource cpln-native <v> --file <archive>`). The work dir links the repository's node_modules: the engine
+ * install resource cpln-native <v> --file <archive>`, once per archive: plugin.ts). The work dir links the repository's node_modules: the engine
  * starts the dynamic-provider plugin in the program's directory (the inline workspace's), where it resolves
  * @pulumi/pulumi, as in a user's project.
  */
@@ -120,14 +69,7 @@ export function engineWorld(name: string, withPlugin: boolean): EngineWorld {
           resolve({ status: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr }),
       );
     });
-  if (withPlugin) {
-    const installed = spawnSync(
-      pulumi,
-      ["plugin", "install", "resource", "cpln-native", pluginVersion, "--file", pluginArchive()],
-      { cwd: workDir, env, encoding: "utf8", timeout: 900_000 },
-    );
-    if (installed.status !== 0) throw new Error(`pulumi plugin install failed: ${installed.stderr}`);
-  }
+  if (withPlugin) installPluginInto(env.PULUMI_HOME!, pulumi, env);
   return {
     workDir,
     binDir,
@@ -195,9 +137,13 @@ export async function nativeStackProject(
     return result;
   };
   await pulumi(["stack", "init", stack]);
-  for (const [key, { value, secret }] of Object.entries(stackConfig(suite.server))) {
-    if (key.startsWith("cpln-native:")) await pulumi(["config", "set", ...(secret ? ["--secret"] : []), key, value]);
-  }
+  // One `pulumi config set-all` for the three keys (each a CLI run of its own would cost a second or more).
+  const config = Object.entries(stackConfig(suite.server)).filter(([key]) => key.startsWith("cpln-native:"));
+  await pulumi([
+    "config",
+    "set-all",
+    ...config.flatMap(([key, { value, secret }]) => [secret ? "--secret" : "--plaintext", `${key}=${value}`]),
+  ]);
   return { dir: projectDir, pulumi };
 }
 

@@ -1,11 +1,12 @@
 /**
  * Shared by the language tests (test/engine/languages.test.ts): the programs of docs/languages.md, the generated SDKs
- * (scripts/sdks.sh), the plugin installed from its release archive the way a user installs it, and a child-process
- * runner with a time limit whose output never reaches the test log unless it fails.
+ * (scripts/sdks.sh), the plugin installed from its release archive the way a user installs it (once per build), and a
+ * child-process runner with a time limit whose output never reaches the test log unless it fails.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { installPluginInto, pluginVersion } from "./plugin.js";
 
 export const repoRoot = path.resolve(__dirname, "..", "..");
 
@@ -88,35 +89,25 @@ export async function generatedSdks(
 }
 
 /**
- * Builds the plugin's release archive (`npm run plugin:archive`, into `outDir`) — or takes the one CPLN_PLUGIN_ARCHIVE
- * names, already built from this checkout — and installs it into the PULUMI_HOME of `env` with
- * `pulumi plugin install resource cpln-native <version> --file <archive>`. Returns the version.
+ * Installs the plugin's release archive into the PULUMI_HOME of `env` the way a user does, `pulumi plugin install
+ * resource cpln-native <version> --file <archive>`: the archive CPLN_PLUGIN_ARCHIVE names (built from this checkout),
+ * else the one the engine tests share, made from dist/ and installed once per build (plugin.ts). Returns the version.
  */
-export async function installPlugin(pulumi: string, env: Record<string, string>, outDir: string): Promise<string> {
-  fs.mkdirSync(outDir, { recursive: true });
-  const archive = process.env.CPLN_PLUGIN_ARCHIVE || (await buildArchive(outDir));
+export async function installPlugin(pulumi: string, env: Record<string, string>): Promise<string> {
+  const archive = process.env.CPLN_PLUGIN_ARCHIVE;
+  if (!archive) {
+    installPluginInto(env.PULUMI_HOME!, pulumi, env);
+    return pluginVersion;
+  }
   const version = /-v([^-]+)-[a-z]+-[a-z0-9]+\.tar\.gz$/.exec(archive)?.[1];
   if (version === undefined) throw new Error(`the archive ${archive} does not name a version`);
   succeeded(
     "pulumi plugin install",
     await run(pulumi, ["plugin", "install", "resource", "cpln-native", version, "--file", archive], {
-      cwd: outDir,
+      cwd: env.PULUMI_HOME!,
       env,
       timeoutMs: 900_000,
     }),
   );
   return version;
-}
-
-async function buildArchive(outDir: string): Promise<string> {
-  const archived = succeeded(
-    "npm run plugin:archive",
-    await run(process.execPath, [path.join(repoRoot, "dist", "tools", "native", "archive.js"), "--out", outDir], {
-      cwd: repoRoot,
-      // npm needs the ordinary environment; the engine's is only for the install.
-      env: Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => !!entry[1])),
-      timeoutMs: 900_000,
-    }),
-  );
-  return archived.stdout.trim().split("\n").pop()!;
 }

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const env = engineEnv(root, binDir);
   pulumiHome = env.PULUMI_HOME!;
   sdks = await generatedSdks({ ...(process.env as Record<string, string>), ...env });
-  await installPlugin(pulumi, env, path.join(root, "plugin"));
+  await installPlugin(pulumi, env);
 }, 1_200_000);
 
 afterAll(() => {
@@ -103,8 +103,16 @@ function isCiphertext(value: unknown): boolean {
   );
 }
 
+/**
+ * The languages run side by side (each its own cpln-local and work directory with its backend); a language's steps run
+ * in order (`it.sequential`), each on the state the one before left.
+ */
+const languageSuite = describe.skipIf(skipWithoutEngine).concurrent;
+const step = it.sequential;
+
 function scenario(language: string, start: (server: RunningServer, work: string) => Promise<Program>) {
-  describe.skipIf(skipWithoutEngine)(`${language}: the docs/languages.md program through the real CLI`, () => {
+  languageSuite(`${language}: the docs/languages.md program through the real CLI`, () => {
+    const it = step;
     let server: RunningServer;
     let program: Program;
     let org = "";

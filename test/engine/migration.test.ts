@@ -6,28 +6,40 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { exampleCases } from "./cases.js";
 import {
   EngineDriver,
-  engineSuite,
+  engineWorld,
   isMutating,
   orgAfterDestroy,
   orgSnapshot,
   repoRoot,
   requestLog,
   stackConfig,
+  startCplnLocal,
+  type EngineWorld,
 } from "./harness.js";
 import { skipWithoutEngine } from "./support.js";
 
-describe.skipIf(skipWithoutEngine)("dynamic → native migration through the real engine", () => {
-  const suite = engineSuite("migration", true);
+/** The two examples' stacks run side by side: each its own cpln-local (its own request log and org), one world. */
+describe.skipIf(skipWithoutEngine).concurrent("dynamic → native migration through the real engine", () => {
+  const suite = {} as { world: EngineWorld };
+  beforeAll(() => {
+    suite.world = engineWorld("migration", true);
+  });
+  afterAll(() => suite.world?.close());
 
   // quickstart: VolumeSet, Policy, Location; ci-identity: ServiceAccount, ServiceAccountKey (a secret), Group,
   // AuditContext, PolicyBinding.
   for (const example of exampleCases.filter((e) => ["quickstart", "ci-identity"].includes(e.name))) {
-    it(`examples/${example.name}: no replacement, no request but the edit's PATCH, secrets still secret`, async () => {
-      const before = await orgSnapshot(suite.server);
+    it(`examples/${example.name}: no replacement, no request but the edit's PATCH, secrets still secret`, async ({
+      expect,
+      onTestFinished,
+    }) => {
+      const server = await startCplnLocal();
+      onTestFinished(() => server.close());
+      const before = await orgSnapshot(server);
       const workDir = path.join(suite.world.workDir, example.name);
       fs.mkdirSync(workDir);
       const start = (provider: "dynamic" | "native") =>
@@ -37,7 +49,7 @@ describe.skipIf(skipWithoutEngine)("dynamic → native migration through the rea
           binDir: suite.world.binDir,
           stackName: "migrate",
           provider,
-          config: stackConfig(suite.server, example.config),
+          config: stackConfig(server, example.config),
           env: suite.world.env,
         });
       const dynamic = await start("dynamic");
@@ -46,7 +58,7 @@ describe.skipIf(skipWithoutEngine)("dynamic → native migration through the rea
       const ids = Object.fromEntries(built.steps.map((step) => [step.name, step.id]));
       expect(built.steps.every((step) => step.type.startsWith("pulumi-nodejs:dynamic/cpln:"))).toBe(true);
 
-      const newRequests = requestLog(suite.server);
+      const newRequests = requestLog(server);
       const native = await start("native");
       try {
         const moved = await native.run({ cmd: "up", config: example.edit });
@@ -69,7 +81,7 @@ describe.skipIf(skipWithoutEngine)("dynamic → native migration through the rea
         expect(types.filter((type) => type.startsWith("pulumi-nodejs:dynamic"))).toEqual([]);
         const destroyed = await native.run({ cmd: "destroy" });
         expect(destroyed.steps.filter((step) => step.op === "delete")).toHaveLength(example.creates.length);
-        expect(await orgAfterDestroy(suite.server, before)).toEqual(before);
+        expect(await orgAfterDestroy(server, before)).toEqual(before);
       } finally {
         await native.close();
       }

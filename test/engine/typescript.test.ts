@@ -23,7 +23,15 @@ function readmeBlock(heading: string, language: string): string {
 
 const SECTION = "Use it in a TypeScript program";
 
-describe.skipIf(skipWithoutEngine)("the README's TypeScript program, run with `pulumi up` in its project", () => {
+/**
+ * The two projects (each its own engine world and cpln-local) run side by side; a project's steps run in order
+ * (`it.sequential`), each on the state the one before left.
+ */
+const projectSuite = describe.skipIf(skipWithoutEngine).concurrent;
+const step = it.sequential;
+
+projectSuite("the README's TypeScript program, run with `pulumi up` in its project", () => {
+  const it = step;
   let project = "";
   let requests: ReturnType<typeof requestLog>;
   const suite = engineSuite("typescript", true, async ({ server, world }) => {
@@ -129,7 +137,8 @@ describe.skipIf(skipWithoutEngine)("the README's TypeScript program, run with `p
   });
 });
 
-describe.skipIf(skipWithoutEngine)("pulumi preview --diff of an edit to dynamic resources", () => {
+projectSuite("pulumi preview --diff of an edit to dynamic resources", () => {
+  const it = step;
   let project = "";
   const suite = engineSuite("preview-diff", false, async ({ server, world }) => {
     project = path.join(world.workDir, "edit");

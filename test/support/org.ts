@@ -108,13 +108,38 @@ export function forgetUndeletable(before: Record<string, unknown>, after: Record
   return left;
 }
 
-/** Every file under `dir` (not following links), as text. */
-export function filesUnder(dir: string): { file: string; text: string }[] {
-  return fs
-    .readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => {
-      const file = path.join(entry.parentPath, entry.name);
-      return { file, text: fs.readFileSync(file, "utf8") };
-    });
+/**
+ * Every file under `dir` (not following links, not under the directories `skip` names), as text. Files and
+ * directories that go while it reads (another stack's run beside this one renames its temporary files) are left out;
+ * every file that stays is read.
+ */
+export function filesUnder(
+  dir: string,
+  skip: (dir: string) => boolean = () => false,
+): { file: string; text: string }[] {
+  const gone = (error: unknown) => (error as NodeJS.ErrnoException).code === "ENOENT";
+  const found: { file: string; text: string }[] = [];
+  const walk = (at: string): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(at, { withFileTypes: true });
+    } catch (error) {
+      if (gone(error)) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const file = path.join(at, entry.name);
+      if (entry.isDirectory()) {
+        if (!skip(file)) walk(file);
+      } else if (entry.isFile()) {
+        try {
+          found.push({ file, text: fs.readFileSync(file, "utf8") });
+        } catch (error) {
+          if (!gone(error)) throw error;
+        }
+      }
+    }
+  };
+  walk(dir);
+  return found;
 }

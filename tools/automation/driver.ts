@@ -13,7 +13,15 @@
  */
 import { createRequire } from "node:module";
 import * as path from "node:path";
-import { LocalWorkspace, PulumiCommand, type ConfigMap, type EngineEvent, type Stack } from "@pulumi/pulumi/automation";
+import {
+  LocalWorkspace,
+  PulumiCommand,
+  StackAlreadyExistsError,
+  type ConfigMap,
+  type EngineEvent,
+  type OutputMap,
+  type Stack,
+} from "@pulumi/pulumi/automation";
 import { readProject } from "./project.js";
 import { useNativeClasses } from "./nativeClasses.js";
 import { compilerOptionsFor, loadTypeScript, registerTypeScript } from "./tshook.js";
@@ -134,12 +142,14 @@ function collector(steps: EngineStep[], diagnostics: EngineDiagnostic[]): (event
   };
 }
 
-async function outputs(): Promise<Record<string, { value: unknown; secret: boolean }>> {
+function outputsOf(map: OutputMap): Record<string, { value: unknown; secret: boolean }> {
   const result: Record<string, { value: unknown; secret: boolean }> = {};
-  for (const [key, output] of Object.entries(await stack!.outputs())) {
-    result[key] = { value: output.value, secret: output.secret };
-  }
+  for (const [key, output] of Object.entries(map)) result[key] = { value: output.value, secret: output.secret };
   return result;
+}
+
+async function outputs(): Promise<Record<string, { value: unknown; secret: boolean }>> {
+  return outputsOf(await stack!.outputs());
 }
 
 async function setConfig(config: Record<string, string> | undefined): Promise<void> {
@@ -153,10 +163,17 @@ async function handle(command: DriverCommand, steps: EngineStep[]): Promise<Driv
     case "init": {
       init = command.init;
       const pulumiCommand = await PulumiCommand.get({ root: path.dirname(init.binDir), skipVersionCheck: false });
-      stack = await LocalWorkspace.createOrSelectStack(
-        { stackName: init.stackName, projectName: readProject(init.programDir).name, program: programFor(init) },
-        { workDir: init.workDir, envVars: init.env, pulumiCommand },
-      );
+      const args = {
+        stackName: init.stackName,
+        projectName: readProject(init.programDir).name,
+        program: programFor(init),
+      };
+      const options = { workDir: init.workDir, envVars: init.env, pulumiCommand };
+      // Create first, select if it exists: one CLI run for a new stack (createOrSelectStack tries the select first).
+      stack = await LocalWorkspace.createStack(args, options).catch((error: unknown) => {
+        if (error instanceof StackAlreadyExistsError) return LocalWorkspace.selectStack(args, options);
+        throw error;
+      });
       await stack.setAllConfig(init.config as ConfigMap);
       return { ok: true, steps, outputs: {}, stdout: "", stderr: "" };
     }
@@ -171,7 +188,8 @@ async function handle(command: DriverCommand, steps: EngineStep[]): Promise<Driv
       return {
         ok: true,
         steps,
-        outputs: await outputs(),
+        // What the SDK read after the up (`pulumi stack output`, masked and with --show-secrets): not read again.
+        outputs: outputsOf(result.outputs),
         stdout: result.stdout,
         stderr: result.stderr,
         diagnostics,
@@ -201,7 +219,7 @@ async function handle(command: DriverCommand, steps: EngineStep[]): Promise<Driv
       return {
         ok: true,
         steps,
-        outputs: await outputs(),
+        outputs: {},
         stdout: result.stdout,
         stderr: result.stderr,
         diagnostics,
