@@ -1,4 +1,4 @@
-import { isKind, kinds, type Kind } from "./kinds.js";
+import { isKind, kinds, type Kind } from "./kinds/index.js";
 
 /** A link as it appears in every record's `links` array; `href` is a path (`/org/acme/policy/p`). */
 export interface Link {

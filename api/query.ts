@@ -1,6 +1,6 @@
 import { compileRegex, globMatches, globProblem, type LinearRegex } from "./patterns.js";
 import type { Issue } from "./errors.js";
-import type { Kind } from "./kinds.js";
+import type { Kind } from "./kinds/index.js";
 import { MAX_QUERY_TERMS, type QueryDocument, type QueryOp, type QuerySpec, type QueryTerm } from "./schemas/query.js";
 
 /**

@@ -28,7 +28,7 @@ import { serviceAccountDefinition } from "./resources/serviceAccount.js";
 import { serviceAccountKeyDefinition } from "./resources/serviceAccountKey.js";
 import { declaredDefinitions } from "./resources/declared.js";
 import type { DeclaredTypeName } from "./resources/declaredNames.js";
-import { kinds } from "../api/kinds.js";
+import { kinds } from "../api/kinds/index.js";
 import type { AnyResourceDefinition, ResourceTypeName } from "./resources/types.js";
 import type { handWrittenTypeNames } from "./resources/typeNames.js";
 import { volumeSetDefinition } from "./resources/volumeSet.js";

@@ -14,7 +14,7 @@ import { describeFailure, settingSources } from "../provider/functions/failure.j
 import * as functions from "../provider/functions/index.js";
 import type { FunctionEnv } from "../provider/functions/index.js";
 import { declaredFunctions, type DeclaredFunction } from "../provider/functions/declared.js";
-import { kinds } from "../api/kinds.js";
+import { kinds } from "../api/kinds/index.js";
 import type {
   GetCloudAccountPermissionsArgs,
   GetCloudAccountPermissionsResult,

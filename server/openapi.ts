@@ -1,4 +1,4 @@
-import { kindNames } from "../api/kinds.js";
+import { kindNames } from "../api/kinds/index.js";
 import { documentedRules } from "../api/schemas/jsonRules.js";
 import { errorSchema, type CreatedObject, type JsonSchema, type NamedSchema, type Route } from "./routes/route.js";
 

@@ -41,7 +41,7 @@ const sources: { module: string; names: string[] }[] = [
       "QueryCloudAccountsResult",
     ],
   },
-  { module: "api/kinds.ts", names: ["Kind"] },
+  { module: "api/kinds/index.ts", names: ["Kind"] },
   {
     module: "provider/client/index.ts",
     names: [

@@ -12,7 +12,7 @@
  * - the link forms: the CLI's `GVC_SCOPED_KINDS` (`@controlplane/cli` 3.10.1 `dist/src/commands/resolver.js`) and its
  *   deployment path (`/org/o/gvc/g/workload/w/deployment/d`, `dist/src/rest/map.js`).
  *
- * This module names kinds only as data: generic code reads it through `api/kinds.ts`.
+ * This module names kinds only as data: generic code reads it through `api/kinds/index.ts`.
  */
 import { perm, type Permission } from "./permission.js";
 

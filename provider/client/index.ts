@@ -8,7 +8,7 @@
  * serialized closure.
  */
 import { z } from "zod";
-import { isKind, kinds, type Kind } from "../../api/kinds.js";
+import { isKind, kinds, type Kind } from "../../api/kinds/index.js";
 import { collectionPath, findLink, parseLink, selfLink } from "../../api/links.js";
 import {
   accessReport,

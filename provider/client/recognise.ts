@@ -12,7 +12,7 @@ import {
   type JsonObject,
   type PatchRules,
 } from "../../api/patch/index.js";
-import { patchRules } from "../../api/kinds.js";
+import { patchRules } from "../../api/kinds/index.js";
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -4,7 +4,7 @@
  * each as the API returns it. Nothing here names a kind; a 404 is an error naming the object.
  */
 import { z } from "zod";
-import type { KindDescriptor } from "../../api/kinds.js";
+import type { KindDescriptor } from "../../api/kinds/index.js";
 import { lazy } from "../../api/lazy.js";
 import { collectionPath, selfLink } from "../../api/links.js";
 import { connect, orgArg, parseArgs, type FunctionEnv } from "./common.js";

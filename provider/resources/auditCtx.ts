@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
-import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { auditCtx as auditCtxRecord, auditCtxOrigins } from "../../api/schemas/auditCtx.js";
 import { recordMeta } from "./lifecycle.js";
 import {

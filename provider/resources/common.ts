@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import type { Kind } from "../../api/kinds.js";
+import type { Kind } from "../../api/kinds/index.js";
 import { collectionPath, selfLink } from "../../api/links.js";
 import type { JsonObject } from "../../api/patch/index.js";
 import { description, name, tags } from "../../api/schemas/common.js";

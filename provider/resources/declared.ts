@@ -6,8 +6,8 @@
  * keys). Nothing here names a kind: a kind with behaviour beyond this has a resource file of its own.
  */
 import { z } from "zod";
-import { patchRules as allPatchRules } from "../../api/kinds.js";
-import type { KindDescriptor } from "../../api/kinds.js";
+import { patchRules as allPatchRules } from "../../api/kinds/index.js";
+import type { KindDescriptor } from "../../api/kinds/index.js";
 import type { ResourceDeclaration } from "../../api/kinds/types.js";
 import { lazy } from "../../api/lazy.js";
 import { normalizeLink } from "../../api/links.js";

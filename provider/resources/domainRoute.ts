@@ -7,7 +7,7 @@
  * The id is `<domain self link>#<port>#<route key>`.
  */
 import { z } from "zod";
-import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { routeKey } from "../../api/kinds/domain.js";
 import { lazy } from "../../api/lazy.js";
 import { normalizeLink, selfLink } from "../../api/links.js";

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { fromShortLink, normalizeLink } from "../../api/links.js";
-import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { group as groupRecord, groupCreate, groupOrigins } from "../../api/schemas/group.js";
 import { recordMeta } from "./lifecycle.js";
 import {

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { selfLink } from "../../api/links.js";
-import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import type { JsonObject } from "../../api/patch/index.js";
 import { description, name, tags } from "../../api/schemas/common.js";
 import {

@@ -5,7 +5,7 @@
  * not have is removed (the server then fills its default, e.g. sessionTimeoutSeconds 900).
  */
 import { z } from "zod";
-import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { lazy } from "../../api/lazy.js";
 import type { JsonObject } from "../../api/patch/index.js";
 import { parseOnce } from "../../api/parseOnce.js";

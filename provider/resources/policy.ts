@@ -21,7 +21,7 @@ import { z } from "zod";
 import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { collectionPath, fromShortLink, normalizeLink, selfLink } from "../../api/links.js";
-import { isPolicyKind, linkFormOf, patchRules as allPatchRules } from "../../api/kinds.js";
+import { isPolicyKind, linkFormOf, patchRules as allPatchRules } from "../../api/kinds/index.js";
 import type { JsonObject } from "../../api/patch/index.js";
 import {
   policy as policyRecord,

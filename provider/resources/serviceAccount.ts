@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
-import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { serviceAccount as serviceAccountRecord, serviceAccountOrigins } from "../../api/schemas/serviceAccount.js";
 import { recordMeta } from "./lifecycle.js";
 import { isKeyMarker, keyMarker } from "./serviceAccountKey.js";

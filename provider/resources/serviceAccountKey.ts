@@ -14,7 +14,7 @@ import { z } from "zod";
 import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { parseLink, selfLink } from "../../api/links.js";
-import { patchRules as allPatchRules } from "../../api/kinds.js";
+import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { description, name } from "../../api/schemas/common.js";
 import { serviceAccount as serviceAccountRecord, serviceAccountKey } from "../../api/schemas/serviceAccount.js";
 import { isCplnApiError } from "../client/errors.js";

@@ -5,7 +5,7 @@
  * update) reads these tables and never names a field.
  */
 import type { z } from "zod";
-import type { Kind } from "../../api/kinds.js";
+import type { Kind } from "../../api/kinds/index.js";
 import type { JsonObject, PatchRules } from "../../api/patch/index.js";
 import type { ResourceTypeName } from "./typeNames.js";
 

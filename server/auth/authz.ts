@@ -1,4 +1,4 @@
-import { grantedBy, impliedBy, isKind, kinds, type Kind } from "../../api/kinds.js";
+import { grantedBy, impliedBy, isKind, kinds, type Kind } from "../../api/kinds/index.js";
 import { normalizeLink, selfLink } from "../../api/links.js";
 import { WorkBudget } from "../../api/query.js";
 import type { JsonObject, JsonValue, Store } from "../store/store.js";

@@ -1,5 +1,5 @@
 import type { Issue } from "../../api/errors.js";
-import { isKind } from "../../api/kinds.js";
+import { isKind } from "../../api/kinds/index.js";
 import { routeKey } from "../../api/kinds/domain.js";
 import { MAX_ROUTES, ROUTE_LIMIT_OVERRIDE } from "../../api/schemas/domain.js";
 import { domainSpecDefaults } from "../../api/schemas/domainDefaults.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { isKind } from "../../api/kinds.js";
+import { isKind } from "../../api/kinds/index.js";
 import type { JsonObject, JsonValue, StoreOps } from "../store/store.js";
 import { isObject } from "./common.js";
 import { apexOf, gvcOf } from "./domainSpec.js";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { issuesFromZod, type Issue } from "../../api/errors.js";
-import { isKind } from "../../api/kinds.js";
+import { isKind } from "../../api/kinds/index.js";
 import { normalizeLink } from "../../api/links.js";
 import { DEFAULT_ENDPOINT_NAMING_FORMAT, gvcSpec, gvcSpecIssues, pullSecretTypes } from "../../api/schemas/gvc.js";
 import { conflict } from "../errors.js";

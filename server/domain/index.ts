@@ -1,4 +1,4 @@
-import { kindNames, kinds, type Kind } from "../../api/kinds.js";
+import { kindNames, kinds, type Kind } from "../../api/kinds/index.js";
 import { auditCtxRules } from "./auditCtx.js";
 import { cloudAccountRules } from "./cloudAccount.js";
 import { domainRules } from "./domain.js";

@@ -1,4 +1,4 @@
-import { kinds, type Kind } from "../../api/kinds.js";
+import { kinds, type Kind } from "../../api/kinds/index.js";
 import { freezeWithJson } from "../json.js";
 import type { JsonObject } from "../store/store.js";
 

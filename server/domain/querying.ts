@@ -1,5 +1,5 @@
 import { issuesFromZod } from "../../api/errors.js";
-import type { Kind } from "../../api/kinds.js";
+import type { Kind } from "../../api/kinds/index.js";
 import { normalizeQuery, QueryError, runQuery } from "../../api/query.js";
 import { queryDocument } from "../../api/schemas/query.js";
 import { badRequest } from "../errors.js";

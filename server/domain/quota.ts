@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { kindNames, kinds, type Kind } from "../../api/kinds.js";
+import { kindNames, kinds, type Kind } from "../../api/kinds/index.js";
 import { selfLink } from "../../api/links.js";
 import { jsonOf } from "../json.js";
 import type { JsonObject, StoreOps } from "../store/store.js";

@@ -3,7 +3,7 @@
  * (`checkRecord`), and the quotas it moves (`consumeQuota`, `consumeBytes`).
  */
 import { ErrorCode, issuesFromZod, type Issue } from "../../api/errors.js";
-import type { Kind } from "../../api/kinds.js";
+import type { Kind } from "../../api/kinds/index.js";
 import { ApiFailure, badRequest, resultConflict, stateConflict } from "../errors.js";
 import { freezeWithJson } from "../json.js";
 import type { JsonObject, StoreOps } from "../store/store.js";

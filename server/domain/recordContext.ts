@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { kinds, patchRules, type Kind } from "../../api/kinds.js";
+import { kinds, patchRules, type Kind } from "../../api/kinds/index.js";
 import { collectionPath, selfLink } from "../../api/links.js";
 import type { PatchRules } from "../../api/patch/index.js";
 import type { Principal } from "../auth/authn.js";

@@ -3,7 +3,7 @@
  * and endpoints (`KindDescriptor.endpoints`, which answer without changing any object).
  */
 import { issuesFromZod } from "../../api/errors.js";
-import { kinds, type Kind } from "../../api/kinds.js";
+import { kinds, type Kind } from "../../api/kinds/index.js";
 import { selfLink } from "../../api/links.js";
 import type { OrgAuthz } from "../auth/authz.js";
 import { badRequest, forbidden, notFound } from "../errors.js";

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { issuesFromZod, type Issue } from "../../api/errors.js";
-import { kinds, type Kind } from "../../api/kinds.js";
+import { kinds, type Kind } from "../../api/kinds/index.js";
 import { equalUnder } from "../../api/patch/index.js";
 import { badRequest } from "../errors.js";
 import { jsonEqual } from "../json.js";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ErrorCode, issuesFromZod, type Issue } from "../../api/errors.js";
-import { kinds, type Kind } from "../../api/kinds.js";
+import { kinds, type Kind } from "../../api/kinds/index.js";
 import { applyPatch, equalUnder, PatchError } from "../../api/patch/index.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound, resultConflict, stateConflict } from "../errors.js";
 import type { JsonObject, JsonValue } from "../store/store.js";

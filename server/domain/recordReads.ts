@@ -2,7 +2,7 @@
  * The record service's reads: list (pages remembered while nothing in them changes), get, query, the org list, a
  * kind's permission catalog and an object's access report. None of them writes.
  */
-import { impliedMap, kinds, type Kind } from "../../api/kinds.js";
+import { impliedMap, kinds, type Kind } from "../../api/kinds/index.js";
 import { selfLink } from "../../api/links.js";
 import { readPath } from "../../api/query.js";
 import type { Principal } from "../auth/authn.js";

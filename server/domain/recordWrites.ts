@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { ErrorCode, issuesFromZod } from "../../api/errors.js";
-import { kinds, type Kind } from "../../api/kinds.js";
+import { kinds, type Kind } from "../../api/kinds/index.js";
 import { selfLink } from "../../api/links.js";
 import { isProtected, protectedMessage } from "../../api/protection.js";
 import { ApiFailure, badRequest, conflict, forbidden, notFound } from "../errors.js";

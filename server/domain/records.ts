@@ -1,4 +1,4 @@
-import type { Kind } from "../../api/kinds.js";
+import type { Kind } from "../../api/kinds/index.js";
 import type { Principal } from "../auth/authn.js";
 import type { JsonObject, StoreOps } from "../store/store.js";
 import { RecordContext, type Call } from "./recordContext.js";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Issue } from "../../api/errors.js";
-import type { Kind } from "../../api/kinds.js";
+import type { Kind } from "../../api/kinds/index.js";
 import type { Principal } from "../auth/authn.js";
 import type { JsonObject, StoreOps, StoredRecord } from "../store/store.js";
 

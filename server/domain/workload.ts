@@ -1,5 +1,5 @@
 import { issuesFromZod, type Issue } from "../../api/errors.js";
-import { isKind } from "../../api/kinds.js";
+import { isKind } from "../../api/kinds/index.js";
 import { workloadSpec } from "../../api/schemas/workload.js";
 import { workloadSpecDefaults, workloadSpecIssues } from "../../api/schemas/workloadRules.js";
 import { IDENTITY_LINK_PATTERN } from "../../api/schemas/workloadSpec.js";

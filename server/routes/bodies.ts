@@ -3,7 +3,7 @@
  * PUT), and the rules of writes to existing objects that JSON Schema cannot state (`x-cpln-rules`).
  */
 import { z } from "zod";
-import type { Kind } from "../../api/kinds.js";
+import type { Kind } from "../../api/kinds/index.js";
 import type { DocumentedRule } from "../../api/schemas/jsonRules.js";
 import { putObject, type PutFields } from "../../api/schemas/common.js";
 import { jsonSchemaOf, type JsonSchema } from "./route.js";

@@ -8,7 +8,7 @@ import type { RequestLog } from "../inspect.js";
 import { checkSeed } from "../seed/file.js";
 import { exportOrg, SnapshotError, snapshotKey } from "../seed/snapshot.js";
 import { named, type QueryParam, type Route, type RouteParam } from "./route.js";
-import { kindNames } from "../../api/kinds.js";
+import { kindNames } from "../../api/kinds/index.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
 import { jsonSchemaOf } from "./route.js";
 import { issuesFromZod } from "../../api/errors.js";

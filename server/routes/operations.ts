@@ -4,7 +4,7 @@
  * declaration; a kind has the operations whose `applies` holds for it.
  */
 import type { FastifyRequest } from "fastify";
-import type { Kind, KindDescriptor } from "../../api/kinds.js";
+import type { Kind, KindDescriptor } from "../../api/kinds/index.js";
 import { accessReport } from "../../api/schemas/accessReport.js";
 import { permissionSchema } from "../../api/schemas/permissions.js";
 import { queryDocument, queryResult } from "../../api/schemas/query.js";

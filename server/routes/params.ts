@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from "fastify";
 import { z } from "zod";
-import { kinds, type Kind } from "../../api/kinds.js";
+import { kinds, type Kind } from "../../api/kinds/index.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
 import { queryDocument } from "../../api/schemas/query.js";
 import type { Call } from "../domain/records.js";

@@ -4,7 +4,7 @@
  * body schemas its operations share are worked out once here; which operations it has follows from its declaration.
  */
 import type { FastifyRequest } from "fastify";
-import { kindNames, kinds, type Kind } from "../../api/kinds.js";
+import { kindNames, kinds, type Kind } from "../../api/kinds/index.js";
 import { listResponse } from "../../api/schemas/common.js";
 import type { RecordService } from "../domain/records.js";
 import { orgLinkRule } from "../domain/orgLinks.js";

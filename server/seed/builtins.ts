@@ -1,4 +1,4 @@
-import { kindNames, type Kind } from "../../api/kinds.js";
+import { kindNames, type Kind } from "../../api/kinds/index.js";
 import { selfLink } from "../../api/links.js";
 import { keyNameOf, sha256Hex } from "../auth/authn.js";
 import { isObject } from "../domain/common.js";

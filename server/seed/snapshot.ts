@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { issuesFromZod } from "../../api/errors.js";
-import { isKind, kindNames, kinds, type Kind } from "../../api/kinds.js";
+import { isKind, kindNames, kinds, type Kind } from "../../api/kinds/index.js";
 import { selfLink } from "../../api/links.js";
 import { lazy } from "../../api/lazy.js";
 import { name as nameSchema } from "../../api/schemas/common.js";

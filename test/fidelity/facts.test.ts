@@ -5,7 +5,7 @@
  */
 import { X509Certificate } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { catalogOf, isKind, kinds, type Kind, type PolicyKind } from "../../api/kinds.js";
+import { catalogOf, isKind, kinds, type Kind, type PolicyKind } from "../../api/kinds/index.js";
 import { checkInputs } from "../../provider/resources/lifecycle.js";
 import { policyDefinition } from "../../provider/resources/policy.js";
 import { serviceAccountKeyDefinition } from "../../provider/resources/serviceAccountKey.js";

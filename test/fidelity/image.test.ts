@@ -5,7 +5,7 @@
  * the image's own properties, delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { queryProperties } from "../../api/kinds.js";
+import { queryProperties } from "../../api/kinds/index.js";
 import type { RunningServer } from "../../server/index.js";
 import { ORG, admin, start } from "../server/helpers.js";
 import { loadFacts, Tally, type Fact } from "./facts.js";

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collectionPath } from "../../api/links.js";
-import { kindNames, kinds } from "../../api/kinds.js";
+import { kindNames, kinds } from "../../api/kinds/index.js";
 import type { RunningServer } from "../../server/index.js";
 import { ADMIN_KEY, ORG, admin, bearer, call, ensureWorkloads, start } from "../server/helpers.js";
 

@@ -7,7 +7,7 @@
 // Needs `npm run build`.
 import { createRequire } from "node:module";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type * as KindsModule from "../../api/kinds.js";
+import type * as KindsModule from "../../api/kinds/index.js";
 import { argsOf, plainFields, withPaths } from "../support/examples.js";
 import {
   executable,
@@ -24,7 +24,7 @@ import {
   type RunningServer,
 } from "./support.js";
 
-const { kindNames, kinds } = createRequire(__filename)("../../dist/api/kinds.js") as typeof KindsModule;
+const { kindNames, kinds } = createRequire(__filename)("../../dist/api/kinds/index.js") as typeof KindsModule;
 const declaredKinds = kindNames.filter((kind) => kinds[kind].resource !== undefined);
 const token = (name: string) => `cpln-native:index:${name}`;
 

@@ -3,11 +3,11 @@
 // collection's items; an unknown argument is refused naming it before any request. Needs `npm run build`.
 import { describe, expect, it } from "vitest";
 import { load, serverRecord, withEnv, type Env } from "./support.js";
-import type * as KindsModule from "../../api/kinds.js";
+import type * as KindsModule from "../../api/kinds/index.js";
 import type * as DeclaredFunctionsModule from "../../provider/functions/declared.js";
 import type * as LinksModule from "../../api/links.js";
 
-const { kinds } = load("../../dist/api/kinds.js") as typeof KindsModule;
+const { kinds } = load("../../dist/api/kinds/index.js") as typeof KindsModule;
 const { collectionPath, selfLink } = load("../../dist/api/links.js") as typeof LinksModule;
 const { declaredFunctions } = load("../../dist/provider/functions/declared.js") as typeof DeclaredFunctionsModule;
 const { FunctionArgsError } = load("../../dist/provider/functions/errors.js") as {

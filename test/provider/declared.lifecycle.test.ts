@@ -16,11 +16,11 @@ import {
   withEnv,
   type Env,
 } from "./support.js";
-import type * as KindsModule from "../../api/kinds.js";
+import type * as KindsModule from "../../api/kinds/index.js";
 import { argsOf, plainFields, withPaths } from "../support/examples.js";
 import type * as DeclaredFunctionsModule from "../../provider/functions/declared.js";
 
-const { kindNames, kinds } = load("../../dist/api/kinds.js") as typeof KindsModule;
+const { kindNames, kinds } = load("../../dist/api/kinds/index.js") as typeof KindsModule;
 
 type Body = Record<string, unknown>;
 

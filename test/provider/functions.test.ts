@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { kinds } from "../../api/kinds.js";
+import { kinds } from "../../api/kinds/index.js";
 import { CplnApiError } from "../../provider/client/errors.js";
 import * as fn from "../../provider/functions/index.js";
 import { FunctionArgsError, type FunctionEnv } from "../../provider/functions/index.js";

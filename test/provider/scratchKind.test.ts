@@ -16,7 +16,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isKind, linkFormOf, type PolicyKind } from "../../api/kinds.js";
+import { isKind, linkFormOf, type PolicyKind } from "../../api/kinds/index.js";
 import type * as ServerModule from "../../server/index.js";
 import { declarationOf, GENERATED, GENERIC_SUITES, typeNameOf } from "./scratchKind.js";
 

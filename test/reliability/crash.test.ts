@@ -18,7 +18,7 @@ import { createInterface } from "node:readline";
 import Database from "better-sqlite3";
 import { Pool } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kindNames } from "../../api/kinds.js";
+import { kindNames } from "../../api/kinds/index.js";
 import { parseJsonOrUndefined, report, sized, sleep } from "./support.js";
 
 const ORG = "crash";

@@ -15,7 +15,7 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kindNames, kinds } from "../../api/kinds.js";
+import { kindNames, kinds } from "../../api/kinds/index.js";
 import { startServer, type RunningServer } from "../../server/index.js";
 import {
   answerProblem,

@@ -45,7 +45,7 @@ import { writeFileSync } from "node:fs";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/index.js";
-import { kindNames, kinds } from "../../api/kinds.js";
+import { kindNames, kinds } from "../../api/kinds/index.js";
 import { collectionPath } from "../../api/links.js";
 import { ADMIN_KEY, ORG, start } from "../server/helpers.js";
 import { invalidValues, validValues, type Schema, type SchemaObject } from "./jsonschema-arbitraries.js";

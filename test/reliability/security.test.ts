@@ -18,7 +18,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kindNames, kinds } from "../../api/kinds.js";
+import { kindNames, kinds } from "../../api/kinds/index.js";
 import { kindRules } from "../../server/domain/index.js";
 import { startServer, type RunningServer } from "../../server/index.js";
 import {

@@ -10,7 +10,7 @@ import * as net from "node:net";
 import * as path from "node:path";
 import { Agent, request } from "undici";
 import { apiError } from "../../api/errors.js";
-import { isKind, kinds } from "../../api/kinds.js";
+import { isKind, kinds } from "../../api/kinds/index.js";
 
 export const LONG = process.env.CPLN_LONG_TESTS === "1";
 

@@ -3,7 +3,7 @@
  * that grants it, with the binding's granting permissions and how the policy selects the object.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { permissionNames } from "../../api/kinds.js";
+import { permissionNames } from "../../api/kinds/index.js";
 import type { RunningServer } from "../../server/index.js";
 import { ANY_TIME, ORG, admin, field, start } from "./helpers.js";
 

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kinds, type Kind } from "../../api/kinds.js";
+import { kinds, type Kind } from "../../api/kinds/index.js";
 import { NAME_MAX } from "../../api/schemas/common.js";
 import { EMAIL_MAX } from "../../api/schemas/user.js";
 import { MAX_PARAM_LENGTH } from "../../server/app.js";

@@ -5,7 +5,7 @@
  * declaration (test/provider/scratchKind.test.ts declares one and runs this file over it).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kindNames, kinds, permissionNames } from "../../api/kinds.js";
+import { kindNames, kinds, permissionNames } from "../../api/kinds/index.js";
 import { collectionPath, selfLink } from "../../api/links.js";
 import type { RunningServer } from "../../server/index.js";
 import { plainFields, withPaths } from "../support/examples.js";

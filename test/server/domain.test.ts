@@ -4,7 +4,7 @@
  * spec's rules (field and rule named, nothing stored), links checked against stored objects, and permissions.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isKind, kinds, patchRules } from "../../api/kinds.js";
+import { isKind, kinds, patchRules } from "../../api/kinds/index.js";
 import { buildPatch } from "../../api/patch/index.js";
 import type { RunningServer } from "../../server/index.js";
 import {

@@ -1,6 +1,6 @@
 import { SignJWT } from "jose";
 import { expect } from "vitest";
-import { isKind, kinds } from "../../api/kinds.js";
+import { isKind, kinds } from "../../api/kinds/index.js";
 import { startServer, type RunningServer, type ServerOptions } from "../../server/index.js";
 
 export const ORG = "acme";

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kindNames, kinds } from "../../api/kinds.js";
+import { kindNames, kinds } from "../../api/kinds/index.js";
 import { kindRules } from "../../server/domain/index.js";
 import { quotaDefinitions } from "../../server/domain/quota.js";
 import type { RunningServer } from "../../server/index.js";

@@ -3,7 +3,7 @@
  * the kind rules beyond the 13 endpoints: BYOK locations, gvc quotas and InUse, users and JWTs, quotas by id, seeds.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kinds, permissionNames, type Kind } from "../../api/kinds.js";
+import { kinds, permissionNames, type Kind } from "../../api/kinds/index.js";
 import type { RunningServer } from "../../server/index.js";
 import { ANY_ID, ANY_TIME, ORG, admin, apiError, as, bearer, field, jwtFor, links, start } from "./helpers.js";
 

@@ -11,7 +11,7 @@ import { promisify } from "node:util";
 import Ajv2020 from "ajv/dist/2020.js";
 import type { RouteOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kindNames, kinds } from "../../api/kinds.js";
+import { kindNames, kinds } from "../../api/kinds/index.js";
 import { collectionPath } from "../../api/links.js";
 import { kindRules, rulesOf } from "../../server/domain/index.js";
 import { mk8sRules } from "../../server/domain/mk8s.js";

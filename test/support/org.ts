@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { kindNames, kinds } from "../../dist/api/kinds.js";
+import { kindNames, kinds } from "../../dist/api/kinds/index.js";
 import { parseLink } from "../../dist/api/links.js";
 import { quotaDefinitions } from "../../dist/server/domain/quota.js";
 import type { RunningServer } from "../../dist/server/index.js";

@@ -2,7 +2,7 @@ import util from "node:util";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { patchRules } from "../../api/kinds.js";
+import { patchRules } from "../../api/kinds/index.js";
 import { applyPatch, type JsonObject } from "../../api/patch/index.js";
 import { CplnApiError } from "../../provider/client/errors.js";
 import { closePool, request, type Connection } from "../../provider/client/http.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { apiError, errorCodes, errorStatus, issuesFromZod, validate, type Issue } from "../../api/errors.js";
-import { impliedBy, impliedMap, isKind, kindNames, kinds, permissionNames, grantedBy } from "../../api/kinds.js";
+import { impliedBy, impliedMap, isKind, kindNames, kinds, permissionNames, grantedBy } from "../../api/kinds/index.js";
 import { lazy } from "../../api/lazy.js";
 import { collectionPath, link, normalizeLink, parseLink, selfLink } from "../../api/links.js";
 import {

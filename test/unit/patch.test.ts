@@ -12,7 +12,7 @@ import {
   type JsonObject,
   type PatchRules,
 } from "../../api/patch/index.js";
-import { patchRules } from "../../api/kinds.js";
+import { patchRules } from "../../api/kinds/index.js";
 
 const policyRules = patchRules.policy as PatchRules;
 const groupRules = patchRules.group as PatchRules;

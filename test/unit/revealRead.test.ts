@@ -1,7 +1,7 @@
 // Refresh and import of a kind with reveal-only fields (a secret's data) read through `-reveal`; a token without
 // `reveal` on the object falls back to the plain GET and keeps the state's value. Against an in-process cpln-local.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { kinds } from "../../api/kinds.js";
+import { kinds } from "../../api/kinds/index.js";
 import { CplnClient } from "../../provider/client/index.js";
 import { declaredDefinitions } from "../../provider/resources/declared.js";
 import type { Props, ResourceClient, ResourceContext } from "../../provider/resources/types.js";

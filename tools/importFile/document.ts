@@ -7,7 +7,7 @@
  * generated code (unique in the file). No `nameTable`: nothing here has a parent or an explicit provider.
  */
 import { collectionPath, selfLink } from "../../api/links.js";
-import { kinds, type Kind } from "../../api/kinds.js";
+import { kinds, type Kind } from "../../api/kinds/index.js";
 import type { ApiRecord } from "../../provider/client/index.js";
 import type { ResourceTypeName } from "../../provider/resources/types.js";
 import type { DeclaredTypeName } from "../../provider/resources/declaredNames.js";

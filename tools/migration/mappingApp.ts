@@ -6,7 +6,7 @@
  * terraform-provider-cpln v1.2.31 (851308c), whose files the reasons name; the API's shapes from Control Plane's
  * types-ts (src/interfaces/*.ts). `moves` place a whole subtree (longest `from` first); `entries` the rest.
  */
-import type { PropertyMapping, PropertyMove } from "./mapping.js";
+import type { PropertyMapping, PropertyMove } from "./mappingTypes.js";
 
 const TF = "terraform-provider-cpln v1.2.31";
 const VM_WHY =

@@ -3,7 +3,7 @@
  * tools/gen-sdk.ts).
  */
 import * as path from "node:path";
-import { kindNames, kinds } from "../../api/kinds.js";
+import { kindNames, kinds } from "../../api/kinds/index.js";
 import { declaredFunctions } from "../../provider/functions/declared.js";
 import { resources } from "../../provider/index.js";
 import type { AnyResourceDefinition } from "../../provider/resources/types.js";
