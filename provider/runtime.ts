@@ -18,11 +18,11 @@ import {
   inputsFromOutputs,
   LOGICAL_NAME,
   NAME_GENERATED,
-  planAdoption,
   UNKNOWN,
   type CheckOutcome,
   type DiffOutcome,
 } from "./resources/lifecycle.js";
+import { planAdoption } from "./resources/requests.js";
 import type {
   AnyResourceDefinition,
   Props,

@@ -7,7 +7,7 @@ import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { auditCtx as auditCtxRecord, auditCtxOrigins } from "../../api/schemas/auditCtx.js";
-import { recordMeta } from "./lifecycle.js";
+import { recordMeta } from "./requests.js";
 import {
   namedApiBody,
   namedFieldRules,

@@ -7,7 +7,7 @@ import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { cloudAccount as cloudAccountRecord, cloudAccountCreate } from "../../api/schemas/cloudAccount.js";
-import { recordMeta } from "./lifecycle.js";
+import { recordMeta } from "./requests.js";
 import {
   namedApiBody,
   namedFieldRules,

@@ -9,14 +9,8 @@ import type { Kind } from "../../api/kinds/index.js";
 import { collectionPath, selfLink } from "../../api/links.js";
 import type { JsonObject } from "../../api/patch/index.js";
 import { description, name, tags } from "../../api/schemas/common.js";
-import {
-  createOrAdopt,
-  deleteIgnoringMissing,
-  jsonObject,
-  patchUpdate,
-  readIgnoringMissing,
-  type RecordMeta,
-} from "./lifecycle.js";
+import { jsonObject } from "./lifecycle.js";
+import { createOrAdopt, deleteIgnoringMissing, patchUpdate, readIgnoringMissing, type RecordMeta } from "./requests.js";
 import type { AnyResourceDefinition, FieldRule, Props, ResourceContext, ResourceDefinition } from "./types.js";
 
 /** The `org` input of every resource: where the object lives; a change replaces the resource. */

@@ -14,7 +14,7 @@ import { normalizeLink } from "../../api/links.js";
 import { parseOnce } from "../../api/parseOnce.js";
 import { name as nameSchema } from "../../api/schemas/common.js";
 import { isCplnApiError } from "../client/errors.js";
-import { recordMeta } from "./lifecycle.js";
+import { recordMeta } from "./requests.js";
 import {
   namedApiBody,
   namedFieldRules,

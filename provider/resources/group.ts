@@ -9,7 +9,7 @@ import { lazy } from "../../api/lazy.js";
 import { fromShortLink, normalizeLink } from "../../api/links.js";
 import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { group as groupRecord, groupCreate, groupOrigins } from "../../api/schemas/group.js";
-import { recordMeta } from "./lifecycle.js";
+import { recordMeta } from "./requests.js";
 import {
   namedApiBody,
   namedFieldRules,

@@ -17,15 +17,8 @@ import {
   locationOrigins,
   locationProviders,
 } from "../../api/schemas/location.js";
-import {
-  configureExisting,
-  jsonObject,
-  patchUpdate,
-  readIgnoringMissing,
-  recordMeta,
-  restoreSettings,
-  updatePatch,
-} from "./lifecycle.js";
+import { jsonObject, updatePatch } from "./lifecycle.js";
+import { configureExisting, patchUpdate, readIgnoringMissing, recordMeta, restoreSettings } from "./requests.js";
 import { namedRecordOutputs, orgInput } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 

@@ -11,15 +11,8 @@ import type { JsonObject } from "../../api/patch/index.js";
 import { parseOnce } from "../../api/parseOnce.js";
 import { description, tags } from "../../api/schemas/common.js";
 import { org as orgRecord, orgSpec } from "../../api/schemas/org.js";
-import {
-  configureExisting,
-  jsonObject,
-  patchUpdate,
-  readIgnoringMissing,
-  recordMeta,
-  restoreSettings,
-  updatePatch,
-} from "./lifecycle.js";
+import { jsonObject, updatePatch } from "./lifecycle.js";
+import { configureExisting, patchUpdate, readIgnoringMissing, recordMeta, restoreSettings } from "./requests.js";
 import { namedRecordOutputs, orgInput } from "./common.js";
 import type { FieldRule, FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 

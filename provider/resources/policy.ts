@@ -30,17 +30,8 @@ import {
   policyOrigins,
   type PolicyRules,
 } from "../../api/schemas/policy.js";
-import {
-  adoptExisting,
-  deleteIgnoringMissing,
-  isEmptyPatch,
-  managedBody,
-  desiredInputs,
-  readIgnoringMissing,
-  recordMeta,
-  updatePatch,
-  UNKNOWN,
-} from "./lifecycle.js";
+import { isEmptyPatch, managedBody, desiredInputs, updatePatch, UNKNOWN } from "./lifecycle.js";
+import { adoptExisting, deleteIgnoringMissing, readIgnoringMissing, recordMeta } from "./requests.js";
 import {
   bindingPartial,
   dropEmptiedBindings,

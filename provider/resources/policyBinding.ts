@@ -26,7 +26,7 @@ import { normalizeLink, parseLink, selfLink } from "../../api/links.js";
 import { valueSet, type Json, type JsonObject, type PatchRules } from "../../api/patch/index.js";
 import { binding, bindingKey, policy as policyRecord } from "../../api/schemas/policy.js";
 import { isCplnApiError } from "../client/errors.js";
-import { readIgnoringMissing } from "./lifecycle.js";
+import { readIgnoringMissing } from "./requests.js";
 import { orgInput } from "./common.js";
 import type { FieldRules, InputIssue, Props, ResourceContext, ResourceDefinition } from "./types.js";
 

@@ -9,7 +9,7 @@ import { parseOnce } from "../../api/parseOnce.js";
 import { lazy } from "../../api/lazy.js";
 import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { serviceAccount as serviceAccountRecord, serviceAccountOrigins } from "../../api/schemas/serviceAccount.js";
-import { recordMeta } from "./lifecycle.js";
+import { recordMeta } from "./requests.js";
 import { isKeyMarker, keyMarker } from "./serviceAccountKey.js";
 import {
   namedApiBody,

@@ -18,7 +18,8 @@ import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import { description, name } from "../../api/schemas/common.js";
 import { serviceAccount as serviceAccountRecord, serviceAccountKey } from "../../api/schemas/serviceAccount.js";
 import { isCplnApiError } from "../client/errors.js";
-import { jsonObject, readIgnoringMissing } from "./lifecycle.js";
+import { jsonObject } from "./lifecycle.js";
+import { readIgnoringMissing } from "./requests.js";
 import { orgInput } from "./common.js";
 import type { FieldRules, Props, ResourceContext, ResourceDefinition } from "./types.js";
 

@@ -14,7 +14,7 @@ import {
   volumeSetStatus,
   type VolumeSetSpec,
 } from "../../api/schemas/volumeSet.js";
-import { recordMeta } from "./lifecycle.js";
+import { recordMeta } from "./requests.js";
 import { name } from "../../api/schemas/common.js";
 import {
   namedApiBody,
