@@ -1,11 +1,6 @@
 import { catalogOf } from "./catalogs.js";
-import {
-  volumeSet,
-  volumeSetCommand,
-  volumeSetCommandCreate,
-  volumeSetCreate,
-  volumeSetPatch,
-} from "../schemas/volumeSet.js";
+import { volumeSet, volumeSetCreate, volumeSetPatch } from "../schemas/volumeSet.js";
+import { volumeSetCommand, volumeSetCommandCreate } from "../schemas/volumeSetCommand.js";
 import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 

@@ -1,6 +1,5 @@
 import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
-import type { Issue } from "../errors.js";
 import { lazy } from "../lazy.js";
 import { crossFieldRules, documentedRules } from "./jsonRules.js";
 import {
@@ -33,11 +32,11 @@ export const capacityMin: Readonly<Record<PerformanceClass, number>> = {
 export const RETENTION_PATTERN = /^\d+(\.\d+)?[dhm]$/;
 export const STORAGE_CLASS_SUFFIX_PATTERN = /^[a-zA-Z][0-9a-zA-Z\-_]*$/;
 export const MOUNT_RESOURCE_MAX_LENGTH = 20;
-const CPU_PATTERN = /^\d+(\.\d+)?m?$/;
-const MEMORY_PATTERN = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|K|M|G|T)?$/;
+export const CPU_PATTERN = /^\d+(\.\d+)?m?$/;
+export const MEMORY_PATTERN = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|K|M|G|T)?$/;
 /** Mount resources: max − min at most 4000 millicores / 4096 MiB, and min at least a quarter of max. */
-const MOUNT_CPU_SPREAD_MAX = 4000;
-const MOUNT_MEMORY_SPREAD_MAX_MI = 4096;
+export const MOUNT_CPU_SPREAD_MAX = 4000;
+export const MOUNT_MEMORY_SPREAD_MAX_MI = 4096;
 
 // ---- cron (snapshots.schedule) ----
 
@@ -462,182 +461,3 @@ export const volumeSetPatch = lazy(() =>
   ).describe("Body of PATCH /org/{org}/gvc/{gvc}/volumeset/{name}: merge fields and patch directives."),
 );
 export type VolumeSetPatch = z.infer<ReturnType<typeof volumeSetPatch>>;
-
-// ---- cross-field rules (shared by the server and the provider's check) ----
-
-/** Fills the file-system/class defaults the server applies: ext4, and 'shared' pairs with 'shared'. */
-export function volumeSetSpecDefaults<T extends { performanceClass?: string; fileSystemType?: string }>(
-  spec: T,
-): T & { performanceClass?: string; fileSystemType: string } {
-  const fileSystemType = spec.fileSystemType ?? (spec.performanceClass === "shared" ? "shared" : "ext4");
-  const filled: T & { performanceClass?: string; fileSystemType: string } = { ...spec, fileSystemType };
-  if (filled.performanceClass === undefined && fileSystemType === "shared") filled.performanceClass = "shared";
-  return filled;
-}
-
-function millicores(quantity: string): number | undefined {
-  if (!CPU_PATTERN.test(quantity)) return undefined;
-  return quantity.endsWith("m") ? Number(quantity.slice(0, -1)) : Number(quantity) * 1000;
-}
-
-const memoryUnitsMi: Record<string, number> = {
-  "": 1 / (1024 * 1024),
-  K: 1000 / (1024 * 1024),
-  M: 1e6 / (1024 * 1024),
-  G: 1e9 / (1024 * 1024),
-  T: 1e12 / (1024 * 1024),
-  Ki: 1 / 1024,
-  Mi: 1,
-  Gi: 1024,
-  Ti: 1024 * 1024,
-};
-
-function mebibytes(quantity: string): number | undefined {
-  const match = MEMORY_PATTERN.exec(quantity);
-  if (!match) return undefined;
-  const unit = memoryUnitsMi[match[2] ?? ""] as number;
-  return Number(quantity.slice(0, quantity.length - (match[2]?.length ?? 0))) * unit;
-}
-
-/**
- * Rules spanning several fields of a volume set spec that has already passed `volumeSetSpec()`. Paths start with
- * `prefix` (default `spec`; pass "" when the fields are at the top level).
- */
-export function volumeSetSpecIssues(spec: VolumeSetSpec, prefix = "spec"): Issue[] {
-  const issues: Issue[] = [];
-  const at = (path: string, message: string) => issues.push({ path: prefix ? `${prefix}.${path}` : path, message });
-  const { performanceClass, fileSystemType } = volumeSetSpecDefaults(spec);
-
-  if (fileSystemType === "shared" && performanceClass !== "shared") {
-    at("performanceClass", "must be 'shared' when fileSystemType is 'shared'");
-  } else if (performanceClass === "shared" && fileSystemType !== "shared") {
-    at("fileSystemType", "must be 'shared' when performanceClass is 'shared'");
-  } else if (performanceClass === undefined) {
-    at("performanceClass", "is required unless fileSystemType is 'shared'");
-  }
-
-  if (performanceClass !== undefined) {
-    const min = capacityMin[performanceClass as PerformanceClass];
-    if (min !== undefined && spec.initialCapacity < min) {
-      at("initialCapacity", `must be at least ${min} GB for performanceClass '${performanceClass}'`);
-    }
-  }
-
-  const scaling = spec.autoscaling;
-  if (scaling?.maxCapacity !== undefined && spec.initialCapacity > scaling.maxCapacity) {
-    at("initialCapacity", `must not exceed autoscaling.maxCapacity (${scaling.maxCapacity} GB)`);
-  }
-  if (scaling?.predictive?.enabled === true) {
-    if (scaling.minFreePercentage === undefined) {
-      at("autoscaling.minFreePercentage", "is required when autoscaling.predictive.enabled is true");
-    }
-    if (scaling.scalingFactor === undefined) {
-      at("autoscaling.scalingFactor", "is required when autoscaling.predictive.enabled is true");
-    }
-  }
-
-  // No rule keeps snapshots or customEncryption off a shared file system: the real API takes both there and returns
-  // them (terraform-provider-cpln's acceptance test sets both on a shared volume set and reads them back).
-
-  const resources = spec.mountOptions?.resources;
-  if (resources) {
-    const pair = (
-      minField: "minCpu" | "minMemory",
-      maxField: "maxCpu" | "maxMemory",
-      toUnits: (q: string) => number | undefined,
-      spreadMax: number,
-      unit: string,
-    ) => {
-      const minText = resources[minField];
-      const maxText = resources[maxField];
-      if (minText === undefined || maxText === undefined) return;
-      const min = toUnits(minText);
-      const max = toUnits(maxText);
-      if (min === undefined || max === undefined) return;
-      const path = `mountOptions.resources.${maxField}`;
-      if (max < min) at(path, `must not be less than ${minField} (${minText})`);
-      else if (max - min > spreadMax) at(path, `must be within ${spreadMax}${unit} of ${minField} (${minText})`);
-      else if (min * 4 < max) at(path, `must be at most 4 times ${minField} (${minText})`);
-    };
-    pair("minCpu", "maxCpu", millicores, MOUNT_CPU_SPREAD_MAX, "m");
-    pair("minMemory", "maxMemory", mebibytes, MOUNT_MEMORY_SPREAD_MAX_MI, "Mi");
-  }
-  return issues;
-}
-
-// ---- commands (POST .../volumeset/{name}/-command) ----
-
-/** Lifecycle stages of a command: `CommandLifecycleStage` of controlplane-com/types-ts `src/interfaces/command.ts`. */
-export const commandLifecycleStages = ["pending", "running", "cancelled", "completed", "failed"] as const;
-
-function commandTarget() {
-  return {
-    location: z.string().min(1).describe("Location of the volume."),
-    volumeIndex: z.number().int().min(0).describe("Replica index of the volume."),
-  };
-}
-
-/**
- * The commands the official CLI posts to `-command` (`cpln volumeset expand|shrink|delete-volume|snapshot ...`), each
- * with the spec of controlplane-com/types-ts `src/interfaces/command.ts` (`ExpandVolumeSpec`, ...).
- */
-export const volumeSetCommandSpecs = lazy(() => ({
-  expandVolume: z.strictObject({
-    ...commandTarget(),
-    newStorageCapacity: z.number().int().min(1).describe("New size in GB."),
-    timeoutSeconds: z.number().int().min(1).optional().describe("How long the command may run."),
-  }),
-  shrinkVolume: z.strictObject({
-    ...commandTarget(),
-    newStorageCapacity: z.number().int().min(1).describe("New size in GB."),
-    timeoutSeconds: z.number().int().min(1).optional().describe("How long the command may run."),
-  }),
-  deleteVolume: z.strictObject(commandTarget()),
-  createVolumeSnapshot: z.strictObject({
-    ...commandTarget(),
-    snapshotName: z.string().min(1).describe("Name of the new snapshot."),
-    snapshotExpirationDate: z.iso.datetime().optional().describe("When the snapshot expires."),
-    snapshotTags: z.array(z.record(z.string(), z.string())).optional().describe("Tags of the snapshot."),
-  }),
-  deleteVolumeSnapshot: z.strictObject({
-    ...commandTarget(),
-    snapshotName: z.string().min(1).describe("Name of the snapshot."),
-  }),
-  restoreVolume: z.strictObject({
-    ...commandTarget(),
-    snapshotName: z.string().min(1).describe("Name of the snapshot to restore."),
-    zone: z.string().min(1).optional().describe("Zone to restore into."),
-  }),
-}));
-
-export const volumeSetCommandCreate = lazy(() =>
-  z
-    .discriminatedUnion(
-      "type",
-      Object.entries(volumeSetCommandSpecs()).map(([type, spec]) =>
-        z.strictObject({ type: z.literal(type).describe("The command."), spec: spec.describe(`Spec of ${type}.`) }),
-      ) as unknown as [z.ZodObject, ...z.ZodObject[]],
-    )
-    .describe("Body of POST /org/{org}/gvc/{gvc}/volumeset/{name}/-command: the command's type and its spec."),
-);
-
-/** A command as the API returns it: `Command` of controlplane-com/types-ts `src/interfaces/command.ts`. */
-export const volumeSetCommand = lazy(() =>
-  z
-    .looseObject({
-      id: z.string().describe("Id of the command."),
-      kind: z.literal("command").describe("Always 'command'."),
-      version: z.number().int().describe("Version of the command."),
-      created: z.string().describe("When the command was created."),
-      lastModified: z.string().describe("When the command last changed."),
-      links: z
-        .array(z.looseObject({ rel: z.string(), href: z.string() }))
-        .describe("The volume set (cpln-local keeps no command, so none has a self link)."),
-      tags: z.record(z.string(), z.unknown()).optional().describe("Tags."),
-      type: z.string().describe("The command."),
-      lifecycleStage: z.enum(commandLifecycleStages).describe("Where the command is."),
-      spec: z.record(z.string(), z.unknown()).describe("The command's spec."),
-      status: z.record(z.string(), z.unknown()).optional().describe("What the command has done."),
-    })
-    .describe("A command on a volume set."),
-);

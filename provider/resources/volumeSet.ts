@@ -9,11 +9,10 @@ import { patchRules as allPatchRules } from "../../api/kinds/index.js";
 import {
   volumeSet as volumeSetRecord,
   volumeSetSpec,
-  volumeSetSpecDefaults,
-  volumeSetSpecIssues,
   volumeSetStatus,
   type VolumeSetSpec,
 } from "../../api/schemas/volumeSet.js";
+import { volumeSetSpecDefaults, volumeSetSpecIssues } from "../../api/schemas/volumeSetRules.js";
 import { recordMeta } from "./requests.js";
 import { name } from "../../api/schemas/common.js";
 import {

@@ -1,5 +1,6 @@
 import { issuesFromZod, type Issue } from "../../api/errors.js";
-import { volumeSetSpec, volumeSetSpecDefaults, volumeSetSpecIssues } from "../../api/schemas/volumeSet.js";
+import { volumeSetSpec } from "../../api/schemas/volumeSet.js";
+import { volumeSetSpecDefaults, volumeSetSpecIssues } from "../../api/schemas/volumeSetRules.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
