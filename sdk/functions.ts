@@ -117,11 +117,17 @@ function outputForm<A, R>(
 
 let declaredRuns: Record<string, DeclaredFunction> | undefined;
 
-/** Runs `get<Type>` of a declared kind. */
-export function invokeDeclared<R>(name: string, args: { org?: unknown }): Promise<R> {
+/** The declared function of that name (the registry's functions built once, on first use). */
+function declaredFunction(name: string): DeclaredFunction {
   declaredRuns ??= declaredFunctions(Object.values(kinds));
   const fn = declaredRuns[name];
   if (fn === undefined) throw new Error(`${name}: no kind declares this function`);
+  return fn;
+}
+
+/** Runs `get<Type>` of a declared kind. */
+export function invokeDeclared<R>(name: string, args: { org?: unknown }): Promise<R> {
+  const fn = declaredFunction(name);
   return called(name, args, (e) => fn.run(args, e) as Promise<R>);
 }
 
@@ -131,10 +137,9 @@ export function invokeDeclaredOutput<A extends { org?: unknown }, R>(
   args: InputArgs<A>,
   opts: pulumi.InvokeOutputOptions | undefined,
 ): pulumi.Output<R> {
-  declaredRuns ??= declaredFunctions(Object.values(kinds));
   const output = outputForm(args, opts, (a: A) => invokeDeclared<R>(name, a));
   // A result with secret fields (a secret's data) is secret as a whole: an Output's secrecy is not per field.
-  return (declaredRuns[name]?.secretResultFields?.length ?? 0) > 0
+  return (declaredFunction(name).secretResultFields?.length ?? 0) > 0
     ? (pulumi.secret(output) as pulumi.Output<R>)
     : output;
 }

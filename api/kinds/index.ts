@@ -21,7 +21,7 @@ import { policyKind } from "./policy.js";
 import { quotaKind } from "./quota.js";
 import { secretKind } from "./secret.js";
 import { serviceAccountKind } from "./serviceAccount.js";
-import type { KindDescriptor as Descriptor } from "./types.js";
+import type { EndpointContract, KindDescriptor as Descriptor } from "./types.js";
 import { hasPermission, permissionNames } from "./catalogs.js";
 import { userKind } from "./user.js";
 import { volumeSetKind } from "./volumeSet.js";
@@ -131,4 +131,12 @@ export function impliedMap(kind: Kind): Record<string, string[]> {
 /** Properties a query on `kind` may name (common + kind-specific). */
 export function queryProperties(kind: Kind): string[] {
   return [...commonQueryProperties, ...kinds[kind].queryProperties];
+}
+
+/**
+ * The endpoint that returns a kind's reveal-only fields (a secret's `-reveal`), or undefined when it has none: reads
+ * that need those fields (a resource's refresh and import, its `get<Type>`) go through it.
+ */
+export function revealEndpointOf(descriptor: KindDescriptor): EndpointContract | undefined {
+  return (descriptor.revealOnly ?? []).length > 0 ? descriptor.endpoints?.["reveal"] : undefined;
 }

@@ -4,7 +4,7 @@
  * each as the API returns it. Nothing here names a kind; a 404 is an error naming the object.
  */
 import { z } from "zod";
-import type { KindDescriptor } from "../../api/kinds/index.js";
+import { revealEndpointOf, type KindDescriptor } from "../../api/kinds/index.js";
 import { lazy } from "../../api/lazy.js";
 import { collectionPath, selfLink } from "../../api/links.js";
 import { connect, orgArg, parseArgs, type FunctionEnv } from "./common.js";
@@ -53,7 +53,7 @@ function getFunction(descriptor: KindDescriptor, name: string): DeclaredFunction
   // A kind whose fields are returned only by `-reveal` (a secret's data) is read there, as @pulumiverse/cpln's
   // getSecret returns the values (terraform-provider-cpln v1.2.31 reads every secret through -reveal).
   const revealOnly = descriptor.revealOnly ?? [];
-  const reveal = revealOnly.length > 0 ? descriptor.endpoints?.["reveal"] : undefined;
+  const reveal = revealEndpointOf(descriptor);
   const shown = revealOnly.join(", ");
   return {
     name,

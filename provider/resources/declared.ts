@@ -6,8 +6,7 @@
  * keys). Nothing here names a kind: a kind with behaviour beyond this has a resource file of its own.
  */
 import { z } from "zod";
-import { patchRules as allPatchRules } from "../../api/kinds/index.js";
-import type { KindDescriptor } from "../../api/kinds/index.js";
+import { patchRules as allPatchRules, revealEndpointOf, type KindDescriptor } from "../../api/kinds/index.js";
 import type { ResourceDeclaration } from "../../api/kinds/types.js";
 import { lazy } from "../../api/lazy.js";
 import { normalizeLink } from "../../api/links.js";
@@ -134,7 +133,6 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
   const selfLinkForm = gvcScoped ? `/org/<org>/gvc/<gvc>/${kind}/<name>` : `/org/<org>/${kind}/<name>`;
 
   const autoname = declaration.autoname !== false;
-  const revealOnly = descriptor.revealOnly ?? [];
   const lifecycle = namedKindLifecycle<Props & { name?: string }, Props & { selfLink: string }>(
     kind,
     () => definition,
@@ -225,7 +223,7 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
     },
 
     ...lifecycle,
-    ...(revealOnly.length > 0 && descriptor.endpoints?.["reveal"] !== undefined
+    ...(revealEndpointOf(descriptor) !== undefined
       ? { read: (ctx, id, props) => readRevealed(ctx, id, props, definition, lifecycle.read) }
       : {}),
   };
@@ -234,7 +232,8 @@ export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefin
 
 /**
  * Read (refresh, import) of a kind with reveal-only fields: one GET of `-reveal` (as terraform-provider-cpln v1.2.31
- * reads every secret, internal/provider/client/secret.go GetSecret), so the state holds what the API stores (a secret's data changed elsewhere shows as drift; an import gets the data its inputs need). Without `reveal`
+ * reads every secret, internal/provider/client/secret.go GetSecret), so the state holds what the API stores (a
+ * secret's data changed elsewhere shows as drift; an import gets the data its inputs need). Without `reveal`
  * on the object (403) it is the plain GET, and those fields keep the state's value.
  */
 async function readRevealed(
