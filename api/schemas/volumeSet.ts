@@ -2,6 +2,8 @@ import { echoOnly } from "./jsonRules.js";
 import { z } from "zod";
 import { lazy } from "../lazy.js";
 import { crossFieldRules, documentedRules } from "./jsonRules.js";
+import { cronProblem } from "./volumeSetCron.js";
+import { volumeSetStatus } from "./volumeSetStatus.js";
 import {
   description,
   describedTaggedPatchFields,
@@ -14,6 +16,10 @@ import {
   type ObjectMode,
   type PatchField,
 } from "./common.js";
+
+// The snapshot schedule's rule and the record's status have files of their own; this module still exports them.
+export { cronProblem } from "./volumeSetCron.js";
+export { volumeLifecycles, volumeSetStatus } from "./volumeSetStatus.js";
 
 // ---- limits and enums (reference/control-plane-api.md §4) ----
 
@@ -37,57 +43,6 @@ export const MEMORY_PATTERN = /^\d+(\.\d+)?(Ki|Mi|Gi|Ti|K|M|G|T)?$/;
 /** Mount resources: max − min at most 4000 millicores / 4096 MiB, and min at least a quarter of max. */
 export const MOUNT_CPU_SPREAD_MAX = 4000;
 export const MOUNT_MEMORY_SPREAD_MAX_MI = 4096;
-
-// ---- cron (snapshots.schedule) ----
-
-const cronFieldRanges: readonly { name: string; min: number; max: number; names?: readonly string[] }[] = [
-  { name: "minute", min: 0, max: 59 },
-  { name: "hour", min: 0, max: 23 },
-  { name: "day of month", min: 1, max: 31 },
-  {
-    name: "month",
-    min: 1,
-    max: 12,
-    names: ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"],
-  },
-  { name: "day of week", min: 0, max: 7, names: ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"] },
-];
-
-function cronValue(token: string, range: (typeof cronFieldRanges)[number]): number | undefined {
-  const index = range.names?.indexOf(token.toUpperCase()) ?? -1;
-  if (index >= 0) return range.min + index;
-  if (!/^\d+$/.test(token)) return undefined;
-  const value = Number(token);
-  return value >= range.min && value <= range.max ? value : undefined;
-}
-
-/**
- * Why `expression` is not an acceptable snapshot schedule, or undefined when it is: five cron fields, and the minute
- * a single number so that snapshots run at most hourly.
- */
-export function cronProblem(expression: string): string | undefined {
-  const fields = expression.trim().split(/\s+/);
-  if (fields.length !== 5) return `must be a cron expression with 5 fields (got ${fields.length})`;
-  const minute = fields[0] as string;
-  if (!/^\d+$/.test(minute) || Number(minute) > 59) {
-    return "the minute field must be a single number from 0 to 59 (snapshots run at most hourly)";
-  }
-  for (let i = 1; i < 5; i++) {
-    const range = cronFieldRanges[i] as (typeof cronFieldRanges)[number];
-    for (const part of (fields[i] as string).split(",")) {
-      const [base = "", step, ...rest] = part.split("/");
-      if (rest.length > 0 || (step !== undefined && !/^[1-9]\d*$/.test(step))) {
-        return `the ${range.name} field has an invalid step in '${part}'`;
-      }
-      if (base === "*") continue;
-      const bounds = base.split("-");
-      if (bounds.length > 2 || bounds.some((b) => cronValue(b, range) === undefined)) {
-        return `the ${range.name} field '${part}' is not a value or range within ${range.min}-${range.max}`;
-      }
-    }
-  }
-  return undefined;
-}
 
 // ---- spec ----
 
@@ -271,11 +226,6 @@ function buildSpec(mode: ObjectMode) {
     .register(crossFieldRules(), mode === "strict" ? { ...specRulesJsonSchema, ...volumeSetSpecRules() } : {});
 }
 
-/**
- * The cross-field rules of `volumeSetSpecIssues` that JSON Schema can say: performanceClass is required unless
- * fileSystemType is 'shared', and 'shared' pairs only with 'shared'. Capacity minimums per class and the features a
- * shared file system lacks are in the field descriptions.
- */
 /** The rules of `volumeSetSpecIssues` JSON Schema cannot say (they compare fields), as the document states them. */
 function volumeSetSpecRules() {
   return documentedRules([
@@ -305,6 +255,11 @@ function volumeSetSpecRules() {
   ]);
 }
 
+/**
+ * The cross-field rules of `volumeSetSpecIssues` that JSON Schema can say: performanceClass is required unless
+ * fileSystemType is 'shared', and 'shared' pairs only with 'shared'. Capacity minimums per class and the features a
+ * shared file system lacks are in the field descriptions.
+ */
 const specRulesJsonSchema = {
   if: { properties: { fileSystemType: { const: "shared" } }, required: ["fileSystemType"] },
   then: { properties: { performanceClass: { const: "shared" } } },
@@ -322,64 +277,7 @@ export const volumeSetSpec = lazy(() => buildSpec("strict"));
 export const volumeSetSpecOutput = lazy(() => buildSpec("loose"));
 export type VolumeSetSpec = z.infer<ReturnType<typeof volumeSetSpec>>;
 
-// ---- status and record ----
-
-export const volumeLifecycles = ["creating", "unused", "unbound", "bound", "deleted", "repairing"] as const;
-
-export const volumeSetStatus = lazy(() =>
-  z
-    .looseObject({
-      parentId: z.string().optional().describe("Id of the gvc holding the volume set."),
-      usedByWorkload: z.string().optional().describe("Link of the workload that mounts the volume set."),
-      workloadLinks: z.array(z.string()).optional().describe("Links of the workloads that mount the volume set."),
-      bindingId: z.string().optional().describe("Id of the workload binding."),
-      locations: z
-        .array(
-          z
-            .looseObject({
-              name: z.string().describe("Location name."),
-              volumes: z
-                .array(
-                  z
-                    .looseObject({
-                      index: z.number().int().optional().describe("Replica index."),
-                      lifecycle: z
-                        .string()
-                        .optional()
-                        .describe(`Lifecycle: ${volumeLifecycles.join(", ")}.`),
-                      storageDeviceId: z.string().optional().describe("Cloud storage device id."),
-                      currentSize: z.number().optional().describe("Current size in GB."),
-                      currentBytesUsed: z.number().optional().describe("Bytes in use."),
-                      resourceName: z.string().optional().describe("Kubernetes volume name."),
-                    })
-                    .describe("One volume."),
-                )
-                .optional()
-                .describe("Volumes in this location."),
-              desiredVolumeCount: z.number().int().optional().describe("Volumes wanted in this location."),
-              clusterId: z.string().optional().describe("Cluster serving the location."),
-            })
-            .describe("Volumes of one location."),
-        )
-        .optional()
-        .describe("Per-location volumes; absent until a workload mounts the volume set."),
-      snapshots: z
-        .array(
-          z
-            .looseObject({
-              name: z.string().optional().describe("Snapshot name."),
-              created: z.string().optional().describe("When the snapshot was taken."),
-              location: z.string().optional().describe("Location of the snapshot."),
-              volumeIndex: z.number().int().optional().describe("Replica index of the volume."),
-              size: z.number().optional().describe("Size in GB."),
-            })
-            .describe("One snapshot."),
-        )
-        .optional()
-        .describe("Snapshots of the volumes."),
-    })
-    .describe("Server-maintained state of the volume set."),
-);
+// ---- record ----
 
 export const volumeSet = lazy(() =>
   z
