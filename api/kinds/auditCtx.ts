@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `auditctx`. */
-export const auditCtxKind: KindDescriptor<"auditctx"> = {
+export const auditCtxKind = {
   kind: "auditctx",
   scope: "org",
   permissions: catalogOf("auditctx"),
@@ -26,4 +26,4 @@ export const auditCtxKind: KindDescriptor<"auditctx"> = {
     create: (name) => ({ name, description: "an audit context" }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"auditctx">;

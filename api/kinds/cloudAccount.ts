@@ -10,7 +10,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `cloudaccount`. */
-export const cloudAccountKind: KindDescriptor<"cloudaccount"> = {
+export const cloudAccountKind = {
   kind: "cloudaccount",
   scope: "org",
   permissions: catalogOf("cloudaccount"),
@@ -49,4 +49,4 @@ export const cloudAccountKind: KindDescriptor<"cloudaccount"> = {
     create: (name) => ({ name, provider: "aws", data: { roleArn: "arn:aws:iam::123456789012:role/cpln" } }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"cloudaccount">;

@@ -47,7 +47,7 @@ export const routeRule: ArrayRule = {
 };
 
 /** The contract of kind `domain`: org-scoped, named by its DNS name. */
-export const domainKind: KindDescriptor<"domain"> = {
+export const domainKind = {
   kind: "domain",
   scope: "org",
   permissions: catalogOf("domain"),
@@ -81,4 +81,4 @@ export const domainKind: KindDescriptor<"domain"> = {
     }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"domain">;

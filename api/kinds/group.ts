@@ -5,7 +5,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `group`. */
-export const groupKind: KindDescriptor<"group"> = {
+export const groupKind = {
   kind: "group",
   scope: "org",
   permissions: catalogOf("group"),
@@ -29,4 +29,4 @@ export const groupKind: KindDescriptor<"group"> = {
       "$append/memberLinks": [`//user/${marker}@example.com`],
     }),
   },
-};
+} satisfies KindDescriptor<"group">;

@@ -15,7 +15,7 @@ const byLocationLink: ArrayRule = {
 };
 
 /** The contract of kind `gvc`. */
-export const gvcKind: KindDescriptor<"gvc"> = {
+export const gvcKind = {
   kind: "gvc",
   scope: "org",
   permissions: catalogOf("gvc"),
@@ -62,4 +62,4 @@ export const gvcKind: KindDescriptor<"gvc"> = {
     create: (name) => ({ name, description: "a gvc" }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"gvc">;

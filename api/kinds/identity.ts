@@ -10,7 +10,7 @@ import type { KindDescriptor } from "./types.js";
  * `dist/src/commands/identity.js`: `rels: ['gvc']`, no properties of its own). Network resources are sets keyed by
  * name, their ports and IPs and aws policyRefs sets of values (terraform-provider-cpln keeps each as a Set).
  */
-export const identityKind: KindDescriptor<"identity"> = {
+export const identityKind = {
   kind: "identity",
   scope: "gvc",
   permissions: catalogOf("identity"),
@@ -48,4 +48,4 @@ export const identityKind: KindDescriptor<"identity"> = {
     }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"identity">;

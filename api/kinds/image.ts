@@ -7,7 +7,7 @@ import type { KindDescriptor } from "./types.js";
  * The contract of kind `image`: org-scoped, named `<repository>:<tag>`, never created through the API (a push to the
  * org's registry creates it; cpln-local's admin push or a seed file stand in for that), only its tags change.
  */
-export const imageKind: KindDescriptor<"image"> = {
+export const imageKind = {
   kind: "image",
   scope: "org",
   permissions: catalogOf("image"),
@@ -27,4 +27,4 @@ export const imageKind: KindDescriptor<"image"> = {
   examples: {
     patch: (marker) => ({ tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"image">;

@@ -57,12 +57,18 @@ export type Kind = (typeof declared)[number]["kind"];
 /** The declaration of a kind cpln-local stores. */
 export type KindDescriptor<K extends Kind = Kind> = Descriptor<K>;
 
+/**
+ * Every descriptor's own type, as precise as it is written: one written `{...} satisfies KindDescriptor<"x">` keeps
+ * its schemas' types, which the SDK's compile-time check derives a declared resource's args from.
+ */
+export type KindDeclaration = (typeof declared)[number];
+
 /** The kinds cpln-local stores, by name, in the registry's order. */
 export const kindNames: readonly Kind[] = declared.map((descriptor) => descriptor.kind);
 
 /** Every kind's descriptor by name. */
 export const kinds: Readonly<Record<Kind, KindDescriptor>> = Object.fromEntries(
-  declared.map((descriptor) => [descriptor.kind, descriptor]),
+  declared.map((descriptor): [Kind, KindDescriptor] => [descriptor.kind, descriptor]),
 ) as Record<Kind, KindDescriptor>;
 
 if (Object.keys(kinds).length !== declared.length) {

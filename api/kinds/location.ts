@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `location`. */
-export const locationKind: KindDescriptor<"location"> = {
+export const locationKind = {
   kind: "location",
   scope: "org",
   permissions: catalogOf("location"),
@@ -25,4 +25,4 @@ export const locationKind: KindDescriptor<"location"> = {
     create: (name) => ({ name, provider: "byok", description: "a byok location" }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"location">;

@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `mk8s`. */
-export const mk8sKind: KindDescriptor<"mk8s"> = {
+export const mk8sKind = {
   kind: "mk8s",
   scope: "org",
   permissions: catalogOf("mk8s"),
@@ -59,4 +59,4 @@ export const mk8sKind: KindDescriptor<"mk8s"> = {
     }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"mk8s">;

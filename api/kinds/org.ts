@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `org`. */
-export const orgKind: KindDescriptor<"org"> = {
+export const orgKind = {
   kind: "org",
   scope: "org",
   permissions: catalogOf("org"),
@@ -24,4 +24,4 @@ export const orgKind: KindDescriptor<"org"> = {
   examples: {
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"org">;

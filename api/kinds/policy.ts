@@ -5,7 +5,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `policy`. */
-export const policyKind: KindDescriptor<"policy"> = {
+export const policyKind = {
   kind: "policy",
   scope: "org",
   permissions: catalogOf("policy"),
@@ -42,4 +42,4 @@ export const policyKind: KindDescriptor<"policy"> = {
       "$append/targetLinks": [`//group/${marker}`],
     }),
   },
-};
+} satisfies KindDescriptor<"policy">;

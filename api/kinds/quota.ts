@@ -3,7 +3,7 @@ import { quota, quotaPatch } from "../schemas/quota.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `quota`. */
-export const quotaKind: KindDescriptor<"quota"> = {
+export const quotaKind = {
   kind: "quota",
   scope: "org",
   permissions: catalogOf("quota"),
@@ -19,4 +19,4 @@ export const quotaKind: KindDescriptor<"quota"> = {
     // A quota has no tags; its max is the org's limit, not an example's to change.
     patch: (marker) => ({ description: `patched ${marker}` }),
   },
-};
+} satisfies KindDescriptor<"quota">;

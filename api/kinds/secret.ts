@@ -11,7 +11,7 @@ import type { KindDescriptor } from "./types.js";
  * `secret edit` and `secret clone` call, and what terraform-provider-cpln reads after every write
  * (`internal/provider/client/secret.go` `GetSecret`).
  */
-export const secretKind: KindDescriptor<"secret"> = {
+export const secretKind = {
   kind: "secret",
   scope: "org",
   permissions: catalogOf("secret"),
@@ -54,4 +54,4 @@ export const secretKind: KindDescriptor<"secret"> = {
     create: (name) => ({ name, type: "opaque", data: { payload: `example value of ${name}`, encoding: "plain" } }),
     patch: (marker) => ({ description: `patched ${marker}`, "$replace/data": { payload: `value ${marker}` } }),
   },
-};
+} satisfies KindDescriptor<"secret">;

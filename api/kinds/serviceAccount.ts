@@ -11,7 +11,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `serviceaccount`. */
-export const serviceAccountKind: KindDescriptor<"serviceaccount"> = {
+export const serviceAccountKind = {
   kind: "serviceaccount",
   scope: "org",
   permissions: catalogOf("serviceaccount"),
@@ -38,4 +38,4 @@ export const serviceAccountKind: KindDescriptor<"serviceaccount"> = {
     create: (name) => ({ name, description: "a service account" }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"serviceaccount">;

@@ -4,7 +4,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `user`. */
-export const userKind: KindDescriptor<"user"> = {
+export const userKind = {
   kind: "user",
   scope: "org",
   permissions: catalogOf("user"),
@@ -46,4 +46,4 @@ export const userKind: KindDescriptor<"user"> = {
     create: (name) => ({ email: `${name}@example.com` }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"user">;

@@ -5,7 +5,7 @@ import { eventlogEndpoint } from "./eventlog.js";
 import type { KindDescriptor } from "./types.js";
 
 /** The contract of kind `volumeset`. */
-export const volumeSetKind: KindDescriptor<"volumeset"> = {
+export const volumeSetKind = {
   kind: "volumeset",
   scope: "gvc",
   permissions: catalogOf("volumeset"),
@@ -36,4 +36,4 @@ export const volumeSetKind: KindDescriptor<"volumeset"> = {
     create: (name) => ({ name, spec: { initialCapacity: 10, performanceClass: "general-purpose-ssd" } }),
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
   },
-};
+} satisfies KindDescriptor<"volumeset">;

@@ -30,7 +30,7 @@ function keyedBy(field: string): ArrayRule {
  * (`deployment.ts`) are read-only: `GET .../workload/{name}/deployment` and `.../deployment/{location}`, the paths of
  * the official CLI's REST map (`/org/o/gvc/g/workload/w/deployment/d`).
  */
-export const workloadKind: KindDescriptor<"workload"> = {
+export const workloadKind = {
   kind: "workload",
   scope: "gvc",
   permissions: catalogOf("workload"),
@@ -95,4 +95,4 @@ export const workloadKind: KindDescriptor<"workload"> = {
     patch: (marker) => ({ description: `patched ${marker}`, tags: { example: marker } }),
     immutableChange: { "spec.type": "standard" },
   },
-};
+} satisfies KindDescriptor<"workload">;

@@ -45,7 +45,7 @@ const patch = lazy(() =>
     .describe("Body of PATCH /org/{org}/${kind}/{name}."),
 );
 
-export const ${kind}Kind: KindDescriptor<"${kind}"> = {
+export const ${kind}Kind = {
   kind: "${kind}",
   scope: "org",
   permissions: catalogOf("${kind}"),
@@ -62,7 +62,7 @@ export const ${kind}Kind: KindDescriptor<"${kind}"> = {
     patch: (marker) => ({ description: \`patched \${marker}\`, tags: { example: marker } }),
     immutableChange: { "spec.region": "south" },
   },
-};
+} satisfies KindDescriptor<"${kind}">;
 `;
 }
 
