@@ -32,7 +32,7 @@ export const domainRouteInputs = lazy(() =>
       .max(65535)
       .optional()
       .describe("The domain's port the route is on (default 443). Changing it replaces the route."),
-    ...routeShape(),
+    ...domainRoute("strict").shape,
     org: orgInput("domain"),
   }),
 );

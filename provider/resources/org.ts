@@ -21,7 +21,7 @@ const specShape = () => orgSpec().shape as Record<string, z.ZodType>;
 
 export const orgInputs = lazy(() =>
   z.strictObject({
-    ...specShape(),
+    ...orgSpec().shape,
     description: description().optional().describe("Description of the org; left as it is when omitted."),
     tags: tags()
       .optional()
