@@ -4,3 +4,12 @@
 /** The resource types of the kinds that declare one (`resource` in api/kinds/<kind>.ts). */
 export const declaredTypeNames = ["Gvc", "Workload", "Domain", "Secret", "Identity"] as const;
 export type DeclaredTypeName = (typeof declaredTypeNames)[number];
+
+/** The kind each of them manages (the SDK's compile-time check finds the kind's declaration by it). */
+export interface DeclaredTypeKinds {
+  Gvc: "gvc";
+  Workload: "workload";
+  Domain: "domain";
+  Secret: "secret";
+  Identity: "identity";
+}

@@ -27,11 +27,11 @@ const sdkByHand: readonly string[] = [
   "PolicyBinding",
 ];
 
-/** The declared resources' type names, in the registry's order. */
-function declaredTypeNames(): string[] {
+/** The declared resources' type names with their kinds, in the registry's order. */
+function declaredTypes(): { typeName: string; kind: string }[] {
   return kindNames.flatMap((kind) => {
     const resource = kinds[kind].resource;
-    return resource === undefined ? [] : [resource.typeName];
+    return resource === undefined ? [] : [{ typeName: resource.typeName, kind }];
   });
 }
 
@@ -42,12 +42,16 @@ function generated(): { typeName: string; secrets: readonly string[] }[] {
     .map(([typeName, definition]) => ({ typeName, secrets: definition.secretOutputs ?? [] }));
 }
 
-function namesFile(typeNames: readonly string[]): string {
+function namesFile(types: readonly { typeName: string; kind: string }[]): string {
+  const typeNames = types.map((type) => type.typeName);
   const list = typeNames.length === 0 ? "[]" : `[${typeNames.map((name) => JSON.stringify(name)).join(", ")}]`;
+  const kindOf = types.map(({ typeName, kind }) => `  ${typeName}: ${JSON.stringify(kind)};\n`).join("");
   return (
     `${HEADER}\n/** The resource types of the kinds that declare one (\`resource\` in api/kinds/<kind>.ts). */\n` +
     `export const declaredTypeNames = ${list} as const;\n` +
-    "export type DeclaredTypeName = (typeof declaredTypeNames)[number];\n"
+    "export type DeclaredTypeName = (typeof declaredTypeNames)[number];\n\n" +
+    "/** The kind each of them manages (the SDK's compile-time check finds the kind's declaration by it). */\n" +
+    `export interface DeclaredTypeKinds {\n${kindOf}}\n`
   );
 }
 
@@ -134,7 +138,7 @@ export async function renderDeclaredSdk(repoRoot: string, schema: PackageSchemaT
   const classes = generated();
   const files: [string, string][] = [];
   for (const [file, text] of [
-    ["provider/resources/declaredNames.ts", namesFile(declaredTypeNames())],
+    ["provider/resources/declaredNames.ts", namesFile(declaredTypes())],
     ["sdk/declared.ts", dynamicFile(schema, classes)],
     ["sdk/native/declared.ts", nativeFile(classes)],
   ] as const) {
