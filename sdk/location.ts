@@ -1,6 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
-import type { LocationInputs, LocationOutputs } from "../provider/resources/location.js";
+import type { LocationOutputs } from "../provider/resources/location.js";
 import type { LocationOutputs as LocationPublicOutputs } from "./types.js";
 
 /** Arguments of a `Location`. An arg left out is not managed: the location keeps its current value. */
@@ -16,11 +16,6 @@ export interface LocationArgs {
   /** Org; defaults to the `cpln:org` stack config, then `CPLN_ORG`. Changing it replaces the resource. */
   org?: pulumi.Input<string>;
 }
-
-// Every arg must be an input the provider accepts (checked by the compiler, not at run time).
-type _ArgsMatchProvider = pulumi.Unwrap<LocationArgs> extends LocationInputs ? true : never;
-const _argsMatchProvider: _ArgsMatchProvider = true;
-void _argsMatchProvider;
 
 const outputProps: Record<keyof LocationOutputs, undefined> = {
   name: undefined,

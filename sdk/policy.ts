@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
 import { NamedResource, namedArgsProps, recordOutputProps, type NamedResourceArgs } from "./named.js";
-import type { PolicyInputs, PolicyOutputs } from "../provider/resources/policy.js";
+import type { PolicyOutputs } from "../provider/resources/policy.js";
 import type { PolicyOutputs as PolicyPublicOutputs, PolicyInputs as PolicyPublicInputs } from "./types.js";
 
 /** Grants permissions to principals. */
@@ -83,11 +83,6 @@ export interface PolicyArgs extends NamedResourceArgs {
    */
   ignoreUndeclaredPrincipals?: pulumi.Input<boolean>;
 }
-
-// Every arg must be an input the provider accepts (checked by the compiler, not at run time).
-type _ArgsMatchProvider = pulumi.Unwrap<PolicyArgs> extends PolicyInputs ? true : never;
-const _argsMatchProvider: _ArgsMatchProvider = true;
-void _argsMatchProvider;
 
 const outputProps: Record<keyof PolicyOutputs, undefined> = {
   targetKind: undefined,

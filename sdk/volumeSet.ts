@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { providers } from "../provider/dynamic.js";
 import { NamedResource, namedArgsProps, recordOutputProps, type NamedResourceArgs } from "./named.js";
-import type { VolumeSetInputs, VolumeSetOutputs } from "../provider/resources/volumeSet.js";
+import type { VolumeSetOutputs } from "../provider/resources/volumeSet.js";
 import type { VolumeSetOutputs as VolumeSetPublicOutputs } from "./types.js";
 
 /** The encryption key of one location. */
@@ -93,11 +93,6 @@ export interface VolumeSetArgs extends NamedResourceArgs {
   /** Mount options (shared file system). */
   mountOptions?: pulumi.Input<VolumeSetMountOptions>;
 }
-
-// Every arg must be an input the provider accepts (checked by the compiler, not at run time).
-type _ArgsMatchProvider = pulumi.Unwrap<VolumeSetArgs> extends VolumeSetInputs ? true : never;
-const _argsMatchProvider: _ArgsMatchProvider = true;
-void _argsMatchProvider;
 
 const outputProps: Record<keyof VolumeSetOutputs, undefined> = {
   gvc: undefined,

@@ -119,6 +119,27 @@ function ownArgs(layout: ArgLayout, body: Props): Props {
   return args;
 }
 
+/** The create body a descriptor's `schemas.create` accepts, or `unknown` when its type was not kept. */
+type CreateBodyOf<D> = D extends { readonly schemas: { readonly create: () => infer S extends z.ZodType } }
+  ? z.input<S>
+  : unknown;
+
+/**
+ * The args of a declared kind's resource as a type, laid out as `argLayout` and `inputs()` lay them out: the create
+ * body's own fields, `spec`'s fields flat and optional, `gvc` for a gvc-scoped kind, and the named fields (`name`
+ * required when the resource does not autoname). `unknown` when the descriptor's type does not keep its create
+ * schema's (write it `{...} satisfies KindDescriptor<"x">`). Read by the SDK's compile-time check
+ * (test/provider/sdkArgs.typecheck.ts), never at run time.
+ */
+export type DeclaredInputs<D> =
+  unknown extends CreateBodyOf<D>
+    ? unknown
+    : Omit<CreateBodyOf<D>, "name" | "description" | "tags" | "spec"> &
+        (CreateBodyOf<D> extends { spec?: infer Spec } ? Partial<NonNullable<Spec>> : object) &
+        (D extends { readonly scope: "gvc" } ? { gvc: string } : object) &
+        Omit<z.input<z.ZodObject<ReturnType<typeof namedInputFields>>>, "name"> &
+        (D extends { readonly resource: { readonly autoname: false } } ? { name: string } : { name?: string });
+
 /** The resource definition of a declared kind (`descriptor.resource` set, `schemas.create` present). */
 export function declaredDefinition(descriptor: KindDescriptor): AnyResourceDefinition {
   const declaration: ResourceDeclaration | undefined = descriptor.resource;
