@@ -201,6 +201,42 @@ describe(`a scratch kind (${kind}) declared in one file`, () => {
     }
   });
 
+  it("the SDK's compile-time check covers it: passes as generated, fails naming it when its args drift", async () => {
+    // test/provider/sdkArgs.typecheck.ts alone (tsconfig.build.json leaves the tests out), as `npm run typecheck` does.
+    const config = path.join(copy, ".tmp", "sdkArgs.tsconfig.json");
+    fs.mkdirSync(path.dirname(config), { recursive: true });
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        extends: "../tsconfig.json",
+        compilerOptions: { noEmit: true },
+        include: [],
+        files: ["../test/provider/sdkArgs.typecheck.ts"],
+      }),
+    );
+    const check = () =>
+      node([path.join("node_modules", "typescript", "bin", "tsc"), "-p", config, "--noErrorTruncation"]).then(
+        () => "",
+        (error: unknown) => String((error as { stdout?: string }).stdout ?? error),
+      );
+    expect(await check()).toBe("");
+    // The generated args drift from the provider's: region (one of two names) typed as any string.
+    const sdkFile = path.join(copy, "sdk", "declared.ts");
+    const generated = fs.readFileSync(sdkFile, "utf8");
+    const args = new RegExp(`(export interface ${typeName}Args \\{[\\s\\S]*?\\n  region\\??: )[^\\n]*;`);
+    const drifted = generated.replace(args, "$1pulumi.Input<string>;");
+    expect(drifted).not.toBe(generated);
+    fs.writeFileSync(sdkFile, drifted);
+    try {
+      const output = await check();
+      for (const sdk of ["cpln-pulumi", "cpln-pulumi/native"]) {
+        expect(output).toContain(`failed: ${typeName} (${sdk}): an arg the provider does not accept as typed: region`);
+      }
+    } finally {
+      fs.writeFileSync(sdkFile, generated);
+    }
+  }, 300_000);
+
   it("the generic suites, run in the copy, cover it: every test of the kind passes, none fails", async () => {
     const report = path.join(copy, ".tmp", "generic.json");
     const vitest = path.join("node_modules", "vitest", "vitest.mjs");
