@@ -58,7 +58,33 @@ import type {
 } from "./types.js";
 
 export { CplnApiError, LocalErrorCode, isCplnApiError } from "./errors.js";
-export type * from "./types.js";
+export type {
+  About,
+  AccessReport,
+  ApiRecord,
+  CallOptions,
+  CloudAccount,
+  CplnClientOptions,
+  Group,
+  JoinOptions,
+  KindCallOptions,
+  Location,
+  LocationPatchBody,
+  Mk8sJoinResponse,
+  PermissionSchema,
+  Policy,
+  PolicyCreateBody,
+  PolicyPatchBody,
+  QueryDocumentBody,
+  QueryResult,
+  Quota,
+  RetryOptions,
+  ServiceAccount,
+  ServiceAccountKey,
+  VolumeSet,
+  VolumeSetCreateBody,
+  VolumeSetPatchBody,
+} from "./types.js";
 
 export class CplnClient {
   readonly endpoint: string;
