@@ -35,7 +35,9 @@ fi
 [ -f "$root/dist/server/cli.js" ] || { echo "schemathesis: dist/server/cli.js is missing; run npm run build" >&2; exit 1; }
 work=$(mktemp -d)
 server_pid=""
+shard_pids=()
 cleanup() {
+  [ "${#shard_pids[@]}" -eq 0 ] || kill "${shard_pids[@]}" 2>/dev/null || true
   if [ -n "$server_pid" ]; then
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
@@ -112,37 +114,103 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403",
 [phases.stateful.inference]
 algorithms = ["location-headers"]
 TOML
-set +e
-(cd "$work" && "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \
-  --checks all \
-  --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}" \
-  --workers 1 \
-  --seed "${SCHEMATHESIS_SEED:-20261125}" \
-  --generation-database none \
-  --request-timeout 35 \
-  "$url/openapi.json") >"$work/run.log" 2>&1
-status=$?
-set -e
-# The whole log, for a failure's context or the phases' times: SCHEMATHESIS_LOG=<file>.
-[ -z "${SCHEMATHESIS_LOG:-}" ] || cp "$work/run.log" "$SCHEMATHESIS_LOG"
-# The report. A failure or error: the failures and errors in full, then Schemathesis' summary. A clean run: one line
-# of ours, not Schemathesis' pytest-style "=== … in Ns ===" line, which a CI log reader may take for a test runner's
-# summary of zero tests (the README's test command is the project's test summary).
-summary=$(grep -E '^=+ .* in [0-9.]+s =+$' "$work/run.log" | tail -n 1)
-if [ -z "$summary" ]; then
-  tail -n 40 "$work/run.log" >&2
-  echo "schemathesis: no summary line (exit $status)" >&2
+# Shards: one worker per process (above), so a lone process left the second core idle for the whole run (16 minutes
+# of a fresh-clone CI run, 2026-11-28). Separate processes share no interpreter: the operations are split by kind —
+# every path of a kind in one shard, so that the stateful phase's links between a kind's operations stay together —
+# each kind dealt to the lightest shard so far, weighed by the size of its paths' schemas. SCHEMATHESIS_SHARDS (default: the cores) sets how many.
+shards=${SCHEMATHESIS_SHARDS:-$(nproc)}
+"$venv/bin/python" - "$url/openapi.json" "$shards" >"$work/shards" <<'PY' || { echo "schemathesis: cannot read $url/openapi.json" >&2; exit 1; }
+import json, os, re, sys, urllib.request
+url, count = sys.argv[1], max(1, int(sys.argv[2]))
+request = urllib.request.Request(url, headers={"Authorization": "Bearer " + os.environ["CPLN_TOKEN"]})
+document = json.load(urllib.request.urlopen(request, timeout=30))
+sizes = {}
+def size(node, within=()):
+    """Nodes in a schema with its $refs resolved: the coverage phase's cases grow with it (a workload's took 3.6x the
+    time of the 60 other kinds' paths dealt by operation count)."""
+    if isinstance(node, dict) and "$ref" in node:
+        ref = node["$ref"]
+        if ref in within:
+            return 1
+        if ref not in sizes:
+            target = document
+            for part in ref.lstrip("#/").split("/"):
+                target = target[part]
+            sizes[ref] = size(target, within + (ref,))
+        return sizes[ref]
+    if isinstance(node, dict):
+        return 1 + sum(size(value, within) for value in node.values())
+    if isinstance(node, list):
+        return 1 + sum(size(value, within) for value in node)
+    return 1
+by_kind = {}
+for template, item in document["paths"].items():
+    # A path's kind: its last literal segment that is not an action (`-reveal`, `-query`, ...).
+    literal = [s for s in template.split("/") if s and not s.startswith("{") and not s.startswith("-")]
+    weight, templates = by_kind.setdefault(literal[-1] if literal else "/", [0, []])
+    by_kind[literal[-1] if literal else "/"] = [weight + size(item), templates + [template]]
+loads = [[0, []] for _ in range(min(count, len(by_kind)))]
+for kind, (weight, templates) in sorted(by_kind.items(), key=lambda entry: (-entry[1][0], entry[0])):
+    shard = min(loads, key=lambda load: load[0])
+    shard[0] += weight
+    shard[1].extend(templates)
+for _, templates in loads:
+    print("^(" + "|".join(re.escape(t) for t in sorted(templates)) + ")$")
+PY
+shard_pids=()
+index=0
+while IFS= read -r regex; do
+  (cd "$work" && exec "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \
+    --checks all \
+    --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}" \
+    --workers 1 \
+    --seed "${SCHEMATHESIS_SEED:-20261125}" \
+    --generation-database none \
+    --request-timeout 35 \
+    --include-path-regex "$regex" \
+    "$url/openapi.json") >"$work/run-$index.log" 2>&1 &
+  shard_pids+=("$!")
+  index=$((index + 1))
+done <"$work/shards"
+# The whole logs, for a failure's context or the phases' times: SCHEMATHESIS_LOG=<file> (the shards' one after another).
+failed=0 operations=0 cases=0 passed=0 skipped=0 seconds=0 warnings=""
+for index in "${!shard_pids[@]}"; do
+  set +e
+  wait "${shard_pids[$index]}"
+  status=$?
+  set -e
+  log="$work/run-$index.log"
+  [ -z "${SCHEMATHESIS_LOG:-}" ] || { [ "$index" -eq 0 ] && : >"$SCHEMATHESIS_LOG"; cat "$log" >>"$SCHEMATHESIS_LOG"; }
+  # The report. A failure or error: the failures and errors in full, then Schemathesis' summary. A clean run: one
+  # line of ours, not Schemathesis' pytest-style "=== … in Ns ===" line, which a CI log reader may take for a test
+  # runner's summary of zero tests (the README's test command is the project's test summary).
+  summary=$(grep -E '^=+ .* in [0-9.]+s =+$' "$log" | tail -n 1)
+  if [ -z "$summary" ]; then
+    tail -n 40 "$log" >&2
+    echo "schemathesis: shard $((index + 1)) of ${#shard_pids[@]}: no summary line (exit $status)" >&2
+    failed=1
+    continue
+  fi
+  # Exit 0 and no failure or error in the summary: anything else fails the run.
+  if [ "$status" -ne 0 ] || grep -qE '[0-9]+ (failures?|errors?)' <<<"$summary"; then
+    sed -n '/^=* \(FAILURES\|ERRORS\) =*$/,$p' "$log"
+    grep -q '^=* \(FAILURES\|ERRORS\) =*$' "$log" || sed -n '/^=* SUMMARY =*$/,$p' "$log"
+    echo "schemathesis $version: shard $((index + 1)) of ${#shard_pids[@]} FAILED (exit $status): $summary"
+    failed=1
+    continue
+  fi
+  read -r shard_cases shard_passed shard_skipped < <(sed -n -E 's/^ *([0-9]+) generated, ([0-9]+) passed(, ([0-9]+) skipped)?.*$/\1 \2 \4/p' "$log" | tail -n 1)
+  operations=$((operations + $(sed -n -E 's/^ *Tested: ([0-9]+)$/\1/p' "$log" | tail -n 1)))
+  cases=$((cases + ${shard_cases:-0})) passed=$((passed + ${shard_passed:-0})) skipped=$((skipped + ${shard_skipped:-0}))
+  seconds=$(sed -n -E 's/.* in ([0-9.]+)s =+$/\1/p' <<<"$summary" | awk -v max="$seconds" '{ print ($1 > max ? $1 : max) }')
+  shard_warnings=$(grep -E '^ *⚠️' "$log" | sed -E 's/^ *⚠️ *//' | paste -sd ';' -)
+  warnings="$warnings${warnings:+${shard_warnings:+;}}$shard_warnings"
+done
+if [ "$failed" -ne 0 ]; then
+  # Whether cpln-local was still there, and what it said last: a finding of "Server Unavailable" is a crash or a stall.
+  if kill -0 "$server_pid" 2>/dev/null; then echo "schemathesis: cpln-local is still running; its last log lines:" >&2
+  else echo "schemathesis: cpln-local has exited; its last log lines:" >&2; fi
+  tail -n 20 "$work/server.log" >&2
   exit 1
 fi
-# Exit 0 and no failure or error in the summary: anything else fails the run.
-if [ "$status" -ne 0 ] || grep -qE '[0-9]+ (failures?|errors?)' <<<"$summary"; then
-  sed -n '/^=* \(FAILURES\|ERRORS\) =*$/,$p' "$work/run.log"
-  grep -q '^=* \(FAILURES\|ERRORS\) =*$' "$work/run.log" || sed -n '/^=* SUMMARY =*$/,$p' "$work/run.log"
-  echo "schemathesis $version: FAILED (exit $status): $summary"
-  exit 1
-fi
-cases=$(sed -n -E 's/^ *([0-9]+) generated, ([0-9]+) passed(, ([0-9]+) skipped)?.*$/\1 cases, \2 without a finding, \4 skipped/p' "$work/run.log" | tail -n 1)
-operations=$(sed -n -E 's/^ *Tested: ([0-9]+)$/\1/p' "$work/run.log" | tail -n 1)
-seconds=$(sed -n -E 's/.* in ([0-9.]+)s =+$/\1/p' <<<"$summary")
-warnings=$(grep -E '^ *⚠️' "$work/run.log" | sed -E 's/^ *⚠️ *//' | paste -sd ';' -)
-echo "schemathesis $version: no failure, no error; ${operations:-?} operations, ${cases:-? cases}, ${seconds}s, seed ${SCHEMATHESIS_SEED:-20261125}${warnings:+; warnings: $warnings}"
+echo "schemathesis $version: no failure, no error; $operations operations in ${#shard_pids[@]} shards, $cases cases, $passed without a finding, $skipped skipped, ${seconds}s (the slowest shard), seed ${SCHEMATHESIS_SEED:-20261125}${warnings:+; warnings: $warnings}"
