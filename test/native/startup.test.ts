@@ -1,7 +1,8 @@
 // What the plugin's start and its first request load, since every `pulumi` command pays for it: loading the plugin
-// builds no zod schema (each kind's schemas are built at its first use, api/lazy.ts), and a request through the
-// client loads neither undici's index nor Node's built-in undici (provider/client/http.ts). Each check runs in a
-// fresh `node` (this test's worker has loaded both long before), on the compiled dist/ (run `npm run build` first).
+// builds no zod schema (each kind's schemas are built at its first use, api/lazy.ts) and does not load re2js (the
+// `=~` query engine, api/patterns.ts), and a request through the client loads neither undici's index nor Node's
+// built-in undici (provider/client/http.ts). Each check runs in a fresh `node` (this test's worker has loaded all of
+// them long before), on the compiled dist/ (run `npm run build` first).
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { repoRoot } from "./support.js";
@@ -9,6 +10,8 @@ import { repoRoot } from "./support.js";
 interface Loaded {
   /** Schemas given a description (`.describe()` adds each to zod's global registry) while the modules loaded. */
   describedAtLoad: number;
+  /** Whether re2js (the `=~` query engine, which builds its Unicode tables as it loads) was loaded by then. */
+  re2jsAtLoad: boolean;
   status: number;
   body: unknown;
   undiciIndex: boolean;
@@ -28,6 +31,7 @@ z.globalRegistry.add = function (...args) { described += 1; return add.apply(thi
 require("./dist/provider/native/server.js");
 const client = require("./dist/provider/client/http.js");
 const describedAtLoad = described;
+const re2jsAtLoad = Object.keys(require.cache).some((f) => f.includes(path.sep + "re2js" + path.sep));
 const server = http.createServer((req, res) => {
   res.setHeader("content-type", "application/json");
   res.end(JSON.stringify({ path: req.url, auth: req.headers.authorization === "Bearer t" }));
@@ -41,6 +45,7 @@ server.listen(0, "127.0.0.1", async () => {
   const files = Object.keys(require.cache).filter((f) => f.includes(marker));
   process.stdout.write(JSON.stringify({
     describedAtLoad,
+    re2jsAtLoad,
     status: response.status,
     body: response.body,
     undiciIndex: files.some((f) => f.endsWith(marker + "index.js")),
@@ -61,6 +66,10 @@ describe("what the plugin loads at its start and its first request", () => {
 
   it("builds no zod schema while its modules load", () => {
     expect(seen.describedAtLoad).toBe(0);
+  });
+
+  it("does not load re2js, which only a query's `=~` pattern needs", () => {
+    expect(seen.re2jsAtLoad).toBe(false);
   });
 
   it("sends the request through undici's Pool without loading undici's index or Node's built-in undici", () => {
