@@ -1,4 +1,4 @@
-import { RE2JS } from "re2js";
+import type { RE2JS } from "re2js";
 
 /**
  * Pattern matching for query terms that cannot stall a server: `~` globs are matched without a regex engine, and
@@ -56,6 +56,19 @@ function unsupportedReason(source: string): string | undefined {
   return undefined;
 }
 
+let engine: typeof RE2JS | undefined;
+
+/**
+ * re2js, loaded at the first `=~` pattern: its Unicode tables are built when it loads, which every process that loads
+ * the API's schemas paid for at its start (the native plugin on every command), though only cpln-local's queries and
+ * a query's check use it.
+ */
+function linearEngine(): typeof RE2JS {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  engine ??= (require("re2js") as typeof import("re2js")).RE2JS;
+  return engine;
+}
+
 /** Compiled patterns by source: a query compiles each pattern once, not once per item. Bounded. */
 const cache = new Map<string, LinearRegex>();
 const CACHE_MAX = 500;
@@ -71,7 +84,7 @@ export function compileRegex(source: string): LinearRegex | { problem: string } 
   if (unsupported !== undefined) return { problem: `regular expression refused: it ${unsupported}` };
   let re2: RE2JS;
   try {
-    re2 = RE2JS.compile(source);
+    re2 = linearEngine().compile(source);
   } catch (error) {
     return { problem: `invalid regular expression: ${(error as Error).message}` };
   }

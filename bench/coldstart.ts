@@ -5,15 +5,21 @@
  * - `go`: a provider written in Go with Pulumi's Go SDK (bench/go-provider: one resource, `gorandom:RandomString`),
  *   built with `go build` from the module proxy — the proxy refuses pulumi-random's provider module here (403);
  * - `sea`: the cpln-native plugin as one executable (scripts/plugin-binary.sh, a Node.js single executable);
- * - `launcher`: today's archive (dist/tools/native/archive.js: the npm package and a shell launcher running `node`).
+ * - `launcher`: the archive for a machine with Node.js (dist/tools/native/archive.js: a shell launcher running `node`
+ *   on one esbuild bundle of the plugin).
+ * With `CPLN_BENCH_COLDSTART_BASE=<a built checkout of another commit>`, also `sea-base` and `launcher-base`, the same
+ * two built from that checkout by its own scripts: before and after a change, side by side in one run.
  *
- * Two measures, each over ROUNDS rounds (7, or `CPLN_BENCH_COLDSTART_ROUNDS`) with the three plugins in turn inside a
- * round, so load from elsewhere on the machine falls on all three alike:
+ * Three measures, each over ROUNDS rounds (7, or `CPLN_BENCH_COLDSTART_ROUNDS`) with the plugins in turn inside a
+ * round, so load from elsewhere on the machine falls on all of them alike:
  * - `preview`: the wall time of `pulumi preview` of a one-resource YAML stack (a volume set for cpln-native, a random
  *   string for Go) — the CLI, the YAML language host, the plugin started for the schema and for the resource;
- * - `spawn`: the plugin alone, from spawn to its port on stdout (tools/providerhost's ProviderProcess, as the engine waits).
+ * - `spawn`: the plugin alone, from spawn to its port on stdout (tools/providerhost's ProviderProcess, as the engine waits);
+ * - `calls` (cpln-native only): a fresh plugin's first call of each kind for one workload (bench/coldstart-calls.ts):
+ *   port, Configure, Check, Create, Diff, Read, Delete, each and their sum.
  * Each figure is the median over rounds; a ratio is the median of the per-round ratios to the Go provider
- * (this plugin's time / Go's: the target is ≤ 2 for `sea`). One warm-up preview per plugin is run first and not counted.
+ * (this plugin's time / Go's: the target is ≤ 2 for `sea`), or for `calls` to `sea`. One warm-up preview per plugin
+ * is run first and not counted.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -23,8 +29,9 @@ import { engineEnv, withoutCheckoutBin } from "../tools/automation/env.js";
 import { ProviderProcess } from "../tools/providerhost/providerProcess.js";
 import type { BenchContext } from "./context.js";
 import { engineBinDir, installPlugin } from "./engine.js";
-import { distDir, repoRoot } from "./lib/procs.js";
+import { repoRoot } from "./lib/procs.js";
 import { median, ratioOfRounds, type Report } from "./lib/report.js";
+import { callNames, firstCalls, type CallName } from "./coldstart-calls.js";
 
 const ROUNDS = Number(process.env.CPLN_BENCH_COLDSTART_ROUNDS ?? 7);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
@@ -32,8 +39,12 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
     `CPLN_BENCH_COLDSTART_ROUNDS must be a positive integer (got ${process.env.CPLN_BENCH_COLDSTART_ROUNDS})`,
   );
 }
-const plugins = ["go", "sea", "launcher"] as const;
-type Plugin = (typeof plugins)[number];
+type Plugin = "go" | "sea" | "launcher" | "sea-base" | "launcher-base";
+/** A checkout of another commit, built (`npm run build`), whose plugins run beside this one's. */
+const BASE = process.env.CPLN_BENCH_COLDSTART_BASE;
+const plugins: readonly Plugin[] = BASE
+  ? ["go", "sea", "launcher", "sea-base", "launcher-base"]
+  : ["go", "sea", "launcher"];
 
 interface Installed {
   plugin: Plugin;
@@ -59,17 +70,33 @@ function goArchive(dir: string, version: string): string {
   return archive;
 }
 
-function archives(dir: string, version: string): Record<Plugin, string> {
-  const sea = execFileSync("bash", [path.join(repoRoot, "scripts", "plugin-binary.sh"), "--out", dir], {
+/** The single executable's and the launcher's archives, each made by the scripts of checkout `root`. */
+function nodeArchives(root: string, dir: string): { sea: string; launcher: string } {
+  fs.mkdirSync(dir, { recursive: true });
+  const sea = execFileSync("bash", [path.join(root, "scripts", "plugin-binary.sh"), "--out", dir], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const launcher = execFileSync(process.execPath, [path.join(distDir, "tools", "native", "archive.js"), "--out", dir], {
-    cwd: repoRoot,
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return { go: goArchive(dir, version), sea: lastLine(sea), launcher: lastLine(launcher) };
+  const launcher = execFileSync(
+    process.execPath,
+    [path.join(root, "dist", "tools", "native", "archive.js"), "--out", dir],
+    {
+      cwd: root,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  return { sea: lastLine(sea), launcher: lastLine(launcher) };
+}
+
+function archives(dir: string, version: string): Partial<Record<Plugin, string>> {
+  const mine = nodeArchives(repoRoot, path.join(dir, "archives"));
+  const base = BASE ? nodeArchives(path.resolve(BASE), path.join(dir, "archives-base")) : undefined;
+  return {
+    go: goArchive(dir, version),
+    ...mine,
+    ...(base ? { "sea-base": base.sea, "launcher-base": base.launcher } : {}),
+  };
 }
 
 /** A one-resource YAML project with its stack, in a world (PULUMI_HOME, file backend) of its own per plugin. */
@@ -167,14 +194,29 @@ export async function coldStart(ctx: BenchContext, report: Report): Promise<void
   const server = await startServer({ host: "127.0.0.1", port: 0, org: ctx.org, adminKey: ctx.adminKey });
   try {
     const installed = Object.fromEntries(
-      plugins.map((plugin) => [plugin, prepare(dir, found.binDir, plugin, built[plugin], version, server)]),
+      plugins.map((plugin) => [plugin, prepare(dir, found.binDir, plugin, built[plugin]!, version, server)]),
     ) as Record<Plugin, Installed>;
+    const nodePlugins = plugins.filter((plugin) => plugin !== "go");
     for (const plugin of plugins) await preview(found.binDir, installed[plugin]);
-    const previews: Record<Plugin, number[]> = { go: [], sea: [], launcher: [] };
-    const spawns: Record<Plugin, number[]> = { go: [], sea: [], launcher: [] };
+    const perPlugin = () =>
+      Object.fromEntries(plugins.map((plugin) => [plugin, [] as number[]])) as Record<Plugin, number[]>;
+    const previews = perPlugin();
+    const spawns = perPlugin();
+    const calls = Object.fromEntries(
+      nodePlugins.map((plugin) => [
+        plugin,
+        Object.fromEntries([...callNames, "total"].map((c) => [c, [] as number[]])),
+      ]),
+    ) as Record<Plugin, Record<CallName | "total", number[]>>;
     for (let round = 0; round < ROUNDS; round++) {
       for (const plugin of plugins) previews[plugin].push(await preview(found.binDir, installed[plugin]));
       for (const plugin of plugins) spawns[plugin].push(await spawnToPort(installed[plugin]));
+      for (const plugin of nodePlugins) {
+        const { executable, projectDir, env } = installed[plugin];
+        const ms = await firstCalls(executable, projectDir, env, server, `cold-${plugin}-${round}`);
+        for (const call of callNames) calls[plugin][call].push(ms[call]);
+        calls[plugin].total.push(callNames.reduce((sum, call) => sum + ms[call], 0));
+      }
     }
     for (const [measure, samples] of [
       ["preview", previews],
@@ -204,6 +246,31 @@ export async function coldStart(ctx: BenchContext, report: Report): Promise<void
           ...(plugin === "sea" && measure === "preview" ? { target: "≤ 2", met: value <= 2 } : {}),
         });
       }
+    }
+    for (const plugin of nodePlugins) {
+      for (const call of [...callNames, "total"] as const) {
+        report.add({
+          name: `coldstart.${plugin}.calls.${call}.ms`,
+          value: median(calls[plugin][call]),
+          unit: "ms",
+          n: ROUNDS,
+          samples: calls[plugin][call],
+          what:
+            call === "total"
+              ? "median over rounds of a fresh plugin's spawn to port and first Configure, Check, Create, Diff, Read, Delete"
+              : `median time of a fresh plugin's first ${call === "port" ? "spawn to port" : call} (one workload)`,
+        });
+      }
+      if (plugin === "sea") continue;
+      const { value, ratiosPerRound } = ratioOfRounds(calls[plugin].total, calls.sea.total);
+      report.add({
+        name: `coldstart.${plugin}.calls.ratio-to-sea`,
+        value,
+        unit: "×",
+        n: ROUNDS,
+        ratiosPerRound,
+        what: "median over rounds of this plugin's first-calls total / the single executable's",
+      });
     }
   } finally {
     await server.close();

@@ -129,7 +129,27 @@ function elastic(mode: ObjectMode) {
   }).describe("Elasticsearch.");
 }
 
-function providers(mode: ObjectMode) {
+/**
+ * The providers, in the order the description lists them. A literal rather than the keys of `providers(...)`, which
+ * would build every provider's schema when this module loads (the plugin's start paid for it on every command);
+ * `providers` returns exactly these keys (its type says so).
+ */
+export const LOGGING_PROVIDERS = [
+  "s3",
+  "coralogix",
+  "datadog",
+  "logzio",
+  "elastic",
+  "cloudWatch",
+  "fluentd",
+  "stackdriver",
+  "syslog",
+  "opentelemetry",
+  "loki",
+] as const;
+type LoggingProvider = (typeof LOGGING_PROVIDERS)[number];
+
+function providers(mode: ObjectMode): Record<LoggingProvider, z.ZodType> {
   return {
     s3: object(mode, {
       bucket: text("Bucket."),
@@ -185,8 +205,6 @@ function providers(mode: ObjectMode) {
   };
 }
 
-export const LOGGING_PROVIDERS = Object.keys(providers("strict"));
-
 /** The one-provider rule as the document states it for merges (a merge may add a provider to a stored one). */
 export const loggingProviderRule: DocumentedRule = {
   rule: "Each logging configuration (logging, extraLogging items) sets exactly one provider, after a merge too.",
@@ -196,7 +214,8 @@ export const loggingProviderRule: DocumentedRule = {
 /** One logging configuration: exactly one provider. */
 export function logging(mode: ObjectMode) {
   const shape: Record<string, z.ZodType> = {};
-  for (const [key, schema] of Object.entries(providers(mode))) shape[key] = schema.optional();
+  const byName = providers(mode);
+  for (const key of LOGGING_PROVIDERS) shape[key] = byName[key].optional();
   const config = object(mode, shape).describe(
     `Where the org's logs go: exactly one of ${LOGGING_PROVIDERS.join(", ")}.`,
   );

@@ -31,7 +31,7 @@
  *   fails with code `Timeout`.
  */
 import { appendFileSync } from "node:fs";
-import type { Pool } from "undici";
+import type { Dispatcher, Pool } from "undici";
 import type { z } from "zod";
 import { parseLink } from "../../api/links.js";
 import { safeParseOnce } from "../../api/parseOnce.js";
@@ -153,14 +153,31 @@ function poolFor(origin: string): Pool {
   pools ??= new Map();
   let pool = pools.get(origin);
   if (pool === undefined || pool.closed || pool.destroyed) {
-    // undici is loaded at the first request, not with the provider: a plugin's start (and a preview, which sends
-    // nothing) does not pay for evaluating it — 100–250 ms of the single executable's time to its port here.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Pool: UndiciPool } = require("undici") as typeof import("undici");
-    pool = new UndiciPool(origin, { keepAliveTimeout: 10_000, connections: 32 });
+    pool = new (undici().Pool)(origin, { keepAliveTimeout: 10_000, connections: 32 });
     pools.set(origin, pool);
   }
   return pool;
+}
+
+let undiciParts: { Pool: typeof import("undici").Pool; request: Dispatcher["request"] } | undefined;
+
+/**
+ * The two parts of undici this client uses, loaded at the first request, not with the provider: a plugin's start (and
+ * a preview, which sends nothing) does not pay for evaluating them. Not undici's index: it loads fetch, WebSocket,
+ * the caches and the mocks too, and its cookies module touches the global `Headers`, which makes Node load its own
+ * built-in copy of undici as well — together 150–250 ms of a plugin's first request here, for nothing used. undici 7
+ * has no `exports` map, so these files are reachable by path; `request` is what the index installs on
+ * `Dispatcher.prototype` (`Object.assign(Dispatcher.prototype, api)`), called here with the pool as `this` instead
+ * of installed. test/unit/client-undici.test.ts fails if either path moves in an undici update.
+ */
+function undici(): NonNullable<typeof undiciParts> {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  undiciParts ??= {
+    Pool: require("undici/lib/dispatcher/pool.js") as typeof import("undici").Pool,
+    request: require("undici/lib/api/api-request.js") as Dispatcher["request"],
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return undiciParts;
 }
 
 /** Closes the pool of `endpoint`'s origin (in-flight requests finish first); a later request opens a new one. */
@@ -206,7 +223,7 @@ async function sendOnce(
     controller.abort();
   });
   try {
-    const response = await poolFor(origin).request({
+    const response = await undici().request.call(poolFor(origin), {
       method,
       path: prefix + path,
       headers,

@@ -1,15 +1,13 @@
 /**
  * The cpln-native plugin for the engine tests, made and installed once per build instead of once per test file: the
- * release archive (`npm run plugin:archive`, rebuilt from dist/ only when dist/ changed), and one real `pulumi plugin
- * install resource cpln-native <v> --file <archive>` of it into a PULUMI_HOME under .tmp/plugin/, which each test's
- * PULUMI_HOME then gets as a hard-linked copy of the installed directory (10,000 files: 0.4 s, against 12 s or more
- * for an install on a loaded machine). Test files run two at a time and may both need it: one lock
- * (test/support/cacheLock.ts) makes one of them do the work while the other waits for it.
+ * release archive (`npm run plugin:archive`, rebuilt only when what it was made from changed), and one real `pulumi
+ * plugin install resource cpln-native <v> --file <archive>` of it into a PULUMI_HOME under .tmp/plugin/, which each
+ * test's PULUMI_HOME then gets as a hard-linked copy of the installed directory. Test files run two at a time and
+ * may both need it: one lock (test/support/cacheLock.ts) makes one of them do the work while the other waits for it.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { linkCopy, lockedSync } from "../support/cacheLock.js";
 
@@ -25,56 +23,42 @@ export const archivePath = path.join(
   cacheDir,
   `pulumi-resource-cpln-native-v${pluginVersion}-${goOs[process.platform] ?? process.platform}-${goArch[process.arch] ?? process.arch}.tar.gz`,
 );
-/** The digests of the archive's dist/ files, written when the archive was checked or made. */
-const stampPath = `${archivePath}.dist.json`;
+/** What the archive was made from, with digests: written by the archiver (`--stamp`) when it makes the archive. */
+const stampPath = `${archivePath}.inputs.json`;
 
 const digest = (file: string): string => createHash("sha256").update(fs.readFileSync(file)).digest("hex");
 
-/** The archive's dist/ files and their digests, read from the archive itself. */
-function archiveDist(): Record<string, string> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-archive-check-"));
-  try {
-    execFileSync("tar", ["-xzf", archivePath, "-C", dir, "./dist"], { stdio: "ignore" });
-    const files = fs
-      .readdirSync(path.join(dir, "dist"), { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile())
-      .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
-    return Object.fromEntries(files.map((file) => [file, digest(path.join(dir, file))]));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** Whether the archive's dist/ is byte for byte the repository's dist/ (so it serves the code under test). */
+/**
+ * Whether the archive was made from the repository's files as they are now (dist/'s modules and the dependencies the
+ * bundle inlines, the launcher, package.json, schema.json), so it serves the code under test. An archive with no
+ * stamp (one made by `npm run plugin:archive`) is made again: that takes a second or two.
+ */
 function archiveIsCurrent(): boolean {
-  if (!fs.existsSync(archivePath)) return false;
-  let stamped: { archive: string; dist: Record<string, string> } | undefined;
+  if (!fs.existsSync(archivePath) || !fs.existsSync(stampPath)) return false;
+  let stamped: { archive: string; inputs: Record<string, string> };
   try {
     stamped = JSON.parse(fs.readFileSync(stampPath, "utf8")) as typeof stamped;
   } catch {
-    // No stamp yet (an archive made by `npm run plugin:archive`): read the archive once.
+    return false;
   }
-  const archive = digest(archivePath);
-  const dist = stamped?.archive === archive ? stamped.dist : archiveDist();
-  const current = Object.entries(dist).every(([file, sum]) => {
+  if (stamped.archive !== digest(archivePath)) return false;
+  return Object.entries(stamped.inputs).every(([file, sum]) => {
     const mine = path.join(repoRoot, file);
     return fs.existsSync(mine) && digest(mine) === sum;
   });
-  if (current) fs.writeFileSync(stampPath, JSON.stringify({ archive, dist }));
-  return current;
 }
 
 /**
- * The plugin's release archive, made again from dist/ when it does not hold the current dist/. Without the script's
- * build: tests never rewrite dist/, which the test files running beside this one load.
+ * The plugin's release archive, made again when the files it was made from changed. Without the script's build: tests
+ * never rewrite dist/, which the test files running beside this one load.
  */
 export function pluginArchive(): string {
   return lockedSync(cacheDir, () => {
     if (!archiveIsCurrent()) {
       const archiver = path.join(repoRoot, "dist", "tools", "native", "archive.js");
-      const result = spawnSync(process.execPath, [archiver], { cwd: repoRoot, encoding: "utf8" });
+      const result = spawnSync(process.execPath, [archiver, "--stamp", stampPath], { cwd: repoRoot, encoding: "utf8" });
       if (result.status !== 0) throw new Error(`the plugin archive (${archiver}) failed: ${result.stderr}`);
-      if (!archiveIsCurrent()) throw new Error(`the plugin archive ${archivePath} does not hold dist/ after a rebuild`);
+      if (!archiveIsCurrent()) throw new Error(`the plugin archive ${archivePath} is not current after a rebuild`);
     }
     return archivePath;
   });

@@ -1,0 +1,82 @@
+// What the plugin's start and its first request load, since every `pulumi` command pays for it: loading the plugin
+// builds no zod schema (each kind's schemas are built at its first use, api/lazy.ts) and does not load re2js (the
+// `=~` query engine, api/patterns.ts), and a request through the client loads neither undici's index nor Node's
+// built-in undici (provider/client/http.ts). Each check runs in a fresh `node` (this test's worker has loaded all of
+// them long before), on the compiled dist/ (run `npm run build` first).
+import { spawnSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { repoRoot } from "./support.js";
+
+interface Loaded {
+  /** Schemas given a description (`.describe()` adds each to zod's global registry) while the modules loaded. */
+  describedAtLoad: number;
+  /** Whether re2js (the `=~` query engine, which builds its Unicode tables as it loads) was loaded by then. */
+  re2jsAtLoad: boolean;
+  status: number;
+  body: unknown;
+  undiciIndex: boolean;
+  builtinUndici: boolean;
+  undiciFiles: string[];
+}
+
+// The child: counts zod's global-registry additions while the plugin's server module and the client load, then sends
+// one GET through the client to a node:http server of its own and reports what was loaded.
+const child = `
+const path = require("node:path");
+const http = require("node:http");
+const { z } = require("zod");
+let described = 0;
+const add = z.globalRegistry.add;
+z.globalRegistry.add = function (...args) { described += 1; return add.apply(this, args); };
+require("./dist/provider/native/server.js");
+const client = require("./dist/provider/client/http.js");
+const describedAtLoad = described;
+const re2jsAtLoad = Object.keys(require.cache).some((f) => f.includes(path.sep + "re2js" + path.sep));
+const server = http.createServer((req, res) => {
+  res.setHeader("content-type", "application/json");
+  res.end(JSON.stringify({ path: req.url, auth: req.headers.authorization === "Bearer t" }));
+});
+server.listen(0, "127.0.0.1", async () => {
+  const endpoint = "http://127.0.0.1:" + server.address().port;
+  const response = await client.request({ endpoint, token: "t" }, { method: "GET", path: "/org/o" });
+  await client.closePool(endpoint);
+  server.close();
+  const marker = path.sep + "undici" + path.sep;
+  const files = Object.keys(require.cache).filter((f) => f.includes(marker));
+  process.stdout.write(JSON.stringify({
+    describedAtLoad,
+    re2jsAtLoad,
+    status: response.status,
+    body: response.body,
+    undiciIndex: files.some((f) => f.endsWith(marker + "index.js")),
+    builtinUndici: process.moduleLoadList.some((m) => m.includes("internal/deps/undici")),
+    undiciFiles: files.map((f) => f.slice(f.lastIndexOf(marker) + marker.length).split(path.sep).join("/")),
+  }));
+});
+`;
+
+function loaded(): Loaded {
+  const result = spawnSync(process.execPath, ["-e", child], { cwd: repoRoot, encoding: "utf8", timeout: 120_000 });
+  if (result.status !== 0) throw new Error(`the child failed (${result.status}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as Loaded;
+}
+
+describe("what the plugin loads at its start and its first request", () => {
+  const seen = loaded();
+
+  it("builds no zod schema while its modules load", () => {
+    expect(seen.describedAtLoad).toBe(0);
+  });
+
+  it("does not load re2js, which only a query's `=~` pattern needs", () => {
+    expect(seen.re2jsAtLoad).toBe(false);
+  });
+
+  it("sends the request through undici's Pool without loading undici's index or Node's built-in undici", () => {
+    expect({ status: seen.status, body: seen.body }).toEqual({ status: 200, body: { path: "/org/o", auth: true } });
+    expect(seen.undiciFiles).toContain("lib/dispatcher/pool.js");
+    expect(seen.undiciFiles).toContain("lib/api/api-request.js");
+    expect(seen.undiciIndex).toBe(false);
+    expect(seen.builtinUndici).toBe(false);
+  });
+});
