@@ -16,6 +16,18 @@ export const imageKind: KindDescriptor<"image"> = {
   rels: [],
   endpoints: {
     eventlog: eventlogEndpoint,
+    // terraform-provider-cpln's `cpln_image` reads a name without a tag here (`client/image.go` `GetLatestImage`).
+    latest: {
+      method: "GET",
+      on: "collection",
+      param: { name: "repository", description: "A repository of the org's registry (an image's name before `:`)." },
+      summary:
+        "The latest image of a repository (what terraform-provider-cpln's cpln_image reads for a name without a tag)",
+      description:
+        "Needs `view` on images. The image of the repository pushed last (the latest `created`; the greater name " +
+        "when two were pushed at once); 404 when the repository has none, 400 for a name no repository can have.",
+      response: { name: "Image", description: "The latest image", status: 200, schema: () => image() },
+    },
   },
   schemas: {
     record: () => image(),
