@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { IMAGE_REPOSITORY_PATTERN } from "../../api/schemas/image.js";
-import { badRequest, notFound } from "../errors.js";
+import { notFound } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
@@ -35,16 +34,8 @@ function defaultManifest(name: string): JsonObject {
 const latestEndpoint: KindEndpoint = {
   permission: "view",
   async run(ctx) {
+    // The contract's rule of the parameter (a repository name) was checked before this runs.
     const repository = ctx.param ?? "";
-    if (!IMAGE_REPOSITORY_PATTERN.test(repository)) {
-      throw badRequest([
-        {
-          path: "repository",
-          message:
-            "must be a repository name: lowercase letters, digits, '.', '_' and '-', a letter or digit first, at most 128 characters",
-        },
-      ]);
-    }
     let latest: JsonObject | undefined;
     for (const { doc } of await ctx.tx.list(ctx.org, "image", "")) {
       if (doc["repository"] !== repository) continue;

@@ -43,7 +43,7 @@ describe("GET /org/{org}/image/-latest/{repository}", () => {
     expect(((await admin(server).get(latest("shop"))).body as { name: string }).name).toBe("shop:v10");
   });
 
-  it("404 for a repository with no image; 400 naming `repository` for a name no repository can have", async () => {
+  it("404 for a repository with no image; 400 naming `repository` and its rule for a name no repository can have", async () => {
     expect(await admin(server).get(latest("nothing-here"))).toMatchObject({
       status: 404,
       body: apiError(404, "NotFound", "image repository nothing-here not found"),
@@ -51,10 +51,27 @@ describe("GET /org/{org}/image/-latest/{repository}", () => {
     for (const bad of ["Shop", "shop:v10", "-shop"]) {
       const answer = await admin(server).get(latest(encodeURIComponent(bad)));
       expect({ bad, status: answer.status }).toEqual({ bad, status: 400 });
-      expect((answer.body as { details: { issues: { path: string }[] } }).details.issues.map((i) => i.path)).toEqual([
-        "repository",
+      expect((answer.body as { details: { issues: unknown[] } }).details.issues).toEqual([
+        {
+          path: "repository",
+          message: "must be a repository name: lowercase letters, digits, '.', '_' and '-', a letter or digit first",
+        },
       ]);
     }
+  });
+
+  it("the OpenAPI document states the repository's rule on the path parameter", async () => {
+    const doc = (await admin(server).get("/openapi.json")).body as {
+      paths: Record<string, { get: { parameters: { name: string; in: string; schema: unknown }[] } }>;
+    };
+    const parameters = doc.paths["/org/{org}/image/-latest/{repository}"]?.get.parameters;
+    expect(parameters?.find((p) => p.name === "repository")).toEqual({
+      name: "repository",
+      in: "path",
+      required: true,
+      description: "A repository of the org's registry (an image's name before `:`).",
+      schema: { type: "string", maxLength: 128, pattern: "^[a-z0-9][a-z0-9._-]*$" },
+    });
   });
 
   it("needs credentials (401) and `view` on images (403 without it); only GET is served there (405)", async () => {
