@@ -42,6 +42,11 @@ export interface EndpointContract {
     readonly description: string;
     /** Absent: any value, served as one `{name}` path parameter; the endpoint answers 404 for one it does not know. */
     readonly values?: readonly string[];
+    /**
+     * The rule of a free value (absent: any text): the parameter's schema in the OpenAPI document, and a value that
+     * breaks it is a 400 naming the parameter (an image's `-latest/{repository}`).
+     */
+    readonly schema?: () => z.ZodType;
   };
   /**
    * The path segment when it is not `-<name>`: a read-only sub-collection of the object (a workload's `deployment`,

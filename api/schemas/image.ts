@@ -19,6 +19,18 @@ export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
  * cpln-local serves one path segment), a tag of letters, digits, '_', '.' and '-' ('.' and '-' not first); each at most
  * 128 characters.
  */
+/** The repository part of an image's name (what `-latest/{repository}` takes). */
+export const imageRepository = lazy(() =>
+  z
+    .string()
+    .max(IMAGE_PART_MAX)
+    .regex(
+      /^[a-z0-9][a-z0-9._-]*$/,
+      "must be a repository name: lowercase letters, digits, '.', '_' and '-', a letter or digit first",
+    )
+    .describe("A repository of the org's registry: an image's name before ':'."),
+);
+
 export const IMAGE_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,127}:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 export const imageName = lazy(() =>

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
+import { notFound } from "../errors.js";
 import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
-import type { KindServerRules } from "./rules.js";
+import { presentRecord } from "./present.js";
+import type { KindEndpoint, KindServerRules } from "./rules.js";
 
 const sha256 = (text: string) => `sha256:${createHash("sha256").update(text).digest("hex")}`;
 
@@ -26,6 +28,29 @@ function defaultManifest(name: string): JsonObject {
 }
 
 /**
+ * `GET /org/{org}/image/-latest/{repository}`: the repository's image pushed last. "Latest" is the newest `created`
+ * (a push creates the image); two pushed in the same millisecond are told apart by name, so the answer is stable.
+ */
+const latestEndpoint: KindEndpoint = {
+  permission: "view",
+  async run(ctx) {
+    // The contract's rule of the parameter (a repository name) was checked before this runs.
+    const repository = ctx.param ?? "";
+    let latest: JsonObject | undefined;
+    for (const { doc } of await ctx.tx.list(ctx.org, "image", "")) {
+      if (doc["repository"] !== repository) continue;
+      const newer =
+        latest === undefined ||
+        String(doc["created"]) > String(latest["created"]) ||
+        (doc["created"] === latest["created"] && String(doc["name"]) > String(latest["name"]));
+      if (newer) latest = doc;
+    }
+    if (latest === undefined) throw notFound(`image repository ${repository}`);
+    return presentRecord("image", latest);
+  },
+};
+
+/**
  * Images: created only by a push (cpln-local's admin `POST /_cpln-local/org/{org}/image`, or a seed file holding
  * whole records), never through the API; `repository` and `tag` come from the name, `digest` is the sha256 of the
  * manifest's JSON as a registry computes it from the manifest's bytes. Only tags change afterwards.
@@ -34,6 +59,7 @@ export const imageRules: KindServerRules = {
   kind: "image",
   endpoints: {
     eventlog: eventlogEndpoint,
+    latest: latestEndpoint,
   },
   fields: {
     readOnly: ["description", "repository", "tag", "digest", "manifest"],

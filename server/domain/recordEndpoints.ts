@@ -86,6 +86,8 @@ export async function runEndpoint(
   if (param?.values && !param.values.includes(request.param ?? "")) {
     throw badRequest([{ path: param.name, message: `must be one of ${param.values.join(", ")}` }]);
   }
+  const paramRule = param?.schema?.().safeParse(request.param ?? "");
+  if (param && paramRule?.success === false) throw badRequest(issuesFromZod(paramRule.error, [param.name]));
   let body: JsonObject = {};
   if (contract.request) {
     const raw = requireObject(request.body, "The request body");

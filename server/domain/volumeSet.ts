@@ -6,6 +6,7 @@ import { isObject } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
 import { randomUUID } from "node:crypto";
 import type { KindEndpoint, KindServerRules } from "./rules.js";
+import { volumeSetUseAtCreate } from "./volumeSetUse.js";
 
 /**
  * `POST .../volumeset/{name}/-command` (the body is checked against the contract first; the permission is
@@ -41,7 +42,7 @@ function withDefaults(spec: JsonObject): JsonObject {
 /**
  * Volume sets: performanceClass and fileSystemType are fixed at create; fileSystemType defaults to ext4 and a shared
  * file system implies the shared class; no other spec default is materialized (snapshots, autoscaling and
- * mountOptions stay absent unless sent).
+ * mountOptions stay absent unless sent). Its status says which workloads mount it (`volumeSetUse.ts`).
  */
 export const volumeSetRules: KindServerRules = {
   kind: "volumeset",
@@ -58,10 +59,18 @@ export const volumeSetRules: KindServerRules = {
   lifecycle: {
     async initialize(body, ctx): Promise<JsonObject> {
       const gvc = ctx.gvc === undefined ? undefined : await ctx.tx.get(ctx.org, "gvc", "", ctx.gvc);
-      return {
-        spec: withDefaults(body["spec"] as JsonObject),
-        status: gvc ? { parentId: gvc.id } : ({} as JsonObject),
-      };
+      const spec = withDefaults(body["spec"] as JsonObject);
+      const use =
+        ctx.gvc === undefined
+          ? {}
+          : await volumeSetUseAtCreate(
+              ctx.tx,
+              ctx.org,
+              ctx.gvc,
+              String(body["name"]),
+              spec["fileSystemType"] === "shared",
+            );
+      return { spec, status: gvc ? { parentId: gvc.id, ...use } : use };
     },
     afterPatch(previous, next) {
       const spec = next["spec"];

@@ -7,6 +7,7 @@ import type { JsonObject } from "../store/store.js";
 import { isObject } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";
 import type { KindServerRules, RuleContext } from "./rules.js";
+import { mountedVolumeSets, refreshVolumeSetUse } from "./volumeSetUse.js";
 import {
   deploymentEndpoint,
   deploymentsEndpoint,
@@ -131,6 +132,18 @@ export const workloadRules: KindServerRules = {
       const before = isObject(previous["status"]) ? previous["status"] : undefined;
       const gvc = gvcFactsOfStatus(before, ctx.gvc ?? "");
       return { ...next, spec: filled, status: workloadStatusOf(String(next["name"]), filled, gvc, ctx.now, before) };
+    },
+    // The volume sets a workload mounts, and those it stopped mounting, report who uses them (`volumeSetUse.ts`).
+    async created(record, ctx) {
+      await refreshVolumeSetUse(ctx.tx, ctx.org, record.scope, mountedVolumeSets(record.doc["spec"]));
+    },
+    async patched(previous, next, ctx) {
+      if (next["spec"] === previous["spec"]) return;
+      const names = [...mountedVolumeSets(previous["spec"]), ...mountedVolumeSets(next["spec"])];
+      await refreshVolumeSetUse(ctx.tx, ctx.org, ctx.gvc ?? "", names);
+    },
+    async deleted(record, ctx) {
+      await refreshVolumeSetUse(ctx.tx, ctx.org, record.scope, mountedVolumeSets(record.doc["spec"]));
     },
     async validate(record, ctx, previous) {
       // The spec and the tags (the grace-period tag) are read: an update that kept both changed nothing checked here.

@@ -2,12 +2,21 @@
  * The operations a kind declares beyond the generic ones: its endpoints (`KindDescriptor.endpoints`, which change no
  * object) and its actions (`POST .../{name}/-<action>`), one route per declaration.
  */
-import type { Route } from "./route.js";
-import { named } from "./route.js";
+import type { z } from "zod";
+import type { JsonSchema, Route } from "./route.js";
+import { jsonSchemaOf, named } from "./route.js";
 import { callOf } from "./params.js";
 import type { KindPlace } from "./operations.js";
 
 const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/** The JSON Schema of a free path parameter: its declared rule, or any text. */
+function freeSchema(rule: (() => z.ZodType) | undefined): JsonSchema {
+  if (rule === undefined) return { type: "string" };
+  const schema = { ...jsonSchemaOf(rule(), "input") };
+  delete schema["description"];
+  return schema;
+}
 
 /**
  * The routes of a kind's endpoints (`KindDescriptor.endpoints`): GET or POST, on an object or on the collection. An
@@ -27,7 +36,7 @@ export function endpointRoutes(k: KindPlace): Route[] {
     const segment = spec.segment ?? `-${name}`;
     const params = [
       ...(onItem ? k.itemParams : (k.collection?.params ?? [])),
-      ...(free ? [{ name: free.name, description: free.description, schema: () => ({ type: "string" }) }] : []),
+      ...(free ? [{ name: free.name, description: free.description, schema: () => freeSchema(free.schema) }] : []),
     ];
     for (const value of values) {
       const path = `${onItem ? k.item : String(k.collection?.path)}/${segment}${value === undefined ? "" : `/${value}`}`;

@@ -162,21 +162,29 @@ function collectionOf(k: KindPlace): Collection {
   return k.collection;
 }
 
-export const list: OperationTemplate = {
-  route: (k) => ({
-    method: "GET",
-    path: collectionOf(k).path,
-    operationId: `list${k.Name}`,
-    summary: `List ${k.kind} objects the caller may view (paged: follow links[rel=next])`,
-    tags: k.tags,
-    params: collectionOf(k).params,
-    query: [listCursorQuery],
-    responses: [{ status: 200, description: "List", body: k.bodies.list }],
-    errors: [400, 401, 404],
-    auth: "required",
-    handler: async (request) => k.records.list(callOf(request), k.kind, cursorOf(request)),
-  }),
-};
+/** The list of one collection: the kind's own, or (`at`) a gvc-scoped kind's across every gvc of the org. */
+export function listAt(at?: Collection): OperationTemplate {
+  return {
+    route: (k) => {
+      const where = at ?? collectionOf(k);
+      return {
+        method: "GET",
+        path: where.path,
+        operationId: `list${k.Name}${where.suffix}`,
+        summary: `List ${k.kind} objects${where.suffix === "" ? "" : " of every gvc"} the caller may view (paged: follow links[rel=next])`,
+        tags: k.tags,
+        params: where.params,
+        query: [listCursorQuery],
+        responses: [{ status: 200, description: "List", body: k.bodies.list }],
+        errors: [400, 401, 404],
+        auth: "required",
+        handler: async (request) => k.records.list(callOf(request), k.kind, cursorOf(request)),
+      };
+    },
+  };
+}
+
+export const list: OperationTemplate = listAt();
 
 export const create: OperationTemplate = {
   applies: (k) => k.bodies.create !== undefined,

@@ -19,6 +19,7 @@ import {
   create,
   get,
   list,
+  listAt,
   listOrgs,
   patch,
   permissionsAt,
@@ -127,16 +128,19 @@ const singletonOperations = (k: KindPlace): OperationTemplate[] => [
   permissionsAt({ path: `/org/{org}/${k.kind}`, params: [orgParam], suffix: "" }),
 ];
 
+/** A gvc-scoped kind's reads at the org level, across every gvc. */
+const orgLevel = (at: Collection): OperationTemplate[] => [listAt(at), ...collectionReads(at)];
+
 /** The operations of a kind with a collection, in the order the document lists them. */
 const collectionOperations = (k: KindPlace, at: Collection): OperationTemplate[] => [
   list,
   create,
   apply,
   ...collectionReads(at),
-  // gvc-scoped kinds are also queried across every gvc, and their catalog read, at the org level (the CLI does).
-  ...(k.info.scope === "gvc"
-    ? collectionReads({ path: `/org/{org}/${k.kind}`, params: [orgParam], suffix: "InOrg" })
-    : []),
+  // gvc-scoped kinds are also listed and queried across every gvc, and their catalog read, at the org level: the
+  // docs' "Get all identities from all gvcs" (`GET /org/{org}/identity`, likewise workload and volumeset), which the
+  // CLI's `get --all-gvcs` reads, and `POST /org/{org}/<kind>/-query`, which its `query` sends.
+  ...(k.info.scope === "gvc" ? orgLevel({ path: `/org/{org}/${k.kind}`, params: [orgParam], suffix: "InOrg" }) : []),
   get,
   patch,
   replace,

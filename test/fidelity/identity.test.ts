@@ -1,12 +1,13 @@
 /**
  * The identity facts (`fidelity/facts/identity.json`, from types-ts, terraform-provider-cpln, the CLI bundle and the
  * docs) replayed against cpln-local: the fields and status of an identity, the paths and bodies the clients send, the
- * field rules (each refused case a 400 naming its field, each accepted case a 201), identities as principals, and the
- * per-gvc quota.
+ * field rules (each refused case a 400 naming its field, each accepted case a 201), identities as principals, the
+ * per-gvc quota, and the list of every gvc's identities.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/index.js";
 import { ORG, admin, start } from "../server/helpers.js";
+import { checkAllGvcs } from "./allGvcs.js";
 import { loadFacts, Tally, type Fact } from "./facts.js";
 
 let server: RunningServer;
@@ -128,6 +129,7 @@ const checks: Record<string, (fact: Fact) => Promise<void>> = {
     expect(query.status).toBe(200);
     expect((query.body as { items: { name: string }[] }).items.map((i) => i.name)).toContain(name);
   },
+  "all-gvcs": async () => checkAllGvcs(server, "identity", GVC, (name) => ({ name })),
   principal: async () => {
     const name = unique("principal");
     expect((await admin(server).post(base, { name })).status).toBe(201);

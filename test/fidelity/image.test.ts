@@ -2,7 +2,7 @@
  * The image facts (`fidelity/facts/image.json`, from types-ts, terraform-provider-cpln, the CLI bundle, the docs and
  * Control Plane's ai-plugin) replayed against cpln-local: the record's fields, the `<repository>:<tag>` name, no create
  * through the API (the emulator's push stands in for a docker push), tags the only thing a PATCH changes, queries on
- * the image's own properties, delete.
+ * the image's own properties, the latest image of a repository, delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryProperties } from "../../api/kinds/index.js";
@@ -91,6 +91,18 @@ const checks: Record<string, (fact: Fact) => Promise<void>> = {
       const names = (answer.body as { items: { name: string }[] }).items.map((i) => i.name);
       expect({ property, names }).toEqual({ property, names: expect.arrayContaining(["queried:v9"]) });
     }
+  },
+  latest: async () => {
+    // Each push in a later millisecond than the one before, so "pushed last" is one image.
+    const pushedInTurn = async (name: string) => {
+      const image = await pushed(name);
+      while (new Date().toISOString() <= String(image["created"])) await new Promise((r) => setTimeout(r, 1));
+      return image;
+    };
+    await pushedInTurn("newest:v2");
+    const last = await pushedInTurn("newest:v1");
+    const answer = await admin(server).get(`${base}/-latest/newest`);
+    expect([answer.status, answer.body]).toEqual([200, last]);
   },
   delete: async () => {
     const image = await pushed();

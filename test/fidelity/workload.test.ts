@@ -1,11 +1,12 @@
 /**
  * The workload facts (`fidelity/facts/workload.json`, from types-ts, terraform-provider-cpln, the docs and the CLI)
  * replayed against cpln-local: types, the defaults the API fills, the refusals it states, the status it forms and
- * the deployments it serves.
+ * the deployments it serves, and the list of every gvc's workloads.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../server/index.js";
 import { ADMIN_KEY, ORG, admin, bearer, call, start } from "../server/helpers.js";
+import { checkAllGvcs } from "./allGvcs.js";
 import { loadFacts, Tally, type Fact } from "./facts.js";
 
 let server: RunningServer;
@@ -175,6 +176,9 @@ const checks: Record<string, (fact: Fact) => Promise<void>> = {
     await created(mount("serverless", shared));
     // A volume set of another gvc is not there to mount.
     expect(await refusedIssues(mount("stateful", "data-of-other-gvc"))).toHaveLength(1);
+  },
+  async "all-gvcs"() {
+    await checkAllGvcs(server, "workload", GVC, (name) => ({ name, spec: specOf("standard") }));
   },
   async "replace-spec"() {
     const w = await created(specOf("standard"));

@@ -61,7 +61,7 @@ function documented(): Set<string> {
 }
 
 describe("the OpenAPI document", () => {
-  it("lints with Redocly's recommended rules: 0 errors; the only warnings are the four meta operations without 4xx and the auditctx DELETE without 2xx", async () => {
+  it("lints with Redocly's recommended rules: 0 errors; the only warnings are the four meta operations without 4xx, the auditctx DELETE without 2xx and image -latest/{repository} beside {image}/-<endpoint>", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cpln-openapi-"));
     try {
       const file = join(dir, "openapi.json");
@@ -86,8 +86,11 @@ describe("the OpenAPI document", () => {
         .filter((p) => p.severity === "warn")
         .map((p) => `${p.ruleId} ${p.location[0]?.pointer ?? ""}`)
         .sort();
-      // DELETE of an audit context has no success answer (they cannot be deleted): no 2xx to document.
+      // DELETE of an audit context has no success answer (they cannot be deleted): no 2xx to document. The real API's
+      // `/org/{org}/image/-latest/{repository}` has the shape of `/org/{org}/image/{image}/-accessreport`; no image is
+      // named `-latest` (a name has a ':' and starts with a letter or digit), so a request matches one of them only.
       expect(warnings).toEqual([
+        "no-ambiguous-paths #/paths/~1org~1{org}~1image~1-latest~1{repository}",
         "operation-2xx-response #/paths/~1org~1{org}~1auditctx~1{name}/delete/responses",
         "operation-4xx-response #/paths/~1/get/responses",
         "operation-4xx-response #/paths/~1about/get/responses",
@@ -141,6 +144,9 @@ describe("the OpenAPI document", () => {
     expect((await admin(server).post(`/_cpln-local/org/${ORG}/image`, { name: "walked:v1" })).status).toBe(201);
     /** The first object of each collection (by its list), to address item operations. */
     const firstOf = async (collection: string, param: string): Promise<string> => {
+      // A collection endpoint's parameter (`image/-latest/{repository}`) is that field of the kind's first object.
+      const endpoint = /^(.*)\/-[a-z]+$/.exec(collection);
+      if (endpoint) return firstOf(endpoint[1] as string, param);
       let listed = await admin(server).get(collection);
       // A kind the seed holds no object of gets one from its declaration's example body.
       const example = Object.values(kinds).find((k) => collection.endsWith(`/${k.kind}`))?.examples.create;
