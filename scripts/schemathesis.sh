@@ -35,9 +35,9 @@ fi
 [ -f "$root/dist/server/cli.js" ] || { echo "schemathesis: dist/server/cli.js is missing; run npm run build" >&2; exit 1; }
 work=$(mktemp -d)
 server_pid=""
-shard_pids=()
 cleanup() {
-  [ "${#shard_pids[@]}" -eq 0 ] || kill "${shard_pids[@]}" 2>/dev/null || true
+  # The jobs' Schemathesis processes, found by their config file (a path of this run's own).
+  pkill -f -- "--config-file $work/schemathesis.toml" 2>/dev/null || true
   if [ -n "$server_pid" ]; then
     kill "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
@@ -114,10 +114,10 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403",
 [phases.stateful.inference]
 algorithms = ["location-headers"]
 TOML
-# Shards: one worker per process (above), so a lone process left the second core idle for the whole run (16 minutes
-# of a fresh-clone CI run, 2026-11-28). Separate processes share no interpreter: the operations are split by kind —
-# every path of a kind in one shard, so that the stateful phase's links between a kind's operations stay together —
-# each kind dealt to the lightest shard so far, weighed by the size of its paths' schemas. SCHEMATHESIS_SHARDS (default: the cores) sets how many.
+# Processes: one worker each (above), so a lone process left the second core idle for the whole run (16 minutes of a
+# fresh-clone CI run, 2026-11-28). Separate processes share no interpreter. The operations are split by kind — every
+# path of a kind in one job, so that the stateful phase's links between a kind's operations stay together — and the
+# jobs run SCHEMATHESIS_SHARDS (default: the cores) at a time.
 shards=${SCHEMATHESIS_SHARDS:-$(nproc)}
 "$venv/bin/python" - "$url/openapi.json" "$shards" >"$work/shards" <<'PY' || { echo "schemathesis: cannot read $url/openapi.json" >&2; exit 1; }
 import json, os, re, sys, urllib.request
@@ -149,18 +149,24 @@ for template, item in document["paths"].items():
     literal = [s for s in template.split("/") if s and not s.startswith("{") and not s.startswith("-")]
     weight, templates = by_kind.setdefault(literal[-1] if literal else "/", [0, []])
     by_kind[literal[-1] if literal else "/"] = [weight + size(item), templates + [template]]
-loads = [[0, []] for _ in range(min(count, len(by_kind)))]
+# Jobs of about an eighth of a process's share each (a heavier kind alone), heaviest first: a process takes the next
+# job when one ends, so that a misjudged weight costs one job's time, not a whole shard's (weighed by kind into fixed
+# shards, one finished after 626 s and the other after 986 s).
+target = sum(weight for weight, _ in by_kind.values()) / (8 * count)
+jobs = []
 for kind, (weight, templates) in sorted(by_kind.items(), key=lambda entry: (-entry[1][0], entry[0])):
-    shard = min(loads, key=lambda load: load[0])
-    shard[0] += weight
-    shard[1].extend(templates)
-for _, templates in loads:
+    if not jobs or jobs[-1][0] >= target or weight >= target:
+        jobs.append([0, []])
+    jobs[-1][0] += weight
+    jobs[-1][1].extend(templates)
+for _, templates in sorted(jobs, key=lambda job: -job[0]):
     print("^(" + "|".join(re.escape(t) for t in sorted(templates)) + ")$")
 PY
-shard_pids=()
-index=0
-while IFS= read -r regex; do
-  (cd "$work" && exec "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \
+# One Schemathesis process per job, $shards at a time (xargs -P); each job's log is run-<job>.log.
+run_job() {
+  local regex
+  regex=$(sed -n "$(($1 + 1))p" "$work/shards")
+  cd "$work" && "$venv/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \
     --checks all \
     --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}" \
     --workers 1 \
@@ -168,17 +174,17 @@ while IFS= read -r regex; do
     --generation-database none \
     --request-timeout 35 \
     --include-path-regex "$regex" \
-    "$url/openapi.json") >"$work/run-$index.log" 2>&1 &
-  shard_pids+=("$!")
-  index=$((index + 1))
-done <"$work/shards"
-# The whole logs, for a failure's context or the phases' times: SCHEMATHESIS_LOG=<file> (the shards' one after another).
-failed=0 operations=0 cases=0 passed=0 skipped=0 seconds=0 warnings=""
-for index in "${!shard_pids[@]}"; do
-  set +e
-  wait "${shard_pids[$index]}"
-  status=$?
-  set -e
+    "$url/openapi.json" >"$work/run-$1.log" 2>&1
+}
+export -f run_job
+export work venv url
+jobs=$(wc -l <"$work/shards")
+started=$SECONDS
+seq 0 $((jobs - 1)) | xargs -P "$shards" -I{} bash -c 'run_job {}; echo "$?" >"$work/status-{}"' || true
+# The whole logs, for a failure's context or the phases' times: SCHEMATHESIS_LOG=<file> (the jobs' one after another).
+failed=0 operations=0 cases=0 passed=0 skipped=0 warnings=""
+for index in $(seq 0 $((jobs - 1))); do
+  status=$(cat "$work/status-$index" 2>/dev/null || echo "none")
   log="$work/run-$index.log"
   [ -z "${SCHEMATHESIS_LOG:-}" ] || { [ "$index" -eq 0 ] && : >"$SCHEMATHESIS_LOG"; cat "$log" >>"$SCHEMATHESIS_LOG"; }
   # The report. A failure or error: the failures and errors in full, then Schemathesis' summary. A clean run: one
@@ -187,22 +193,21 @@ for index in "${!shard_pids[@]}"; do
   summary=$(grep -E '^=+ .* in [0-9.]+s =+$' "$log" | tail -n 1)
   if [ -z "$summary" ]; then
     tail -n 40 "$log" >&2
-    echo "schemathesis: shard $((index + 1)) of ${#shard_pids[@]}: no summary line (exit $status)" >&2
+    echo "schemathesis: job $((index + 1)) of $jobs: no summary line (exit $status)" >&2
     failed=1
     continue
   fi
   # Exit 0 and no failure or error in the summary: anything else fails the run.
-  if [ "$status" -ne 0 ] || grep -qE '[0-9]+ (failures?|errors?)' <<<"$summary"; then
+  if [ "$status" != 0 ] || grep -qE '[0-9]+ (failures?|errors?)' <<<"$summary"; then
     sed -n '/^=* \(FAILURES\|ERRORS\) =*$/,$p' "$log"
     grep -q '^=* \(FAILURES\|ERRORS\) =*$' "$log" || sed -n '/^=* SUMMARY =*$/,$p' "$log"
-    echo "schemathesis $version: shard $((index + 1)) of ${#shard_pids[@]} FAILED (exit $status): $summary"
+    echo "schemathesis $version: job $((index + 1)) of $jobs FAILED (exit $status): $summary"
     failed=1
     continue
   fi
   read -r shard_cases shard_passed shard_skipped < <(sed -n -E 's/^ *([0-9]+) generated, ([0-9]+) passed(, ([0-9]+) skipped)?.*$/\1 \2 \4/p' "$log" | tail -n 1)
   operations=$((operations + $(sed -n -E 's/^ *Tested: ([0-9]+)$/\1/p' "$log" | tail -n 1)))
   cases=$((cases + ${shard_cases:-0})) passed=$((passed + ${shard_passed:-0})) skipped=$((skipped + ${shard_skipped:-0}))
-  seconds=$(sed -n -E 's/.* in ([0-9.]+)s =+$/\1/p' <<<"$summary" | awk -v max="$seconds" '{ print ($1 > max ? $1 : max) }')
   shard_warnings=$(grep -E '^ *⚠️' "$log" | sed -E 's/^ *⚠️ *//' | paste -sd ';' -)
   warnings="$warnings${warnings:+${shard_warnings:+;}}$shard_warnings"
 done
@@ -213,4 +218,4 @@ if [ "$failed" -ne 0 ]; then
   tail -n 20 "$work/server.log" >&2
   exit 1
 fi
-echo "schemathesis $version: no failure, no error; $operations operations in ${#shard_pids[@]} shards, $cases cases, $passed without a finding, $skipped skipped, ${seconds}s (the slowest shard), seed ${SCHEMATHESIS_SEED:-20261125}${warnings:+; warnings: $warnings}"
+echo "schemathesis $version: no failure, no error; $operations operations in $jobs jobs on $shards processes, $cases cases, $passed without a finding, $skipped skipped, $((SECONDS - started)) s, seed ${SCHEMATHESIS_SEED:-20261125}${warnings:+; warnings: $warnings}"

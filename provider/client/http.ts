@@ -168,7 +168,7 @@ let undiciParts: { Pool: typeof import("undici").Pool; request: Dispatcher["requ
  * built-in copy of undici as well — together 150–250 ms of a plugin's first request here, for nothing used. undici 7
  * has no `exports` map, so these files are reachable by path; `request` is what the index installs on
  * `Dispatcher.prototype` (`Object.assign(Dispatcher.prototype, api)`), called here with the pool as `this` instead
- * of installed. test/unit/client-undici.test.ts fails if either path moves in an undici update.
+ * of installed. test/native/startup.test.ts fails if either path moves; package.json allows patch releases only.
  */
 function undici(): NonNullable<typeof undiciParts> {
   /* eslint-disable @typescript-eslint/no-require-imports */
