@@ -38,4 +38,20 @@ describe("scripts/schemathesis.sh", () => {
     expect(regex.test("/org/{org}/mk8s/{name}")).toBe(false);
     expect(regex.test("/org/{org}/mk8s/{name}/-cacerts")).toBe(false);
   });
+
+  it("takes 413 (a body over the 1 MiB limit) as a refusal of negative data, on every operation", () => {
+    const global = /\[checks\.negative_data_rejection\]\nexpected-statuses = (\[.*\])/.exec(config)?.[1];
+    expect(JSON.parse(global ?? "[]")).toEqual(expect.arrayContaining(["400", "413", "422"]));
+    // An operation's own list replaces the global one: each must say 413 too.
+    for (const [regex, lines] of operations()) {
+      const own = lines.find((l) => l.startsWith("checks.negative_data_rejection.expected-statuses"));
+      if (own) expect(JSON.parse(own.split(" = ")[1] ?? "[]"), regex).toContain("413");
+    }
+  });
+
+  it("every phase runs: fuzzing and stateful over every operation, coverage per operation", () => {
+    expect(script).toContain('print("fuzzing,stateful")');
+    expect(script).toContain('["examples,coverage"]');
+    expect(script).toContain('--phases "${job[0]}"');
+  });
 });
