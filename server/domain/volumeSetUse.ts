@@ -30,6 +30,18 @@ export function mountedVolumeSets(spec: JsonValue | undefined): Set<string> {
   return names;
 }
 
+/** The workloads of `gvc` that mount each volume set, as self links in the store's order (by name). */
+async function usersByVolumeSet(tx: StoreOps, org: string, gvc: string): Promise<Map<string, string[]>> {
+  const users = new Map<string, string[]>();
+  for (const workload of await tx.list(org, "workload", gvc)) {
+    for (const name of mountedVolumeSets(workload.doc["spec"])) {
+      const links = users.get(name) ?? [];
+      users.set(name, [...links, selfLink(org, "workload", workload.name, gvc)]);
+    }
+  }
+  return users;
+}
+
 /** The status fields of use: what `status` keeps of them and what the workloads now say. */
 function withUse(status: JsonObject, links: string[], shared: boolean): JsonObject {
   const { usedByWorkload: bound, workloadLinks: _links, bindingId, ...rest } = status;
@@ -53,16 +65,13 @@ export async function refreshVolumeSetUse(
 ): Promise<void> {
   const wanted = [...new Set(names)];
   if (wanted.length === 0) return;
-  const workloads = await tx.list(org, "workload", gvc);
+  const users = await usersByVolumeSet(tx, org, gvc);
   for (const name of wanted) {
     const set = await tx.get(org, "volumeset", gvc, name);
     if (!set) continue;
     const status = isObject(set.doc["status"]) ? set.doc["status"] : {};
     const spec = isObject(set.doc["spec"]) ? set.doc["spec"] : {};
-    const links = workloads
-      .filter((w) => mountedVolumeSets(w.doc["spec"]).has(name))
-      .map((w) => selfLink(org, "workload", w.name, gvc));
-    const next = withUse(status, links, spec["fileSystemType"] === "shared");
+    const next = withUse(status, users.get(name) ?? [], spec["fileSystemType"] === "shared");
     if (JSON.stringify(next) === JSON.stringify(status)) continue;
     const doc = { ...set.doc, status: next };
     await tx.touch(withDoc(set, set.version, doc));
@@ -78,8 +87,5 @@ export async function volumeSetUseAtCreate(
   name: string,
   shared: boolean,
 ): Promise<JsonObject> {
-  const links = (await tx.list(org, "workload", gvc))
-    .filter((w) => mountedVolumeSets(w.doc["spec"]).has(name))
-    .map((w) => selfLink(org, "workload", w.name, gvc));
-  return withUse({}, links, shared);
+  return withUse({}, (await usersByVolumeSet(tx, org, gvc)).get(name) ?? [], shared);
 }
