@@ -1,6 +1,6 @@
 /**
- * Loaded into every test worker (vitest.config.ts `setupFiles`): when the worker ends — its file done, or the run
- * interrupted (SIGINT, SIGTERM, SIGHUP) — every process it started, and theirs, is killed. Tests start servers, the
+ * Loaded into every test worker (vitest.config.ts `setupFiles`): when the worker ends — its file done, the run
+ * interrupted (SIGINT, SIGTERM, SIGHUP), or its vitest gone — every process it started, and theirs, is killed. Tests start servers, the
  * Pulumi CLI, language hosts and plugins; Pulumi starts each plugin in a process group of its own
  * (pulumi/pulumi sdk/go/common/resource/plugin/plugin.go, `cmdutil.RegisterProcessGroup`), so killing a child's group
  * misses its plugins, and an interrupted run left a `dynamic-provider/index.js` whose parent was 1 (issue 38). The
@@ -64,6 +64,17 @@ function install(): void {
       );
     }
   });
+
+  // A forks worker talks to vitest over IPC. When vitest is gone without stopping it (interrupted by a signal sent to
+  // it alone, or killed), the channel closes and nothing else tells the worker: it ran its file on to the end with
+  // parent 1 (seen: a publicTypes worker still compiling user projects a minute after its vitest). Vitest ends a
+  // worker by killing it, not by closing the channel first.
+  if (process.connected) {
+    process.once("disconnect", () => {
+      reap();
+      process.exit(129);
+    });
+  }
 
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.once(signal, () => {
