@@ -5,7 +5,8 @@
  * expected PATCH) → an out-of-band change: `refresh` takes it in, `up --expect-no-changes` fails without writing, the
  * next up puts the program's values back (the same PATCH) → destroy leaves the org as it was.
  *
- * TypeScript programs run as inline Automation API programs in a child process (dist/tools/automation): see
+ * TypeScript programs run as inline Automation API programs in a child process (dist/tools/automation), which reads
+ * outputs only after the first up and takes each run's changes from the engine's summary event: see
  * docs/real-engine.md. One engine environment per file (PULUMI_HOME with the plugin, file backend); one stack and one
  * cpln-local (in process, org `test`) per example and adapter, so that the stacks run side by side — up to
  * $CPLN_ENGINE_STACKS at a time (default 4) — each with its own request log and org snapshot.
@@ -266,7 +267,7 @@ function describeStack(example: ExampleCase, adapter: "dynamic" | "native"): voi
         });
 
         it("a second up changes nothing: every step is same, zero mutating requests", async () => {
-          const result = await driver.run({ cmd: "up" });
+          const result = await driver.run({ cmd: "up", outputs: false });
           expect(result.steps.filter((step) => step.op !== "same" && step.op !== "read")).toEqual([]);
           expect(labels(result.steps, "same")).toEqual([...example.creates].sort());
           expect(newRequests().filter(isMutating)).toEqual([]);
@@ -310,7 +311,7 @@ function describeStack(example: ExampleCase, adapter: "dynamic" | "native"): voi
           expect(editedPath).toBeDefined();
           beforeEdit = edited[editedPath]!;
           ownRequests();
-          const result = await driver.run({ cmd: "up" });
+          const result = await driver.run({ cmd: "up", outputs: false });
           const sent = newRequests().filter(isMutating);
           expect(sent.map(({ method, path: p, body }) => ({ method, path: p, body }))).toEqual(
             example.expected.map((request) => ({
