@@ -21,8 +21,6 @@ import { generatedSdks, repoRoot, run, succeeded } from "./languages-support.js"
 
 export const GO_MODULE = "github.com/cpln-pulumi/cpln-pulumi/sdk/go";
 export const PYTHON_PACKAGE = "pulumi_cpln_native";
-/** The PyPI release of the Python SDK the venv gets (scripts/sdks.sh pins the same). */
-const PYTHON_PULUMI = "3.272.0";
 
 export interface PackagedSdks {
   /** The release's wheel, as `pip install` took it. */
@@ -48,7 +46,10 @@ export async function packagedSdks(env: Record<string, string>): Promise<Package
     const generated = await generatedSdks(env);
     const script = path.join(repoRoot, "scripts", "release-sdks.sh");
     const sdkKey = path.basename(path.dirname(generated.python));
-    const key = `${sdkKey}-${sha(`${fs.readFileSync(script, "utf8")}\n${PYTHON_PULUMI}\n${ZIP_MODULE}`).slice(0, 8)}`;
+    // The `pulumi` release scripts/sdks.sh pins, read from its venv's name (`pulumi-<version>-<key>`).
+    const pythonPulumi = /^pulumi-([^-]+)-/.exec(path.basename(generated.venv))?.[1];
+    if (pythonPulumi === undefined) throw new Error(`scripts/sdks.sh's venv ${generated.venv} names no pulumi version`);
+    const key = `${sdkKey}-${sha(`${fs.readFileSync(script, "utf8")}\n${pythonPulumi}\n${ZIP_MODULE}`).slice(0, 8)}`;
     const dir = path.join(packagesDir, key);
     const version = /^(\d+\.\d+\.\d+)-/.exec(sdkKey)?.[1];
     if (version === undefined) throw new Error(`scripts/sdks.sh's SDK directory ${sdkKey} names no version`);
@@ -81,7 +82,7 @@ export async function packagedSdks(env: Record<string, string>): Promise<Package
       "install",
       "--quiet",
       "--disable-pip-version-check",
-      `pulumi==${PYTHON_PULUMI}`,
+      `pulumi==${pythonPulumi}`,
       packaged.wheel,
     ]);
 
