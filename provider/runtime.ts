@@ -1,7 +1,7 @@
 /**
  * What the serialized dynamic providers (`provider/dynamic.ts`) load by package path in the provider process:
  * `require("cpln-pulumi/dist/provider/runtime.js")`. It dispatches each operation to the resource's definition and
- * holds the stack configuration that `configure` delivers (org, endpoint, token). This module is never serialized,
+ * holds the stack configuration that `configure` delivers (org, endpoint, token, timeoutSeconds). This module is never serialized,
  * so the token lives only in this process's memory: it never reaches `__provider`, state, outputs or errors.
  */
 import { parseLink } from "../api/links.js";
@@ -33,7 +33,8 @@ import type {
 
 // ---- configuration (set by `configure`, read at call time) -----------------------------------------------------------
 
-const configKeys = ["cpln:org", "cpln:endpoint", "cpln:token"] as const;
+// Every key resolveConfig reads: a key left out here is silently ignored by every resource operation.
+const configKeys = ["cpln:org", "cpln:endpoint", "cpln:token", "cpln:timeoutSeconds"] as const;
 let stackValues: Record<string, string> = {};
 
 /** Keeps the `cpln:*` stack config the engine sends to the provider (secrets arrive unwrapped). */

@@ -1,7 +1,7 @@
 /**
- * examples/app/python (the app example in Python, on the native plugin's generated SDK) through the REAL Pulumi CLI
- * and its Python language host, as a user runs it (`pulumi up` in the project directory, `virtualenv: venv` being the
- * one `npm run sdks` made), against cpln-local: up (exactly one POST per object), a no-op up (no write), the edit of
+ * examples/app/python (the app example in Python, on the native plugin's SDK) through the REAL Pulumi CLI and its
+ * Python language host, as a user runs it (`pulumi up` in the project directory, `virtualenv: venv` holding `pulumi`
+ * and the release's wheel, pip-installed: ./sdkPackages.ts), against cpln-local: up (exactly one POST per object), a no-op up (no write), the edit of
  * one container's env (exactly the PATCH of cases.ts's `app`), an out-of-band change that refresh shows and takes in
  * and up puts back, destroy (the org as before). Between up and the edit the official `cpln` CLI reads back what the
  * program made: `cpln workload get`, `cpln secret reveal`, `cpln domain get`.
@@ -27,7 +27,7 @@ import {
   type Recorded,
   type StackProject,
 } from "./harness.js";
-import { generatedSdks } from "./languages-support.js";
+import { expectWheelImported, packagedSdks, type PackagedSdks } from "./sdkPackages.js";
 import { skipWithoutEngine } from "./support.js";
 
 const programDir = path.join(repoRoot, "examples", "app", "python");
@@ -47,17 +47,18 @@ type Doc = Record<string, unknown> & { spec: Record<string, unknown>; status?: R
 
 describe.skipIf(skipWithoutEngine)("examples/app/python through the real Pulumi engine", () => {
   let project: StackProject;
+  let sdks: PackagedSdks;
   let before: Record<string, unknown>;
   let sent: () => Recorded[];
   const writes = () => sent().filter(isMutating);
   const suite = engineSuite("app-python", true, async ({ server, world }) => {
     before = await orgSnapshot(server);
-    const { venv } = await generatedSdks({ ...(process.env as Record<string, string>), ...world.env });
+    sdks = await packagedSdks({ ...(process.env as Record<string, string>), ...world.env });
     const pulumiYaml = fs.readFileSync(path.join(programDir, "Pulumi.yaml"), "utf8");
     project = await nativeStackProject({ server, world }, "app-python", "dev", pulumiYaml);
     fs.copyFileSync(path.join(programDir, "__main__.py"), path.join(project.dir, "__main__.py"));
-    // The virtualenv a user makes (README), here the one scripts/sdks.sh made: pulumi and the generated SDK.
-    fs.symlinkSync(venv, path.join(project.dir, "venv"));
+    // The virtualenv a user makes (README): pulumi and the SDK's wheel.
+    fs.symlinkSync(sdks.venv, path.join(project.dir, "venv"));
     sent = requestLog(server);
   });
 
@@ -137,6 +138,10 @@ describe.skipIf(skipWithoutEngine)("examples/app/python through the real Pulumi 
     expect(Object.keys(secretState.inputs.data as object).sort()).toEqual([SECRET_SIG_KEY, "ciphertext"]);
     expect(Object.keys(secretState.outputs.data as object).sort()).toEqual([SECRET_SIG_KEY, "ciphertext"]);
     sent(); // the reads above
+  });
+
+  it("the program ran on the SDK pip installed from the release's wheel, not a generated directory", async () => {
+    await expectWheelImported(path.join(project.dir, "venv"), sdks, suite.world.env);
   });
 
   it("the official cpln CLI reads back what the program made: workload get, secret reveal, domain get", async () => {

@@ -6,7 +6,9 @@
  * (`pulumi stack export`): the key and the token only as ciphertext.
  *
  * Each runs as a project directory with the plain `pulumi up`, through the language host `npm run engine` built
- * (pulumi-language-python with Pulumi.yaml's `runtime.options.virtualenv`, pulumi-language-go, pulumi-language-yaml).
+ * (pulumi-language-python with Pulumi.yaml's `runtime.options.virtualenv`, pulumi-language-go, pulumi-language-yaml),
+ * on the SDK as a user installs it (./sdkPackages.ts): the release's wheel `pip install`ed into the venv, the release's
+ * Go module required by go.mod and downloaded by `go` from a module proxy.
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -15,7 +17,15 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as ServerModule from "../../server/index.js";
 import type { RunningServer } from "../../server/index.js";
-import { docProgram, generatedSdks, installPlugin, repoRoot, run, succeeded } from "./languages-support.js";
+import { docProgram, installPlugin, repoRoot, run, succeeded } from "./languages-support.js";
+import {
+  expectModuleImported,
+  expectWheelImported,
+  GO_MODULE,
+  goEnv,
+  packagedSdks,
+  type PackagedSdks,
+} from "./sdkPackages.js";
 import { engineEnv, requireEngine, skipWithoutEngine } from "./support.js";
 
 const serverModule = createRequire(__filename)("../../dist/server/index.js") as typeof ServerModule;
@@ -26,7 +36,7 @@ const TYPES = ["PolicyBinding", "Policy", "ServiceAccountKey", "ServiceAccount",
 
 let root = "";
 let pulumiHome = "";
-let sdks: { python: string; go: string; venv: string };
+let sdks: PackagedSdks;
 
 beforeAll(async () => {
   if (skipWithoutEngine) return;
@@ -34,7 +44,7 @@ beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "cpln-langs-"));
   const env = engineEnv(root, binDir);
   pulumiHome = env.PULUMI_HOME!;
-  sdks = await generatedSdks({ ...(process.env as Record<string, string>), ...env });
+  sdks = await packagedSdks({ ...(process.env as Record<string, string>), ...env });
   await installPlugin(pulumi, env);
 }, 1_200_000);
 
@@ -42,10 +52,14 @@ afterAll(() => {
   if (root !== "") fs.rmSync(root, { recursive: true, force: true });
 });
 
-/** The engine's environment for this file: its own backend per work directory, the PULUMI_HOME with the plugin. */
+/**
+ * The engine's environment for this file: its own backend per work directory, the PULUMI_HOME with the plugin, and
+ * the module proxy that serves the Go SDK's package.
+ */
 function env(work: string): Record<string, string> {
   const { binDir } = requireEngine();
-  return { ...engineEnv(work, binDir), PULUMI_HOME: pulumiHome };
+  const base = { ...engineEnv(work, binDir), PULUMI_HOME: pulumiHome };
+  return { ...base, ...goEnv(sdks, base) };
 }
 
 async function pulumiIn(work: string, args: string[], input?: string) {
@@ -110,7 +124,17 @@ function isCiphertext(value: unknown): boolean {
 const languageSuite = describe.skipIf(skipWithoutEngine).concurrent;
 const step = it.sequential;
 
-function scenario(language: string, start: (server: RunningServer, work: string) => Promise<Program>) {
+/** What a language's test checks of where its program took the SDK from (after the first up built it). */
+interface Imported {
+  what: string;
+  check(work: string): Promise<void>;
+}
+
+function scenario(
+  language: string,
+  start: (server: RunningServer, work: string) => Promise<Program>,
+  imported?: Imported,
+) {
   languageSuite(`${language}: the docs/languages.md program through the real CLI`, () => {
     const it = step;
     let server: RunningServer;
@@ -207,6 +231,12 @@ function scenario(language: string, start: (server: RunningServer, work: string)
       expect(text).not.toContain(server.adminKey);
     });
 
+    if (imported) {
+      it(`the program ran on the SDK's package (${imported.what}), not a generated directory`, async () => {
+        await imported.check(program.work);
+      });
+    }
+
     it("up with another note patches the three descriptions, nothing else", async () => {
       await program.up("second");
       expect(writes(server)).toEqual([
@@ -302,24 +332,41 @@ async function projectProgram(
   };
 }
 
-scenario("python", async (server, work) => {
-  // The virtualenv `pulumi new python` makes, here the one scripts/sdks.sh made (pulumi and the generated SDK).
-  fs.symlinkSync(sdks.venv, path.join(work, "venv"));
-  return projectProgram(server, work, "cpln-python", {
-    "Pulumi.yaml": "name: cpln-python\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
-    "__main__.py": docProgram("python"),
-  });
-});
+scenario(
+  "python",
+  async (server, work) => {
+    // The virtualenv `pulumi new python` makes, here one with `pulumi` and the release's wheel (sdkPackages.ts).
+    fs.symlinkSync(sdks.venv, path.join(work, "venv"));
+    return projectProgram(server, work, "cpln-python", {
+      "Pulumi.yaml": "name: cpln-python\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
+      "__main__.py": docProgram("python"),
+    });
+  },
+  {
+    what: "the wheel pip installed into the venv",
+    check: async (work) => expectWheelImported(path.join(work, "venv"), sdks, env(work)),
+  },
+);
 
-scenario("go", async (server, work) => {
-  const goMod = fs.readFileSync(path.join(repoRoot, "test", "engine", "languages", "go", "go.mod"), "utf8");
-  return projectProgram(server, work, "cpln-go", {
-    "Pulumi.yaml": "name: cpln-go\nruntime: go\n",
-    "go.mod": `${goMod}\nreplace github.com/cpln-pulumi/cpln-pulumi/sdk/go => ${sdks.go}\n`,
-    "go.sum": fs.readFileSync(path.join(repoRoot, "test", "engine", "languages", "go", "go.sum"), "utf8"),
-    "main.go": docProgram("go"),
-  });
-});
+scenario(
+  "go",
+  async (server, work) => {
+    // go.mod requires the SDK's module at the version the proxy serves; no `replace`: `go` downloads its zip.
+    const goMod = fs.readFileSync(path.join(repoRoot, "test", "engine", "languages", "go", "go.mod"), "utf8");
+    const required = `\t${GO_MODULE} v0.0.0\n`;
+    if (!goMod.includes(required)) throw new Error(`test/engine/languages/go/go.mod has no line ${required.trim()}`);
+    return projectProgram(server, work, "cpln-go", {
+      "Pulumi.yaml": "name: cpln-go\nruntime: go\n",
+      "go.mod": goMod.replace(required, `\t${GO_MODULE} ${sdks.goVersion}\n`),
+      "go.sum": fs.readFileSync(path.join(repoRoot, "test", "engine", "languages", "go", "go.sum"), "utf8"),
+      "main.go": docProgram("go"),
+    });
+  },
+  {
+    what: "the module go downloaded from the proxy into its module cache",
+    check: async (work) => expectModuleImported(work, sdks, env(work)),
+  },
+);
 
 scenario("yaml", async (server, work) =>
   projectProgram(server, work, "cpln-yaml", { "Pulumi.yaml": docProgram("yaml") }),
