@@ -1,8 +1,9 @@
 /**
  * What the serialized dynamic providers (`provider/dynamic.ts`) load by package path in the provider process:
  * `require("cpln-pulumi/dist/provider/runtime.js")`. It dispatches each operation to the resource's definition and
- * holds the stack configuration that `configure` delivers (org, endpoint, token, timeoutSeconds). This module is never serialized,
- * so the token lives only in this process's memory: it never reaches `__provider`, state, outputs or errors.
+ * holds the stack configuration that `configure` delivers (org, endpoint, token, timeoutSeconds). This module is never
+ * serialized, so the token lives only in this process's memory: it never reaches `__provider`, state, outputs or
+ * errors.
  */
 import { parseLink } from "../api/links.js";
 import { formatAdoptionNotice, type AdoptionNotice } from "./adoptNotice.js";
