@@ -1,4 +1,4 @@
-import { ErrorCode, errorStatus, type ApiErrorDetails, type Issue } from "../api/errors.js";
+import { ErrorCode, errorStatus, type ApiErrorBody, type ApiErrorDetails, type Issue } from "../api/errors.js";
 
 /** A failure that the error handler turns into the error shape `{status, message, code, details?, id}`. */
 export class ApiFailure extends Error {
@@ -60,4 +60,12 @@ export function unauthorized(message = "Missing or invalid credentials"): ApiFai
 
 export function conflict(code: "AlreadyExists" | "VersionConflict" | "InUse", message: string): ApiFailure {
   return new ApiFailure(ErrorCode[code], message);
+}
+
+/** The error shape `{status, message, code, details?, id}` of an answer to `request` (its id is the answer's). */
+export function errorBody(request: { id: string }, status: number, code: string, message: string, details?: unknown) {
+  const body: Record<string, unknown> = { status, message, code };
+  if (details !== undefined) body["details"] = details;
+  body["id"] = request.id;
+  return body as unknown as ApiErrorBody;
 }

@@ -14,7 +14,7 @@ import {
   type ObjectMode,
   type PatchField,
 } from "./common.js";
-import { targetLinkPattern } from "./policy.js";
+import { targetLinkPattern } from "./policyRules.js";
 import { queryDocumentPatch, querySpec } from "./query.js";
 import { secretLink, tracing, tracingPatch, tracingProviderRule } from "./tracing.js";
 

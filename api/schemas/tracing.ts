@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { crossFieldRules, type DocumentedRule } from "./jsonRules.js";
 import { object, patchObject, type ObjectMode, type PatchField } from "./common.js";
-import { targetLinkPattern } from "./policy.js";
+import { targetLinkPattern } from "./policyRules.js";
 
 /**
  * Tracing settings of a gvc (`spec.tracing`) and of an org (`spec.tracing`): `Tracing` of controlplane-com/types-ts

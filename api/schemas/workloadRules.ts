@@ -1,6 +1,7 @@
 import type { Issue } from "../errors.js";
 import { documentedRules } from "./jsonRules.js";
-import { RESERVED_CONTAINER_NAMES, RESERVED_ENV_NAMES, type WorkloadType } from "./workloadSpec.js";
+import { RESERVED_CONTAINER_NAMES, RESERVED_ENV_NAMES } from "./workloadContainer.js";
+import type { WorkloadType } from "./workloadSpec.js";
 
 /**
  * The rules of a workload spec that span fields, and the defaults the API fills. Sources: controlplane-com/

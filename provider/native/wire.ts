@@ -10,8 +10,11 @@
  * `@pulumi/pulumi/proto/provider_pb.js` (the generated `deserializeBinaryFromReader` of each request) and
  * `google-protobuf/google/protobuf/struct_pb.js`.
  */
-import { BinaryReader, BinaryWriter } from "google-protobuf";
+import { BinaryReader } from "google-protobuf";
 import { SECRET_SIG, SECRET_SIG_KEY, type Props, type Unwrapped } from "./values.js";
+import { encodeResponse, PropsResponse, RESPONSE_PROPS_FIELDS } from "./wireResponses.js";
+
+export { encodeProps, encodeResponse, PropsResponse, RESPONSE_PROPS_FIELDS } from "./wireResponses.js";
 
 /** What Check, Diff, Update, Create and Delete read of their request; a field the request leaves out stays empty. */
 export interface PropsRequest {
@@ -307,100 +310,4 @@ export function withDecodedRequests<S extends object>(service: S): S {
     };
   }
   return copy as S;
-}
-
-// ---- responses ---------------------------------------------------------------------------------------------------
-
-/** The field of each response that carries a property bag (`inputs` of Check, `properties` of Create and Update). */
-export const RESPONSE_PROPS_FIELDS = { check: 1, create: 2, update: 1 } as const;
-
-/**
- * A response of Check, Create or Update: the generated message without its property bag, and the bag as plain
- * values, written by `encodeProps` in the same bytes (the bag's field first, then the message's other fields).
- */
-export class PropsResponse<M extends { serializeBinary(): Uint8Array }> {
-  constructor(
-    readonly message: M,
-    readonly field: number,
-    readonly props: Props,
-  ) {}
-}
-
-// `null` is written through this marker: BinaryWriter.writeMessage leaves out a null or undefined value.
-const NULL_VALUE = Symbol("null");
-let pendingKey = "";
-
-/** A value as JSON.stringify sees it (`toJSON` honoured); undefined where JSON leaves a property out. */
-function jsonOf(item: unknown): unknown {
-  const json =
-    typeof item === "object" && item !== null && typeof (item as { toJSON?: unknown }).toJSON === "function"
-      ? (item as { toJSON: () => unknown }).toJSON()
-      : item;
-  switch (typeof json) {
-    case "string":
-    case "number":
-    case "boolean":
-      return json;
-    case "object":
-      return json === null ? NULL_VALUE : json;
-    default:
-      return undefined;
-  }
-}
-
-function writeValue(json: unknown, writer: BinaryWriter): void {
-  switch (typeof json) {
-    case "string":
-      writer.writeString(3, json);
-      return;
-    case "number":
-      if (Number.isFinite(json)) writer.writeDouble(2, json);
-      else writer.writeEnum(1, 0);
-      return;
-    case "boolean":
-      writer.writeBool(4, json);
-      return;
-    default:
-      if (json === NULL_VALUE) writer.writeEnum(1, 0);
-      else if (Array.isArray(json)) writer.writeMessage(6, json, writeList);
-      else writer.writeMessage(5, json, writeStruct);
-  }
-}
-
-function writeList(items: unknown[], writer: BinaryWriter): void {
-  // Holes and values JSON leaves out are null in an array, as JSON writes them.
-  for (let i = 0; i < items.length; i++) writer.writeMessage(1, jsonOf(items[i]) ?? NULL_VALUE, writeValue);
-}
-
-function writeEntry(json: unknown, writer: BinaryWriter): void {
-  writer.writeString(1, pendingKey);
-  writer.writeMessage(2, json, writeValue);
-}
-
-/** The entries of a Struct, keys sorted as jspb.Map writes them; values JSON leaves out are left out. */
-function writeStruct(object: object, writer: BinaryWriter): void {
-  const keys = Object.keys(object).sort();
-  for (const key of keys) {
-    const json = jsonOf((object as Props)[key]);
-    if (json === undefined) continue;
-    pendingKey = key;
-    writer.writeMessage(1, json, writeEntry);
-  }
-}
-
-/**
- * The bytes of `toStruct(props)` serialized, written straight from the values (no Struct, jspb.Map or Value objects):
- * JSON's rules (`undefined` left out, `null` in arrays, non-finite numbers null, `toJSON` honoured), keys sorted.
- */
-export function encodeProps(props: Props): Uint8Array {
-  const writer = new BinaryWriter();
-  writeStruct(props, writer);
-  return writer.getResultBuffer();
-}
-
-/** A PropsResponse's bytes: the property bag as field `field`, then the message's own fields. */
-export function encodeResponse(response: PropsResponse<{ serializeBinary(): Uint8Array }>): Buffer {
-  const writer = new BinaryWriter();
-  writer.writeMessage(response.field, response.props, writeStruct);
-  return Buffer.concat([writer.getResultBuffer(), response.message.serializeBinary()]);
 }

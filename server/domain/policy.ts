@@ -1,4 +1,4 @@
-import { bindingKey, policyConflicts, policyIssues, type PolicyRules } from "../../api/schemas/policy.js";
+import { bindingKey, policyConflicts, policyIssues, type PolicyRules } from "../../api/schemas/policyRules.js";
 import type { JsonObject, JsonValue } from "../store/store.js";
 import { builtinMessage, fullLinks, isBuiltin, isObject, pick } from "./common.js";
 import { eventlogEndpoint } from "./eventlog.js";

@@ -1,6 +1,6 @@
 import { METHODS } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { announcesBody } from "../app.js";
+import { announcesBody } from "../requestHooks.js";
 import { ErrorCode } from "../../api/errors.js";
 import { ApiFailure } from "../errors.js";
 import { httpMethods, type HttpMethod, type Route } from "./route.js";

@@ -1,7 +1,7 @@
 // What the plugin's start and its first request load, since every `pulumi` command pays for it: loading the plugin
 // builds no zod schema (each kind's schemas are built at its first use, api/lazy.ts) and does not load re2js (the
 // `=~` query engine, api/patterns.ts), and a request through the client loads neither undici's index nor Node's
-// built-in undici (provider/client/http.ts). Each check runs in a fresh `node` (this test's worker has loaded all of
+// built-in undici (provider/client/transport.ts). Each check runs in a fresh `node` (this test's worker has loaded all of
 // them long before), on the compiled dist/ (run `npm run build` first).
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
