@@ -2,18 +2,26 @@
 # Keeps the better-sqlite3 binary a clean install compiled, so that the next clean install on this machine takes it
 # instead of compiling SQLite again (about 80 s of one core). better-sqlite3's install script runs prebuild-install
 # first, which downloads a binary from GitHub (unreachable from CI here) unless its `local-prebuilds` directory holds
-# one by the release's file name; prebuild-install reads that setting from the environment as
-# `prebuild-install_local-prebuilds` (rc config), and loads the binary before it keeps it (a broken one falls back to
-# compiling). A variable npm does not own: an `npm_config_*` one makes npm 11 warn on every install.
+# one by the release's file name; it loads a binary before it keeps it (a broken one falls back to compiling).
+# prebuild-install reads that setting with rc (https://github.com/dominictarr/rc) from a `.prebuild-installrc` in
+# the package's directory or one above it: the checkout's root. Not from the environment: rc's variable,
+# `prebuild-install_local-prebuilds`, is no shell name, and npm runs install scripts through sh, which drops it; an
+# `npm_config_*` one makes npm 11 warn on every install.
 #
-#   scripts/sqlite-prebuild.sh dir    prints the directory, for the install's environment
-#   scripts/sqlite-prebuild.sh keep   after an install: packs its compiled binary there, once per version and ABI
+#   scripts/sqlite-prebuild.sh use [dir]   writes dir/.prebuild-installrc (default: the checkout's root), naming the
+#                                          cache's prebuilds directory
+#   scripts/sqlite-prebuild.sh keep        after the install: packs its compiled binary there, once per version and
+#                                          ABI, and removes the checkout's .prebuild-installrc
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir="${CPLN_PULUMI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cpln-pulumi}/prebuilds"
 case "${1:-}" in
-  dir) mkdir -p "$dir" && echo "$dir" ;;
+  use)
+    mkdir -p "$dir"
+    printf 'local-prebuilds=%s\n' "$dir" >"${2:-$root}/.prebuild-installrc"
+    ;;
   keep)
+    rm -f "$root/.prebuild-installrc"
     package="$root/node_modules/better-sqlite3"
     binary="$package/build/Release/better_sqlite3.node"
     [ -f "$binary" ] || { echo "sqlite-prebuild: no $binary to keep (is better-sqlite3 installed?)" >&2; exit 1; }
@@ -30,5 +38,5 @@ case "${1:-}" in
     mv "$partial" "$dir/$name"
     echo "sqlite-prebuild: kept $dir/$name for the next clean install"
     ;;
-  *) echo "usage: $0 dir|keep" >&2; exit 2 ;;
+  *) echo "usage: $0 use [dir] | keep" >&2; exit 2 ;;
 esac
