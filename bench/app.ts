@@ -232,7 +232,7 @@ export async function appRuns(ctx: BenchContext, report: Report): Promise<void> 
     process.stdout.write(`# app: skipped — ${found.reason}\n`);
     return;
   }
-  const timer = cliTimer(found.binDir, ctx.tempFile("cli"));
+  const timer = cliTimer(found.binDir, ctx.tempFile("cli"), process.env.CPLN_BENCH_APP_LOG_DIR);
   const world = await appWorld(ctx, found.binDir, timer);
   const { server, adapters } = world;
   if (!world.pulumiverse) report.note("app: CPLN_BENCH_PULUMIVERSE not set: dynamic and native only");

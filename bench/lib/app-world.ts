@@ -69,6 +69,7 @@ export async function startDriver(
     stackName,
     provider: adapter === "native" || adapter === "native-launcher" ? "native" : "dynamic",
     config: { ...providerConfig(world.server), ...plain },
-    env: world.envOf?.[adapter] ?? world.env,
+    // The adapter's name for lib/cli-timer.ts's engine logs.
+    env: { ...(world.envOf?.[adapter] ?? world.env), CPLN_BENCH_APP_ADAPTER: adapter },
   });
 }
