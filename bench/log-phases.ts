@@ -52,7 +52,13 @@ export function phases(file: string): Phases {
   let checkpoints = 0;
   for (const line of fs.readFileSync(file, "utf8").split("\n")) {
     if (!line.startsWith("{")) continue;
-    const entry = JSON.parse(line) as { time?: string; msg?: string };
+    let entry: { time?: string; msg?: string };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      // The engine's goroutines sometimes write two entries on one line; such a line is left out.
+      continue;
+    }
     if (entry.time === undefined) continue;
     const at = Date.parse(entry.time) - origin;
     const message = entry.msg ?? "";
