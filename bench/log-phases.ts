@@ -62,7 +62,7 @@ export function phases(file: string): Phases {
     if (entry.time === undefined) continue;
     const at = Date.parse(entry.time) - origin;
     const message = entry.msg ?? "";
-    last = at;
+    last = Math.max(last, at);
     if (start === undefined && /\*\*\* Starting/.test(message)) start = at;
     if (message.includes("newPlugin(): Launching plugin") && message.includes("(resource)")) {
       launches += 1;
