@@ -8,8 +8,11 @@
  *
  * Steps, each one engine command (tools/automation): `up` (creates the 7), `edit` (an up that changes one container's
  * env: `app:greeting`), `no-op` (an up with nothing to change: what an engine command costs with no request, the
- * floor under the others), `destroy`. Wall time as the bench process sees it, and every request cpln-local received
- * during the step, counted by method. Within a step the adapters run one after the other, so load from elsewhere
+ * floor under the others), `destroy`. Wall time as the bench process sees it (the Automation API's call: the engine
+ * command, then `stack output` twice and `stack history`), the engine command's own (`pulumi up` / `pulumi destroy`,
+ * timed by lib/cli-timer.ts: what a CLI user waits for), and every request cpln-local received during the step,
+ * counted by method. `native` is the plugin as released (scripts/plugin-binary.sh, one executable);
+ * `CPLN_BENCH_APP_LAUNCHER=1` adds `native-launcher`, the `npm run plugin:archive` archive (node on PATH). Within a step the adapters run one after the other, so load from elsewhere
  * drifts over all alike; the four steps run ROUNDS times (3, or `CPLN_BENCH_APP_ROUNDS`), each figure is the median
  * over the rounds, and a speed-up (pulumiverse time / ours) the median of the per-round ones (target ≥ 2).
  *
@@ -25,6 +28,7 @@ import type { EngineDriver, DriverReply } from "../tools/automation/client.js";
 import { engineEnv, withoutCheckoutBin } from "../tools/automation/env.js";
 import { concurrentEdit } from "./app-concurrent.js";
 import { countByMethod, startDriver, type AppAdapter, type AppWorld } from "./lib/app-world.js";
+import { cliTimer, type CliRun, type CliTimer } from "./lib/cli-timer.js";
 import type { BenchContext } from "./context.js";
 import { engineBinDir, installPlugin } from "./engine.js";
 import { distDir, repoRoot } from "./lib/procs.js";
@@ -54,6 +58,10 @@ const expectedSummary: Record<Step, Record<string, number>> = {
 
 interface Measured {
   seconds: number;
+  /** The engine command's own time (`pulumi up` / `pulumi destroy`), without the Automation API's later CLI runs. */
+  engineSeconds: number;
+  /** Every CLI run of the step (the engine command, then the Automation API's reads). */
+  cli: CliRun[];
   requests: number;
   byMethod: Record<string, number>;
   /** `METHOD path` of every request, in the order received. */
@@ -108,30 +116,44 @@ async function checkDelay(server: RunningServer): Promise<number> {
   return ms;
 }
 
-function nativeArchive(outDir: string): string {
+/**
+ * The native plugin's archive: the single executable as released (scripts/plugin-binary.sh), or with `launcher` the
+ * archive of `npm run plugin:archive` (a shell launcher running `node` on the bundled plugin).
+ * `CPLN_BENCH_PLUGIN_ARCHIVE` names another archive for `native`.
+ */
+function nativeArchive(outDir: string, launcher = false): string {
   const given = process.env.CPLN_BENCH_PLUGIN_ARCHIVE;
-  if (given) return path.resolve(given);
-  const printed = execFileSync(
-    process.execPath,
-    [path.join(distDir, "tools", "native", "archive.js"), "--out", outDir],
-    {
-      cwd: repoRoot,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
+  if (given && !launcher) return path.resolve(given);
+  const [command, args] = launcher
+    ? [process.execPath, [path.join(distDir, "tools", "native", "archive.js"), "--out", outDir]]
+    : ["bash", [path.join(repoRoot, "scripts", "plugin-binary.sh"), "--out", outDir]];
+  const printed = execFileSync(command, args, {
+    cwd: repoRoot,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return printed.trim().split("\n").pop()!;
 }
 
 /** The engine's environment with both plugins installed, and cpln-local answering every API request late. */
-async function appWorld(ctx: BenchContext, binDir: string): Promise<AppWorld> {
+async function appWorld(ctx: BenchContext, realBinDir: string, timer: CliTimer): Promise<AppWorld> {
   const pulumiverse = pulumiverseDir();
   const workDir = ctx.tempFile("app");
   fs.mkdirSync(workDir, { recursive: true });
   // The dynamic-provider host starts in the workspace's directory and resolves @pulumi/pulumi and cpln-pulumi there.
   fs.symlinkSync(path.join(repoRoot, "node_modules"), path.join(workDir, "node_modules"));
+  const binDir = timer.binDir;
   const env = withoutCheckoutBin(engineEnv(workDir, binDir, "app-bench"));
-  installPlugin(binDir, env, workDir, "cpln-native", NATIVE_VERSION, nativeArchive(ctx.tempDir));
+  installPlugin(binDir, env, workDir, "cpln-native", NATIVE_VERSION, nativeArchive(ctx.tempFile("sea")));
+  const envOf: AppWorld["envOf"] = {};
+  if (process.env.CPLN_BENCH_APP_LAUNCHER === "1") {
+    // Same plugin name and version, so a PULUMI_HOME of its own (the backend is shared).
+    const home = path.join(workDir, "pulumi-home-launcher");
+    fs.mkdirSync(home);
+    envOf["native-launcher"] = { ...env, PULUMI_HOME: home };
+    const archive = nativeArchive(ctx.tempFile("launcher"), true);
+    installPlugin(binDir, envOf["native-launcher"], workDir, "cpln-native", NATIVE_VERSION, archive);
+  }
   if (pulumiverse) {
     const archive = path.join(ctx.tempDir, `pulumi-resource-cpln-v${PULUMIVERSE_VERSION}.tar.gz`);
     execFileSync("tar", ["-czf", archive, "-C", path.join(pulumiverse, "plugin"), "pulumi-resource-cpln"]);
@@ -147,8 +169,61 @@ async function appWorld(ctx: BenchContext, binDir: string): Promise<AppWorld> {
     recordRequests: true,
     faults: { rate: 1, modes: ["delay"], delayMs: DELAY_MS },
   });
-  const adapters: AppAdapter[] = pulumiverse ? ["dynamic", "native", "pulumiverse"] : ["dynamic", "native"];
-  return { binDir, workDir, env, server, adapters, pulumiverse };
+  const adapters: AppAdapter[] = ["dynamic", "native"];
+  if (envOf["native-launcher"]) adapters.push("native-launcher");
+  if (pulumiverse) adapters.push("pulumiverse");
+  return { binDir, workDir, env, envOf, server, adapters, pulumiverse };
+}
+
+/** Per step and adapter the medians of both times, and each of ours against pulumiverse's (median of the per-round ratios). */
+function reportRounds(
+  report: Report,
+  rounds: Record<AppAdapter, Record<Step, Measured>>[],
+  adapters: AppAdapter[],
+  pulumiverse: boolean,
+): void {
+  for (const step of steps) {
+    for (const adapter of adapters) {
+      const seconds = rounds.map((measured) => measured[adapter][step].seconds);
+      const engineSeconds = rounds.map((measured) => measured[adapter][step].engineSeconds);
+      report.add({
+        name: `app.${adapter}.${step}.seconds`,
+        value: median(seconds),
+        unit: "s",
+        n: seconds.length,
+        rounds: seconds,
+        engineSeconds: median(engineSeconds),
+        engineRounds: engineSeconds,
+        cli: rounds[rounds.length - 1]![adapter][step].cli,
+        requests: rounds.map((measured) => measured[adapter][step].requests),
+        byMethod: rounds[rounds.length - 1]![adapter][step].byMethod,
+        calls: rounds[rounds.length - 1]![adapter][step].calls,
+        summaries: rounds.map((measured) => measured[adapter][step].summary),
+        asExpected: rounds.every((measured) => measured[adapter][step].asExpected),
+        delayMs: DELAY_MS,
+      });
+    }
+    if (!pulumiverse || step === "no-op") continue;
+    for (const adapter of adapters.filter((name) => name !== "pulumiverse")) {
+      for (const [suffix, time, what] of [
+        ["", (m: Measured) => m.seconds, "the Automation API's call"],
+        [".engine", (m: Measured) => m.engineSeconds, "the engine command alone (pulumi up / destroy)"],
+      ] as const) {
+        const speedups = rounds.map((measured) => time(measured.pulumiverse[step]) / time(measured[adapter][step]));
+        const speedup = median(speedups);
+        report.add({
+          name: `app.${adapter}.${step}.speedup-over-pulumiverse${suffix}`,
+          value: speedup,
+          unit: "ratio",
+          n: speedups.length,
+          rounds: speedups,
+          what: `median over rounds of @pulumiverse/cpln's wall time / this adapter's: ${what}`,
+          target: ">= 2",
+          met: speedup >= 2,
+        });
+      }
+    }
+  }
 }
 
 export async function appRuns(ctx: BenchContext, report: Report): Promise<void> {
@@ -157,7 +232,8 @@ export async function appRuns(ctx: BenchContext, report: Report): Promise<void> 
     process.stdout.write(`# app: skipped — ${found.reason}\n`);
     return;
   }
-  const world = await appWorld(ctx, found.binDir);
+  const timer = cliTimer(found.binDir, ctx.tempFile("cli"), process.env.CPLN_BENCH_APP_LOG_DIR);
+  const world = await appWorld(ctx, found.binDir, timer);
   const { server, adapters } = world;
   if (!world.pulumiverse) report.note("app: CPLN_BENCH_PULUMIVERSE not set: dynamic and native only");
   const drivers = new Map<AppAdapter, EngineDriver>();
@@ -176,13 +252,19 @@ export async function appRuns(ctx: BenchContext, report: Report): Promise<void> 
           const greeting = step === "up" ? "hello" : `bonjour ${round}`;
           if (step !== "destroy") await driver.run({ cmd: "config", config: { "app:greeting": greeting } });
           server.clearRequests();
+          timer.take();
           const started = performance.now();
           const reply = await driver.run(step === "destroy" ? { cmd: "destroy" } : { cmd: "up" });
           const seconds = (performance.now() - started) / 1000;
           const log = server.requests();
+          const cli = timer.take();
+          const engine = cli.find((run) => run.command.startsWith(step === "destroy" ? "destroy" : "up"));
+          if (!engine) throw new Error(`app ${adapter} ${step}: no engine command among ${JSON.stringify(cli)}`);
           const asExpected = checkSummary(adapter, step, reply);
           (measured[adapter] ??= {} as Record<Step, Measured>)[step] = {
             seconds,
+            engineSeconds: engine.seconds,
+            cli,
             requests: log.length,
             byMethod: countByMethod(log),
             calls: log.map((request) => `${request.method} ${request.path}`),
@@ -190,50 +272,22 @@ export async function appRuns(ctx: BenchContext, report: Report): Promise<void> 
             asExpected,
           };
           process.stdout.write(
-            `# app: round ${round + 1} ${step} ${adapter} ${seconds.toFixed(2)} s ${JSON.stringify(countByMethod(log))}\n`,
+            `# app: round ${round + 1} ${step} ${adapter} ${seconds.toFixed(2)} s (engine ${engine.seconds.toFixed(2)} s) ` +
+              `${JSON.stringify(countByMethod(log))}\n`,
           );
         }
       }
       rounds.push(measured);
     }
-    for (const step of steps) {
-      for (const adapter of adapters) {
-        const seconds = rounds.map((measured) => measured[adapter][step].seconds);
-        report.add({
-          name: `app.${adapter}.${step}.seconds`,
-          value: median(seconds),
-          unit: "s",
-          n: seconds.length,
-          rounds: seconds,
-          requests: rounds.map((measured) => measured[adapter][step].requests),
-          byMethod: rounds[rounds.length - 1]![adapter][step].byMethod,
-          calls: rounds[rounds.length - 1]![adapter][step].calls,
-          summaries: rounds.map((measured) => measured[adapter][step].summary),
-          asExpected: rounds.every((measured) => measured[adapter][step].asExpected),
-          delayMs: DELAY_MS,
-        });
-      }
-      if (!world.pulumiverse || step === "no-op") continue;
-      for (const adapter of ["dynamic", "native"] as const) {
-        const speedups = rounds.map((measured) => measured.pulumiverse[step].seconds / measured[adapter][step].seconds);
-        const speedup = median(speedups);
-        report.add({
-          name: `app.${adapter}.${step}.speedup-over-pulumiverse`,
-          value: speedup,
-          unit: "ratio",
-          n: speedups.length,
-          rounds: speedups,
-          what: "median over rounds of @pulumiverse/cpln's wall time / this adapter's",
-          target: ">= 2",
-          met: speedup >= 2,
-        });
-      }
-    }
+    reportRounds(report, rounds, adapters, world.pulumiverse !== undefined);
   } finally {
     for (const driver of drivers.values()) await driver.close();
   }
   try {
-    for (const adapter of adapters) await concurrentEdit(world, adapter, report);
+    // native-launcher is the same provider code as native: its concurrent edit would say nothing new.
+    for (const adapter of adapters.filter((name) => name !== "native-launcher")) {
+      await concurrentEdit(world, adapter, report);
+    }
   } finally {
     await server.close();
   }

@@ -3,13 +3,14 @@
  * process, prints one JSON object per figure as it is measured, then a short table, and writes the whole run to
  * `bench/results/latest.json`. The exit code is 1 only when the request counts of benchmark 1 differ from their
  * targets (or could not be measured); every other figure is printed, never enforced — a slow machine must not fail
- * a build. `--only=requests,provider,native,service,scaling,startup,moto,engine,coldstart,app` runs a subset
- * (the exit rule is the same; moto and app only when named, engine and coldstart not in `--quick`'s default set); `--profile`
+ * a build. `--only=requests,provider,native,service,scaling,startup,moto,engine,coldstart,app,app-yaml` runs a subset
+ * (the exit rule is the same; moto, app and app-yaml only when named, engine and coldstart not in `--quick`'s default set); `--profile`
  * starts every server process with `--cpu-prof` (profiles in `bench/results/profiles/`, summarized by
  * `node dist/bench/profile-summary.js bench/results/profiles`).
  */
 import path from "node:path";
 import { appRuns } from "./app.js";
+import { appYamlRuns } from "./app-yaml.js";
 import { coldStart } from "./coldstart.js";
 import { BenchContext } from "./context.js";
 import { engineRuns } from "./engine.js";
@@ -34,6 +35,7 @@ const benchmarks = {
   engine: engineRuns,
   coldstart: coldStart,
   app: appRuns,
+  "app-yaml": appYamlRuns,
 } as const;
 type BenchName = keyof typeof benchmarks;
 
@@ -56,7 +58,11 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Be
     } else throw new Error(`unknown argument "${arg}" (use --quick, --profile, --only=<names>)`);
   }
   only ??= (Object.keys(benchmarks) as BenchName[]).filter(
-    (name) => name !== "moto" && name !== "app" && !(quick && (name === "engine" || name === "coldstart")),
+    (name) =>
+      name !== "moto" &&
+      name !== "app" &&
+      name !== "app-yaml" &&
+      !(quick && (name === "engine" || name === "coldstart")),
   );
   return { quick, profile, only };
 }

@@ -10,6 +10,7 @@
  */
 
 import { noteEndpointSource } from "./client/http.js";
+import { ConfigError } from "./configError.js";
 
 export const defaultEndpoint = "https://api.cpln.io";
 
@@ -36,12 +37,7 @@ export interface ResolvedConfig {
   timeoutMs: number | undefined;
 }
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ConfigError";
-  }
-}
+export { ConfigError };
 
 function present(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value.trim();

@@ -56,10 +56,7 @@ export const resources = {
   ...(declaredDefinitions(Object.values(kinds)) as Record<DeclaredTypeName, AnyResourceDefinition>),
 };
 
-/** The Pulumi type token of a resource: `pulumi-nodejs:dynamic/cpln:<TypeName>`. */
-export function resourceToken(typeName: ResourceTypeName): string {
-  return `pulumi-nodejs:dynamic/cpln:${typeName}`;
-}
+export { resourceToken } from "./resources/typeNames.js";
 
 /** Input fields whose change replaces the object, per resource (for the schema's `replaceOnChanges`). */
 export function replaceFields(typeName: ResourceTypeName): string[] {

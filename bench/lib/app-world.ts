@@ -8,7 +8,12 @@ import type { RunningServer } from "../../server/index.js";
 import { EngineDriver } from "../../tools/automation/client.js";
 import { repoRoot } from "./procs.js";
 
-export type AppAdapter = "dynamic" | "native" | "pulumiverse";
+/**
+ * `native` is the plugin as released (the single executable of scripts/plugin-binary.sh); `native-launcher` the
+ * archive for a machine with Node.js (`npm run plugin:archive`), in a PULUMI_HOME of its own (same plugin name and
+ * version), only when asked for (`CPLN_BENCH_APP_LAUNCHER=1`).
+ */
+export type AppAdapter = "dynamic" | "native" | "native-launcher" | "pulumiverse";
 
 /** The stack config every adapter reads: our providers' (`cpln`, `cpln-native`) and pulumiverse's (`cpln`). */
 export function providerConfig(server: RunningServer): Record<string, { value: string; secret?: boolean }> {
@@ -33,6 +38,8 @@ export interface AppWorld {
   binDir: string;
   workDir: string;
   env: Record<string, string>;
+  /** An adapter's own environment where it differs from `env` (native-launcher's PULUMI_HOME). */
+  envOf?: Partial<Record<AppAdapter, Record<string, string>>>;
   server: RunningServer;
   adapters: AppAdapter[];
   pulumiverse: string | undefined;
@@ -60,8 +67,9 @@ export async function startDriver(
     workDir,
     binDir: world.binDir,
     stackName,
-    provider: adapter === "native" ? "native" : "dynamic",
+    provider: adapter === "native" || adapter === "native-launcher" ? "native" : "dynamic",
     config: { ...providerConfig(world.server), ...plain },
-    env: world.env,
+    // The adapter's name for lib/cli-timer.ts's engine logs.
+    env: { ...(world.envOf?.[adapter] ?? world.env), CPLN_BENCH_APP_ADAPTER: adapter },
   });
 }

@@ -4,7 +4,7 @@
  * a Configure request sets.
  */
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
-import { ConfigError } from "../config.js";
+import { ConfigError } from "../configError.js";
 import { NATIVE_PACKAGE } from "./identity.js";
 import { unwrapProps, type Props } from "./values.js";
 

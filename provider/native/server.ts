@@ -11,14 +11,19 @@
  * forms), Invoke (`./invoke.ts`), and the old `__provider` input carried over so that a stack moved from the dynamic
  * classes to the native ones diffs clean (the resource operations: `./resources.ts`). This file holds the provider's
  * state, its answers about itself and its config, and the service table.
+ *
+ * The core (the runtime, the resource operations and functions: zod, the kinds, the client) is loaded after the port
+ * is printed, not before: the engine waits for the port before anything else, a plugin started only for its schema
+ * (the YAML language host starts one) never needs the core, and the engine's own work after CheckConfig (registering
+ * the provider, a checkpoint write) runs while the core loads (see `preloadCore`).
  */
 import * as grpc from "@grpc/grpc-js";
 import { Empty } from "google-protobuf/google/protobuf/empty_pb";
 import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import { ResourceProviderService } from "@pulumi/pulumi/proto/provider_grpc_pb";
 import { PluginInfo } from "@pulumi/pulumi/proto/plugin_pb";
-import { ConfigError, type StackConfig } from "../config.js";
-import * as runtime from "../runtime.js";
+import type { StackConfig } from "../config.js";
+import { ConfigError } from "../configError.js";
 import { CallerCheck, guardService } from "./caller.js";
 import {
   changedConfigKeys,
@@ -28,15 +33,19 @@ import {
   type NativeConfig,
 } from "./configuration.js";
 import { NATIVE_PACKAGE, packageFile, pluginVersion, withNativeConfigKeys } from "./identity.js";
-import { invoke } from "./invoke.js";
-import { ResourceOperations } from "./resources.js";
+import type { ResourceOperations } from "./resources.js";
 import { toStruct, unwrapProps } from "./values.js";
 import { withDecodedRequests, type PropsRequest } from "./wire.js";
 
-export { propertyDiffs } from "./detailedDiff.js";
-
 type Callback<T> = grpc.sendUnaryData<T>;
 type Call<T> = grpc.ServerUnaryCall<T, unknown>;
+
+/** The provider's core, loaded at its first use (`NativeProvider.core`). */
+interface Core {
+  runtime: typeof import("../runtime.js");
+  resources: ResourceOperations;
+  invoke: typeof import("./invoke.js").invoke;
+}
 
 /** The provider's state: its configuration (the token only in memory) and whether the engine asked it to stop. */
 export class NativeProvider {
@@ -50,10 +59,33 @@ export class NativeProvider {
     get: (key) => (key.startsWith("cpln:") ? this.config[key.slice("cpln:".length) as ConfigKey] : undefined),
   };
 
-  private readonly resources = new ResourceOperations({
-    stackConfig: this.stackConfig,
-    scrub: (text) => this.scrub(text),
-  });
+  private loaded: Core | undefined;
+
+  /**
+   * The core, loaded at the first call that needs it (synchronously: `require` of modules the bundle inlines), and
+   * given the config if Configure came first.
+   */
+  core(): Core {
+    if (this.loaded === undefined) {
+      /* eslint-disable @typescript-eslint/no-require-imports -- loaded after the port is printed, not at start */
+      const runtime = require("../runtime.js") as typeof import("../runtime.js");
+      const { ResourceOperations } = require("./resources.js") as typeof import("./resources.js");
+      const { invoke } = require("./invoke.js") as typeof import("./invoke.js");
+      /* eslint-enable @typescript-eslint/no-require-imports */
+      const resources = new ResourceOperations({ stackConfig: this.stackConfig, scrub: (text) => this.scrub(text) });
+      this.loaded = { runtime, resources, invoke };
+      if (this.configured) runtime.configure(this.stackConfig);
+    }
+    return this.loaded;
+  }
+
+  /**
+   * Loads the core once the current call's answer is on its way: after CheckConfig the engine registers the provider
+   * (and writes a checkpoint) before it configures it and sends the first Check, and the core loads meanwhile.
+   */
+  private preloadCore(): void {
+    if (this.loaded === undefined) setImmediate(() => this.core());
+  }
 
   /**
    * A message for this plugin's users: the core names the dynamic provider's config keys (`cpln:token`), which are
@@ -93,7 +125,7 @@ export class NativeProvider {
       throw new ConfigError(`${NATIVE_PACKAGE} is already configured; a second Configure is refused`);
     this.config = configOfRequest(request);
     this.configured = true;
-    runtime.configure(this.stackConfig);
+    this.loaded?.runtime.configure(this.stackConfig);
     const response = new provproto.ConfigureResponse();
     response.setAcceptsecrets(true);
     response.setSupportspreview(true);
@@ -108,7 +140,7 @@ export class NativeProvider {
       <Req, Res>(body: (req: Req) => Promise<Res> | Res) =>
       (call: Call<Req>, callback: Callback<Res>) =>
         void this.run(call, callback, body);
-    const resources = this.resources;
+    const resources = (): ResourceOperations => this.core().resources;
     return {
       getPluginInfo: unary(() => {
         const info = new PluginInfo();
@@ -128,6 +160,7 @@ export class NativeProvider {
         const response = new provproto.CheckResponse();
         response.setInputs(request.getNews() ?? toStruct({}));
         response.setFailuresList(configFailures(props));
+        this.preloadCore();
         return response;
       }),
       diffConfig: unary((request: provproto.DiffRequest) => {
@@ -144,13 +177,13 @@ export class NativeProvider {
       configure: unary((request: provproto.ConfigureRequest) => this.configure(request)),
       // Check, Diff, Create, Update and Delete get their requests decoded by wire.ts, and Check, Create and Update
       // answer a PropsResponse that it writes (see `withDecodedRequests`).
-      check: unary((request: PropsRequest) => resources.check(request)),
-      diff: unary((request: PropsRequest) => resources.diff(request)),
-      create: unary((request: PropsRequest) => resources.create(request)),
-      read: unary((request: provproto.ReadRequest) => resources.read(request)),
-      update: unary((request: PropsRequest) => resources.update(request)),
-      delete: unary((request: PropsRequest) => resources.delete(request)),
-      invoke: unary((request: provproto.InvokeRequest) => invoke(request, this.stackConfig)),
+      check: unary((request: PropsRequest) => resources().check(request)),
+      diff: unary((request: PropsRequest) => resources().diff(request)),
+      create: unary((request: PropsRequest) => resources().create(request)),
+      read: unary((request: provproto.ReadRequest) => resources().read(request)),
+      update: unary((request: PropsRequest) => resources().update(request)),
+      delete: unary((request: PropsRequest) => resources().delete(request)),
+      invoke: unary((request: provproto.InvokeRequest) => this.core().invoke(request, this.stackConfig)),
       cancel: (_call: Call<Empty>, callback: Callback<Empty>) => {
         this.cancelled = true;
         callback(null, new Empty());

@@ -25,3 +25,8 @@ export const handWrittenTypeNames = [
  */
 export type ResourceTypeName = (typeof handWrittenTypeNames)[number] | DeclaredTypeName;
 export const resourceTypeNames: readonly ResourceTypeName[] = [...handWrittenTypeNames, ...declaredTypeNames];
+
+/** The Pulumi type token of a resource: `pulumi-nodejs:dynamic/cpln:<TypeName>`. */
+export function resourceToken(typeName: ResourceTypeName): string {
+  return `pulumi-nodejs:dynamic/cpln:${typeName}`;
+}

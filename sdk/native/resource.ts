@@ -1,12 +1,12 @@
 /**
  * The native class of a resource type: a custom resource of the plugin (`cpln-native:index:<Type>`) registered with
- * the alias from its dynamic type and its secret outputs.
+ * the alias from its dynamic type and its secret outputs. What a class needs of its type (output names, which are
+ * secret) comes from the package's schema.json, as a generated Pulumi SDK bakes it in: a program that loaded the
+ * provider's registry here built each type's zod schemas to list its outputs, 0.3–0.6 s of every `pulumi up`.
  */
 import * as pulumi from "@pulumi/pulumi";
-import type { z } from "zod";
-import { resources, resourceToken } from "../../provider/index.js";
-import { nativeToken, pluginVersion } from "../../provider/native/identity.js";
-import type { ResourceTypeName } from "../../provider/resources/typeNames.js";
+import { nativeToken, packageFile, pluginVersion } from "../../provider/native/identity.js";
+import { resourceToken, type ResourceTypeName } from "../../provider/resources/typeNames.js";
 
 /** The resource types (the registry's keys), from a module that reaches no zod. */
 export type NativeTypeName = ResourceTypeName;
@@ -20,8 +20,7 @@ export function nativeResourceOptions(
   typeName: NativeTypeName,
   opts: pulumi.CustomResourceOptions = {},
 ): pulumi.CustomResourceOptions {
-  const descriptor = resources[typeName] as { secretOutputs?: readonly string[] };
-  const secretOutputs = descriptor.secretOutputs ?? [];
+  const secretOutputs = typeOutputs(typeName).secret;
   return {
     version: pluginVersion(),
     ...opts,
@@ -32,10 +31,24 @@ export function nativeResourceOptions(
   };
 }
 
+interface SchemaResource {
+  properties: Record<string, { secret?: boolean }>;
+}
+let schemaResources: Record<string, SchemaResource> | undefined;
+
+/** A type's output properties and the secret ones, from schema.json's `cpln-native:index:<Type>` (read once). */
+export function typeOutputs(typeName: NativeTypeName): { names: string[]; secret: string[] } {
+  schemaResources ??= (JSON.parse(packageFile("schema.json")) as { resources: Record<string, SchemaResource> })
+    .resources;
+  const spec = schemaResources[nativeToken(typeName)];
+  if (spec === undefined) throw new Error(`schema.json has no resource ${nativeToken(typeName)}`);
+  const entries = Object.entries(spec.properties);
+  return { names: entries.map(([name]) => name), secret: entries.filter(([, p]) => p.secret).map(([name]) => name) };
+}
+
 /** Every output property, unset, so the engine's outputs resolve onto the instance. */
 function outputProps(typeName: NativeTypeName): Record<string, undefined> {
-  const shape = (resources[typeName].outputs() as unknown as z.ZodObject).shape;
-  return Object.fromEntries(Object.keys(shape).map((key) => [key, undefined]));
+  return Object.fromEntries(typeOutputs(typeName).names.map((key) => [key, undefined]));
 }
 
 /** The outputs of a resource: the `Output` properties its dynamic class declares. */

@@ -1,9 +1,11 @@
 // The detailed-diff paths the native plugin reports, in Pulumi's property-path syntax. Needs `npm run build`.
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import type * as ServerModule from "../../provider/native/server.js";
+import type * as DetailedDiffModule from "../../provider/native/detailedDiff.js";
 
-const { propertyDiffs } = createRequire(__filename)("../../dist/provider/native/server.js") as typeof ServerModule;
+const { propertyDiffs } = createRequire(__filename)(
+  "../../dist/provider/native/detailedDiff.js",
+) as typeof DetailedDiffModule;
 const named = (pairs: [string, number][]) =>
   pairs.map(([path, kind]) => [
     path,

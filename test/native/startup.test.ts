@@ -80,3 +80,67 @@ describe("what the plugin loads at its start and its first request", () => {
     expect(seen.builtinUndici).toBe(false);
   });
 });
+
+// The child: starts the plugin's server in-process and calls its service table as grpc-js would (a call with a
+// `request`, a callback): what is loaded after the start, after GetPluginInfo and GetSchema, and after CheckConfig
+// (whose answer schedules the core's load), and whether a Configure given before the core loaded reaches it.
+const coreChild = `
+const path = require("node:path");
+const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
+const { Empty } = require("google-protobuf/google/protobuf/empty_pb");
+const provproto = require("@pulumi/pulumi/proto/provider_pb");
+const { startNativeProvider } = require("./dist/provider/native/server.js");
+const loaded = () => {
+  const files = Object.keys(require.cache);
+  return {
+    zod: files.some((f) => f.includes(path.sep + "zod" + path.sep)),
+    core: files.some((f) => f.endsWith(path.join("dist", "provider", "runtime.js"))),
+  };
+};
+(async () => {
+  const { server, provider } = await startNativeProvider(0);
+  const service = provider.service();
+  const call = (name, request) =>
+    new Promise((resolve, reject) => service[name]({ request }, (error, answer) => (error ? reject(error) : resolve(answer))));
+  const seen = { atStart: loaded() };
+  await call("getPluginInfo", new Empty());
+  const schema = await call("getSchema", new provproto.GetSchemaRequest());
+  seen.afterSchema = { ...loaded(), schemaName: JSON.parse(schema.getSchema()).name };
+  const config = { org: "o", endpoint: "http://127.0.0.1:9", token: "t0123456789" };
+  const check = new provproto.CheckRequest();
+  check.setUrn("urn:pulumi:s::p::pulumi:providers:cpln-native::default");
+  check.setOlds(Struct.fromJavaScript({}));
+  check.setNews(Struct.fromJavaScript(config));
+  const checked = await call("checkConfig", check);
+  seen.failures = checked.getFailuresList().length;
+  const configure = new provproto.ConfigureRequest();
+  configure.setArgs(Struct.fromJavaScript(config));
+  await call("configure", configure);
+  seen.afterConfigure = loaded();
+  await new Promise((resolve) => setImmediate(resolve));
+  seen.afterPreload = loaded();
+  // The org a Check fills in comes from the config: the Configure made before the core loaded reached it.
+  const runtime = require("./dist/provider/runtime.js");
+  seen.checkedOrg = (await runtime.check("Gvc", {}, { name: "app" })).inputs.org;
+  server.forceShutdown();
+  process.stdout.write(JSON.stringify(seen));
+})().catch((error) => { process.stderr.write(String(error && error.stack || error)); process.exit(1); });
+`;
+
+describe("what the plugin's server loads before its first resource call", () => {
+  const result = spawnSync(process.execPath, ["-e", coreChild], { cwd: repoRoot, encoding: "utf8", timeout: 120_000 });
+  if (result.status !== 0) throw new Error(`the child failed (${result.status}): ${result.stderr}`);
+  const seen = JSON.parse(result.stdout) as Record<string, unknown>;
+
+  it("starts and answers GetPluginInfo and GetSchema without loading zod or the core", () => {
+    expect(seen.atStart).toEqual({ zod: false, core: false });
+    expect(seen.afterSchema).toEqual({ zod: false, core: false, schemaName: "cpln-native" });
+  });
+
+  it("loads the core right after answering CheckConfig, and a Configure made before reaches it", () => {
+    expect(seen.failures).toBe(0);
+    expect(seen.afterConfigure).toEqual({ zod: false, core: false });
+    expect(seen.afterPreload).toEqual({ zod: true, core: true });
+    expect(seen.checkedOrg).toBe("o");
+  });
+});
