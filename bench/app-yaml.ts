@@ -8,12 +8,12 @@
  * `CPLN_BENCH_APP_ROUNDS` rounds (3): medians, and the speed-up (pulumiverse / native) as the median of the per-round
  * ones. The native plugin is the released single executable (scripts/plugin-binary.sh).
  */
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import path from "node:path";
-import { startServer, type RunningServer, type SeedDocument } from "../server/index.js";
+import type { RunningServer } from "../server/index.js";
 import { engineEnv, withoutCheckoutBin } from "../tools/automation/env.js";
-import { DELAY_MS, PULUMIVERSE_VERSION, pulumiverseDir } from "./app.js";
+import { DELAY_MS, delayedServer, installPulumiverse, nativeArchive, pulumiverseDir } from "./app.js";
 import type { BenchContext } from "./context.js";
 import { engineBinDir, installPlugin } from "./engine.js";
 import { countByMethod } from "./lib/app-world.js";
@@ -77,23 +77,9 @@ export async function appYamlRuns(ctx: BenchContext, report: Report): Promise<vo
   const workDir = ctx.tempFile("app-yaml");
   fs.mkdirSync(workDir, { recursive: true });
   const env = withoutCheckoutBin(engineEnv(workDir, binDir, "app-yaml-bench"));
-  const sea = execFileSync("bash", [path.join(repoRoot, "scripts", "plugin-binary.sh"), "--out", ctx.tempFile("sea")], {
-    encoding: "utf8",
-  });
-  installPlugin(binDir, env, workDir, "cpln-native", "0.1.0", sea.trim().split("\n").pop()!);
-  const archive = path.join(ctx.tempDir, `pulumi-resource-cpln-v${PULUMIVERSE_VERSION}.tar.gz`);
-  execFileSync("tar", ["-czf", archive, "-C", path.join(pulumiverse, "plugin"), "pulumi-resource-cpln"]);
-  installPlugin(binDir, env, workDir, "cpln", PULUMIVERSE_VERSION, archive);
-  const seed = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "seed.json"), "utf8")) as SeedDocument;
-  const server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    org: ctx.org,
-    adminKey: ctx.adminKey,
-    seed,
-    recordRequests: true,
-    faults: { rate: 1, modes: ["delay"], delayMs: DELAY_MS },
-  });
+  installPlugin(binDir, env, workDir, "cpln-native", "0.1.0", nativeArchive(ctx.tempFile("sea")));
+  installPulumiverse(ctx, pulumiverse, binDir, env, workDir);
+  const server = await delayedServer(ctx);
   try {
     const dirs = {} as Record<Adapter, string>;
     for (const adapter of adapters) dirs[adapter] = await stackDir(binDir, env, workDir, adapter, server);

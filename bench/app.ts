@@ -121,7 +121,7 @@ async function checkDelay(server: RunningServer): Promise<number> {
  * archive of `npm run plugin:archive` (a shell launcher running `node` on the bundled plugin).
  * `CPLN_BENCH_PLUGIN_ARCHIVE` names another archive for `native`.
  */
-function nativeArchive(outDir: string, launcher = false): string {
+export function nativeArchive(outDir: string, launcher = false): string {
   const given = process.env.CPLN_BENCH_PLUGIN_ARCHIVE;
   if (given && !launcher) return path.resolve(given);
   const [command, args] = launcher
@@ -133,6 +133,33 @@ function nativeArchive(outDir: string, launcher = false): string {
     stdio: ["ignore", "pipe", "inherit"],
   });
   return printed.trim().split("\n").pop()!;
+}
+
+/** Installs the @pulumiverse/cpln build's plugin (`cpln` at its SDK's version) into `env`'s PULUMI_HOME. */
+export function installPulumiverse(
+  ctx: BenchContext,
+  pulumiverse: string,
+  binDir: string,
+  env: Record<string, string>,
+  workDir: string,
+): void {
+  const archive = path.join(ctx.tempDir, `pulumi-resource-cpln-v${PULUMIVERSE_VERSION}.tar.gz`);
+  execFileSync("tar", ["-czf", archive, "-C", path.join(pulumiverse, "plugin"), "pulumi-resource-cpln"]);
+  installPlugin(binDir, env, workDir, "cpln", PULUMIVERSE_VERSION, archive);
+}
+
+/** cpln-local with the examples' seed, recording requests and answering every API request `DELAY_MS` late. */
+export function delayedServer(ctx: BenchContext): Promise<RunningServer> {
+  const seed = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "seed.json"), "utf8")) as SeedDocument;
+  return startServer({
+    host: "127.0.0.1",
+    port: 0,
+    org: ctx.org,
+    adminKey: ctx.adminKey,
+    seed,
+    recordRequests: true,
+    faults: { rate: 1, modes: ["delay"], delayMs: DELAY_MS },
+  });
 }
 
 /** The engine's environment with both plugins installed, and cpln-local answering every API request late. */
@@ -154,21 +181,8 @@ async function appWorld(ctx: BenchContext, realBinDir: string, timer: CliTimer):
     const archive = nativeArchive(ctx.tempFile("launcher"), true);
     installPlugin(binDir, envOf["native-launcher"], workDir, "cpln-native", NATIVE_VERSION, archive);
   }
-  if (pulumiverse) {
-    const archive = path.join(ctx.tempDir, `pulumi-resource-cpln-v${PULUMIVERSE_VERSION}.tar.gz`);
-    execFileSync("tar", ["-czf", archive, "-C", path.join(pulumiverse, "plugin"), "pulumi-resource-cpln"]);
-    installPlugin(binDir, env, workDir, "cpln", PULUMIVERSE_VERSION, archive);
-  }
-  const seed = JSON.parse(fs.readFileSync(path.join(repoRoot, "examples", "seed.json"), "utf8")) as SeedDocument;
-  const server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    org: ctx.org,
-    adminKey: ctx.adminKey,
-    seed,
-    recordRequests: true,
-    faults: { rate: 1, modes: ["delay"], delayMs: DELAY_MS },
-  });
+  if (pulumiverse) installPulumiverse(ctx, pulumiverse, binDir, env, workDir);
+  const server = await delayedServer(ctx);
   const adapters: AppAdapter[] = ["dynamic", "native"];
   if (envOf["native-launcher"]) adapters.push("native-launcher");
   if (pulumiverse) adapters.push("pulumiverse");
