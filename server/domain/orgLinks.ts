@@ -25,23 +25,33 @@ export const orgLinkRule = {
 /** The issues of `body`'s link fields naming another org than `org`, each with its path (`bindings.0.principalLinks.1`). */
 export function foreignOrgLinks(org: string, body: JsonValue | undefined, at = ""): Issue[] {
   const issues: Issue[] = [];
-  const visit = (value: JsonValue | undefined, path: string, inLinkField: boolean) => {
+  // The keys from `at` down to the value visited: a path is joined only for an issue, not for every value.
+  const keys: string[] = [];
+  const visit = (value: JsonValue | undefined, inLinkField: boolean) => {
     if (typeof value === "string") {
       if (!inLinkField) return;
       const linked = FULL_LINK_ORG.exec(value)?.[1];
       if (linked !== undefined && linked !== org) {
         issues.push({
-          path,
+          path: keys.reduce(join, at),
           message: `links into org '${linked}': every link must name an object of org '${org}' (the request's org)`,
         });
       }
     } else if (Array.isArray(value)) {
-      value.forEach((item, index) => visit(item, join(path, String(index)), inLinkField));
+      value.forEach((item, index) => {
+        keys.push(String(index));
+        visit(item, inLinkField);
+        keys.pop();
+      });
     } else if (isObject(value)) {
-      for (const [key, child] of Object.entries(value)) visit(child, join(path, key), LINK_FIELD.test(key));
+      for (const [key, child] of Object.entries(value)) {
+        keys.push(key);
+        visit(child, LINK_FIELD.test(key));
+        keys.pop();
+      }
     }
   };
-  visit(body, at, false);
+  visit(body, false);
   return issues;
 }
 

@@ -16,18 +16,27 @@ import { withDoc } from "./recordFields.js";
 
 const VOLUME_SET_URI = /^cpln:\/\/volumeset\/([a-z][-a-z0-9]*)$/;
 
-/** The volume sets a workload spec mounts, by name. */
-export function mountedVolumeSets(spec: JsonValue | undefined): Set<string> {
-  const names = new Set<string>();
+/** The names of the volume sets a workload spec mounts, in its order (a name may repeat). */
+function* mountedNames(spec: JsonValue | undefined): Generator<string> {
   const containers = isObject(spec) && Array.isArray(spec["containers"]) ? spec["containers"] : [];
   for (const container of containers) {
     const volumes = isObject(container) && Array.isArray(container["volumes"]) ? container["volumes"] : [];
     for (const volume of volumes) {
       const m = isObject(volume) ? VOLUME_SET_URI.exec(String(volume["uri"])) : null;
-      if (m) names.add(m[1] as string);
+      if (m) yield m[1] as string;
     }
   }
-  return names;
+}
+
+/** The volume sets a workload spec mounts, by name. */
+export function mountedVolumeSets(spec: JsonValue | undefined): Set<string> {
+  return new Set(mountedNames(spec));
+}
+
+/** Whether a workload spec mounts the volume set `name`. */
+function mounts(spec: JsonValue | undefined, name: string): boolean {
+  for (const mounted of mountedNames(spec)) if (mounted === name) return true;
+  return false;
 }
 
 /** The workloads of `gvc` that mount each volume set, as self links in the store's order (by name). */
@@ -35,11 +44,22 @@ async function usersByVolumeSet(tx: StoreOps, org: string, gvc: string): Promise
   const users = new Map<string, string[]>();
   for (const workload of await tx.list(org, "workload", gvc)) {
     for (const name of mountedVolumeSets(workload.doc["spec"])) {
-      const links = users.get(name) ?? [];
-      users.set(name, [...links, selfLink(org, "workload", workload.name, gvc)]);
+      const link = selfLink(org, "workload", workload.name, gvc);
+      const links = users.get(name);
+      if (links === undefined) users.set(name, [link]);
+      else links.push(link);
     }
   }
   return users;
+}
+
+/** The workloads of `gvc` that mount the volume set `name`, as self links in the store's order (by name). */
+async function usersOf(tx: StoreOps, org: string, gvc: string, name: string): Promise<string[]> {
+  const links: string[] = [];
+  for (const workload of await tx.list(org, "workload", gvc)) {
+    if (mounts(workload.doc["spec"], name)) links.push(selfLink(org, "workload", workload.name, gvc));
+  }
+  return links;
 }
 
 /** The status fields of use: what `status` keeps of them and what the workloads now say. */
@@ -87,5 +107,6 @@ export async function volumeSetUseAtCreate(
   name: string,
   shared: boolean,
 ): Promise<JsonObject> {
-  return withUse({}, (await usersByVolumeSet(tx, org, gvc)).get(name) ?? [], shared);
+  // Only this set's users: a create reads the gvc's workloads once, with no map of every set's users.
+  return withUse({}, await usersOf(tx, org, gvc, name), shared);
 }
