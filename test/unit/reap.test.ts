@@ -1,6 +1,7 @@
 // test/support/reap.ts (every worker's setup file): a test worker whose vitest is gone — interrupted by a signal sent
 // to it alone, or killed — stops, and so does what its test started, instead of running its file on to the end with
-// parent 1 (issue 38: "no process outlives an interrupted run").
+// parent 1 (issue 38: "no process outlives an interrupted run"); and a run whose whole process group gets SIGTERM (a
+// cancelled CI job) ends with nothing left.
 import { spawn, type ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -29,7 +30,10 @@ async function within(ms: number, check: () => boolean): Promise<boolean> {
 }
 
 /** A vitest run of one test that starts `sleep 300` and waits forever; its worker's and the sleep's pids. */
-async function startProbe(name: string): Promise<{ vitest: ChildProcess; worker: number; child: number }> {
+async function startProbe(
+  name: string,
+  detached = false,
+): Promise<{ vitest: ChildProcess; worker: number; child: number }> {
   const pids = path.join(dir, `${name}.json`);
   const vitest = spawn(
     process.execPath,
@@ -43,7 +47,12 @@ async function startProbe(name: string): Promise<{ vitest: ChildProcess; worker:
     ],
     // Not this run's environment: vitest's own variables and vite's (NODE_ENV, MODE, FORCE_TTY, ...) change how the
     // child vitest runs.
-    { cwd: dir, env: { PATH: process.env.PATH, HOME: process.env.HOME, REAP_PROBE_PIDS: pids }, stdio: "ignore" },
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, REAP_PROBE_PIDS: pids },
+      stdio: "ignore",
+      detached,
+    },
   );
   leftovers.push(vitest.pid!);
   const started = await within(120_000, () => fs.existsSync(pids));
@@ -93,4 +102,14 @@ it("waits", async () => {
       expect(await within(60_000, () => !alive(worker) && !alive(child)), "worker and its child gone").toBe(true);
     });
   }
+
+  it("stops whole when its process group gets SIGTERM, as when a CI job is cancelled", async () => {
+    const { vitest, worker, child } = await startProbe("group", true);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    process.kill(-vitest.pid!, "SIGTERM");
+    expect(
+      await within(60_000, () => !alive(vitest.pid!) && !alive(worker) && !alive(child)),
+      "vitest, its worker and the worker's child gone",
+    ).toBe(true);
+  });
 });
