@@ -4,7 +4,8 @@
  * `bench/results/latest.json`. The exit code is 1 only when the request counts of benchmark 1 differ from their
  * targets (or could not be measured); every other figure is printed, never enforced — a slow machine must not fail
  * a build. `--only=requests,provider,native,service,scaling,startup,moto,engine,coldstart,app,app-yaml` runs a subset
- * (the exit rule is the same; moto, app and app-yaml only when named, engine and coldstart not in `--quick`'s default set); `--profile`
+ * (the exit rule is the same; moto, app and app-yaml only when named, engine and coldstart not in `--quick`'s default set);
+ * `--skip=<names>` leaves some out of the default set (CI: `--quick --skip=service`); `--profile`
  * starts every server process with `--cpu-prof` (profiles in `bench/results/profiles/`, summarized by
  * `node dist/bench/profile-summary.js bench/results/profiles`).
  */
@@ -39,8 +40,18 @@ const benchmarks = {
 } as const;
 type BenchName = keyof typeof benchmarks;
 
+function benchNames(option: string, list: string): BenchName[] {
+  const names = list.split(",");
+  for (const name of names) {
+    if (!(name in benchmarks))
+      throw new Error(`${option}: unknown benchmark "${name}" (one of ${Object.keys(benchmarks).join(", ")})`);
+  }
+  return names as BenchName[];
+}
+
 function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: BenchName[] } {
   let quick = false;
+  let skip: BenchName[] = [];
   let profile = false;
   // moto (a Python install) and app (beside @pulumiverse/cpln) run only when named; engine (whole runs by the real
   // Pulumi engine, minutes) in a full run or when named, never in --quick's default set.
@@ -48,17 +59,14 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Be
   for (const arg of argv) {
     if (arg === "--quick") quick = true;
     else if (arg === "--profile") profile = true;
-    else if (arg.startsWith("--only=")) {
-      const names = arg.slice("--only=".length).split(",");
-      for (const name of names) {
-        if (!(name in benchmarks))
-          throw new Error(`--only: unknown benchmark "${name}" (one of ${Object.keys(benchmarks).join(", ")})`);
-      }
-      only = names as BenchName[];
-    } else throw new Error(`unknown argument "${arg}" (use --quick, --profile, --only=<names>)`);
+    else if (arg.startsWith("--only=")) only = benchNames("--only", arg.slice("--only=".length));
+    else if (arg.startsWith("--skip=")) skip = benchNames("--skip", arg.slice("--skip=".length));
+    else throw new Error(`unknown argument "${arg}" (use --quick, --profile, --only=<names>, --skip=<names>)`);
   }
+  if (only && skip.length > 0) throw new Error("--only and --skip: use one of them");
   only ??= (Object.keys(benchmarks) as BenchName[]).filter(
     (name) =>
+      !skip.includes(name) &&
       name !== "moto" &&
       name !== "app" &&
       name !== "app-yaml" &&
