@@ -1,8 +1,9 @@
 // Command gen-dotnet writes the .NET SDK of a Pulumi package schema (the project's schema.json) with Pulumi's own C#
 // code generator, github.com/pulumi/pulumi/pkg/v3/codegen/dotnet, at the version pinned in go.mod: v3.225.1, the
-// newest pkg/v3 the Go module proxy serves that still holds it (later releases moved it to pulumi/pulumi-dotnet,
-// whose Go module the proxy refuses; docs/languages.md). It is a module of its own because tools/engine/gen pins a
-// later pkg/v3 for the Python, Go and Node.js generators.
+// newest pkg/v3 the Go module proxy serves that still holds it. Pulumi froze that package and moved it to
+// github.com/pulumi/pulumi-dotnet/pulumi-language-dotnet/v3/codegen (pulumi/pulumi#21720, deleted in #22435), a module
+// the proxy refuses (docs/languages.md). It is a module of its own because tools/engine/gen pins a later pkg/v3 for
+// the Python, Go and Node.js generators.
 //
 //	gen-dotnet -schema schema.json -version 0.1.0 -logo docs/logo.png -out DIR
 //
