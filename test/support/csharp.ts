@@ -32,6 +32,15 @@ export interface CSharpFile {
   classAttributes: Map<string, string[]>;
   /** The base types of each class, by class name, as written. */
   classBases: Map<string, string[]>;
+  /** The properties each class declares, by class name. */
+  classProperties: Map<string, string[]>;
+  /**
+   * Each `new T(...)`: its type as written, the variable it initializes (`var v = new T(...)`), and the members
+   * assigned by the object initializers among its arguments (`new() { A = ..., B = { ... } }`).
+   */
+  creations: { type: string; variable?: string; assigned: string[] }[];
+  /** Each `object.Member` whose object is a plain name. */
+  memberAccesses: { object: string; member: string }[];
 }
 
 function syntaxErrors(node: Node, found: string[]): void {
@@ -55,6 +64,7 @@ export async function parseCSharp(source: string): Promise<CSharpFile> {
     syntaxErrors(root, errors);
     const classAttributes = new Map<string, string[]>();
     const classBases = new Map<string, string[]>();
+    const classProperties = new Map<string, string[]>();
     const classes: string[] = [];
     for (const declaration of root.descendantsOfType("class_declaration")) {
       const name = declaration?.childForFieldName("name")?.text;
@@ -68,14 +78,43 @@ export async function parseCSharp(source: string): Promise<CSharpFile> {
       );
       const bases = declaration.children.find((child) => child?.type === "base_list");
       classBases.set(name, bases ? bases.namedChildren.map((base) => base!.text) : []);
+      const body = declaration.childForFieldName("body");
+      classProperties.set(
+        name,
+        (body?.namedChildren ?? [])
+          .filter((member) => member?.type === "property_declaration")
+          .map((member) => member!.childForFieldName("name")!.text),
+      );
     }
+    const creations = root.descendantsOfType("object_creation_expression").map((creation) => {
+      const declarator = creation!.parent?.type === "variable_declarator" ? creation!.parent : undefined;
+      const initializers = (creation!.childForFieldName("arguments")?.namedChildren ?? []).flatMap(
+        (argument) => argument?.descendantsOfType("initializer_expression").slice(0, 1) ?? [],
+      );
+      return {
+        type: creation!.childForFieldName("type")!.text,
+        variable: declarator?.childForFieldName("name")?.text,
+        assigned: initializers.flatMap((initializer) =>
+          initializer!.namedChildren
+            .filter((child) => child?.type === "assignment_expression")
+            .map((assignment) => assignment!.childForFieldName("left")!.text),
+        ),
+      };
+    });
+    const memberAccesses = root
+      .descendantsOfType("member_access_expression")
+      .filter((access) => access!.childForFieldName("expression")?.type === "identifier")
+      .map((access) => ({
+        object: access!.childForFieldName("expression")!.text,
+        member: access!.childForFieldName("name")!.text,
+      }));
     const strings = root.descendantsOfType("string_literal").map((literal) =>
       literal!
         .descendantsOfType("string_literal_content")
         .map((part) => part!.text)
         .join(""),
     );
-    return { errors, classes, strings, classAttributes, classBases };
+    return { errors, classes, strings, classAttributes, classBases, classProperties, creations, memberAccesses };
   } finally {
     tree.delete();
   }

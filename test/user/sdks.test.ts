@@ -218,13 +218,32 @@ describe(".NET SDK (scripts/sdks.sh dotnet: Pulumi's codegen/dotnet, checked wit
     );
   });
 
-  it("the docs' C# program uses classes the SDK declares, and parses", async () => {
+  it("the docs' C# program uses the SDK's classes, their args' properties and their outputs, and parses", async () => {
     const index = fs.readFileSync(path.join(repoRoot, "docs", "_index.md"), "utf8");
     const program = /\{\{% choosable language csharp %\}\}\s*```csharp\n([\s\S]*?)```/.exec(index)?.[1];
     expect(program).toBeDefined();
-    expect((await parseCSharp(program!)).errors).toEqual([]);
-    const used = [...program!.matchAll(/new Cpln\.(\w+)\(/g)].map((m) => m[1]!);
-    expect(used.length).toBeGreaterThan(0);
-    for (const name of used) expect(fs.existsSync(path.join(dotnet, `${name}.cs`)), name).toBe(true);
+    const parsed = await parseCSharp(program!);
+    expect(parsed.errors).toEqual([]);
+    const sdkClass = async (name: string) => {
+      const file = path.join(dotnet, `${name}.cs`);
+      return fs.existsSync(file) ? (await parseCSharp(fs.readFileSync(file, "utf8"))).classProperties : undefined;
+    };
+    const unknown: string[] = [];
+    const typeOf = new Map<string, string>();
+    const resources = parsed.creations.filter((creation) => creation.type.startsWith("Cpln."));
+    expect(resources.length).toBeGreaterThan(1);
+    for (const { type, variable, assigned } of resources) {
+      const name = type.slice("Cpln.".length);
+      const properties = await sdkClass(name);
+      if (properties === undefined) unknown.push(type);
+      for (const member of assigned)
+        if (!properties?.get(`${name}Args`)?.includes(member)) unknown.push(`${name}Args.${member}`);
+      if (variable !== undefined) typeOf.set(variable, name);
+    }
+    for (const { object, member } of parsed.memberAccesses) {
+      const name = typeOf.get(object);
+      if (name !== undefined && !(await sdkClass(name))?.get(name)?.includes(member)) unknown.push(`${name}.${member}`);
+    }
+    expect(unknown).toEqual([]);
   });
 });
