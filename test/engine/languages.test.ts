@@ -1,8 +1,8 @@
 /**
  * Every language the native plugin claims, through the real Pulumi CLI and the plugin installed from its release
- * archive, against cpln-local: the Node.js, Python, Go and YAML programs of docs/languages.md (read from the doc verbatim) each
- * create a volume set, a policy on it, a service account with a key and a policy binding; update three of them in
- * place; and destroy everything. Each step is checked by the HTTP requests the server received and by the state
+ * archive, against cpln-local: the Node.js, Python, Go and YAML programs of docs/languages.md (read from the doc
+ * verbatim) each create a volume set, a policy on it, a service account with a key and a policy binding; update three
+ * of them in place; and destroy everything. Each step is checked by the HTTP requests the server received and by the state
  * (`pulumi stack export`): the key and the token only as ciphertext.
  *
  * Each runs as a project directory with the plain `pulumi up`, through the language host `npm run engine` built
