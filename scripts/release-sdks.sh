@@ -4,13 +4,16 @@
 #   python/pulumi_cpln_native-<v>-py3-none-any.whl   PyPI
 #   go/                                      the Go module github.com/cpln-pulumi/cpln-pulumi/sdk/go (the release
 #                                            tags it as sdk/go/v<v> so `go get` fetches it)
-#   dotnet/CplnPulumi.CplnNative.<v>.nupkg   NuGet
+#   dotnet/CplnPulumi.CplnNative.<v>.nupkg   NuGet, packed by `dotnet pack` from the generated project, which is
+#   dotnet/src/                              left beside it (the .csproj and the C# sources)
 #   java/                                    the Gradle project of io.github.cplnpulumi:cpln-native, its jar built
 #   scripts/release-sdks.sh --out DIR [--languages nodejs,python,go,dotnet,java]
 # Node.js, Python and Go come from the pinned generator of scripts/sdks.sh (tools/engine/gen, Pulumi's own codegen
-# packages). .NET and Java come from `pulumi package gen-sdk`, which hands them to the CLI's language plugins
-# (pulumi-language-dotnet, pulumi-language-java): their generators are not Go packages the module proxy serves, so
-# they need a Pulumi CLI release that ships those plugins (the release workflow installs one), plus dotnet / gradle.
+# packages), .NET from its own (`scripts/sdks.sh dotnet`: tools/engine/gen-dotnet, pulumi/pkg's codegen/dotnet at
+# the last release that held it); packing it needs the .NET SDK (`dotnet`). Java comes from `pulumi package gen-sdk`,
+# which hands it to the CLI's pulumi-language-java: Pulumi's Java generator is in github.com/pulumi/pulumi-java, a
+# module the Go proxy refuses, so Java needs a Pulumi CLI release with that plugin (the release workflow installs
+# one) and gradle.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=""
@@ -71,8 +74,17 @@ gen_sdk() {
 }
 
 if wants dotnet; then
-  gen_sdk dotnet
-  dotnet pack "$work/gen-dotnet/dotnet" -c Release -p:Version="$version" -o "$out/dotnet"
+  dotnet_dir=$(bash "$root/scripts/sdks.sh" dotnet | sed -n 's/^dotnet=//p')
+  rm -rf "$out/dotnet"
+  mkdir -p "$out/dotnet"
+  cp -R "$dotnet_dir" "$out/dotnet/src"
+  command -v dotnet >/dev/null 2>&1 || {
+    echo "release-sdks: the .NET SDK is generated in $out/dotnet/src; packing CplnPulumi.CplnNative.$version.nupkg needs the .NET SDK (dotnet) on PATH" >&2
+    exit 1
+  }
+  # Packed from a copy, so that no bin/ or obj/ lands in the sources published beside the package.
+  cp -R "$dotnet_dir" "$work/dotnet"
+  dotnet pack "$work/dotnet" -c Release -p:Version="$version" -o "$out/dotnet"
 fi
 
 if wants java; then

@@ -10,6 +10,13 @@
 #   scripts/sdks.sh               build what is missing, then print `python=<sdk dir>`, `go=<sdk dir>`, `venv=<dir>`,
 #                                 `nodejs=<sdk dir>`
 #   scripts/sdks.sh --print-dirs  print them if all exist, exit 1 (one line on stderr) if not
+#   scripts/sdks.sh dotnet        the .NET SDK alone (C# sources and the .csproj), built on request only: its generator
+#                                 is a module of its own (tools/engine/gen-dotnet, pulumi/pkg v3.225.1, the newest the
+#                                 proxy serves with codegen/dotnet) that takes minutes to build cold. Prints
+#                                 `dotnet=<sdk dir>`, cached as
+#   <cache>/engine/gen-dotnet-<pkg version>-<hash of tools/engine/gen-dotnet>/cpln-pulumi-gen-dotnet
+#   <cache>/sdks/dotnet-<version>-<hash of schema.json, the generator and docs/logo.png>/dotnet
+# One build at a time: a second run waits on <cache>/sdks/.lock (flock) and then finds the cache complete.
 # `pulumi package gen-sdk` cannot do this here: it hands generation to pulumi-language-python / pulumi-language-go,
 # which the Go module proxy does not serve (docs/languages.md).
 set -euo pipefail
@@ -27,6 +34,47 @@ sdk_key="$version-$(printf '%s %s' "$(hash "$root/schema.json")" "$gen_key" | sh
 sdks="$cache_root/sdks/$sdk_key"
 venv="$cache_root/python/pulumi-$python_pulumi-$sdk_key"
 
+# Builds the Go generator in directory $1 into $2 (a cold build: minutes) unless it is there.
+build_gen() {
+  [ -x "$2" ] && return 0
+  command -v go >/dev/null 2>&1 || { echo "sdks: building the SDK generator needs Go (1.26 or later)" >&2; exit 1; }
+  echo "sdks: building the SDK generator $(basename "$2") ($(basename "$(dirname "$2")")) from the Go module proxy" >&2
+  mkdir -p "$(dirname "$2")"
+  (cd "$1" && GOFLAGS=-mod=readonly go build -o "$2.partial" .) || { echo "sdks: go build of ${1#"$root"/} failed" >&2; exit 1; }
+  mv "$2.partial" "$2"
+}
+# Waits for any other run's build (flock is Linux's; the release runners run one build per job and need no lock).
+lock() {
+  command -v flock >/dev/null 2>&1 || return 0
+  mkdir -p "$cache_root/sdks"
+  exec 9>"$cache_root/sdks/.lock"
+  if ! flock -n 9; then
+    echo "sdks: another run is generating SDKs (lock $cache_root/sdks/.lock); waiting for it" >&2
+    flock 9
+  fi
+}
+
+if [ "${1:-}" = "dotnet" ]; then
+  dotnet_src="$root/tools/engine/gen-dotnet"
+  logo="$root/docs/logo.png"
+  dotnet_pkg=$(sed -n -E 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/pkg/v3 (v[^ ]+)$#\2#p' "$dotnet_src/go.mod" | head -n 1)
+  dotnet_key=$(hash "$dotnet_src/main.go" "$dotnet_src/go.mod" "$dotnet_src/go.sum")
+  gen_dotnet="$cache_root/engine/gen-dotnet-$dotnet_pkg-$dotnet_key/cpln-pulumi-gen-dotnet"
+  dotnet="$cache_root/sdks/dotnet-$version-$(printf '%s %s' "$(hash "$root/schema.json" "$logo")" "$dotnet_key" | sha256sum | cut -c1-12)"
+  if [ ! -f "$dotnet/.complete" ]; then
+    lock
+  fi
+  if [ ! -f "$dotnet/.complete" ]; then
+    build_gen "$dotnet_src" "$gen_dotnet"
+    echo "sdks: generating the .NET SDK of schema.json (version $version) into $dotnet" >&2
+    rm -rf "$dotnet"
+    "$gen_dotnet" -schema "$root/schema.json" -version "$version" -logo "$logo" -out "$dotnet/dotnet"
+    touch "$dotnet/.complete"
+  fi
+  printf 'dotnet=%s\n' "$dotnet/dotnet"
+  exit 0
+fi
+
 complete() { [ -f "$sdks/.complete" ] && [ -f "$venv/.complete" ]; }
 print() { printf 'python=%s\ngo=%s\nvenv=%s\nnodejs=%s\n' "$sdks/python" "$sdks/go" "$venv" "$sdks/nodejs"; }
 
@@ -39,14 +87,14 @@ if complete; then
   print
   exit 0
 fi
-
-if [ ! -x "$gen" ]; then
-  command -v go >/dev/null 2>&1 || { echo "sdks: building the SDK generator needs Go (1.26 or later)" >&2; exit 1; }
-  echo "sdks: building the SDK generator (pulumi/pkg $pkg_version) into $(dirname "$gen")" >&2
-  mkdir -p "$(dirname "$gen")"
-  (cd "$gen_src" && GOFLAGS=-mod=readonly go build -o "$gen.partial" .) || { echo "sdks: go build of tools/engine/gen failed" >&2; exit 1; }
-  mv "$gen.partial" "$gen"
+lock
+# The run that held the lock may have made exactly these.
+if complete; then
+  print
+  exit 0
 fi
+
+build_gen "$gen_src" "$gen"
 
 if [ ! -f "$sdks/.complete" ]; then
   echo "sdks: generating the Python, Go and Node.js SDKs of schema.json (version $version) into $sdks" >&2

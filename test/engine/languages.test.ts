@@ -1,14 +1,15 @@
 /**
  * Every language the native plugin claims, through the real Pulumi CLI and the plugin installed from its release
- * archive, against cpln-local: the Python, Go and YAML programs of docs/languages.md (read from the doc verbatim) each
- * create a volume set, a policy on it, a service account with a key and a policy binding; update three of them in
- * place; and destroy everything. Each step is checked by the HTTP requests the server received and by the state
+ * archive, against cpln-local: the Node.js, Python, Go and YAML programs of docs/languages.md (read from the doc
+ * verbatim) each create a volume set, a policy on it, a service account with a key and a policy binding; update three
+ * of them in place; and destroy everything. Each step is checked by the HTTP requests the server received and by the state
  * (`pulumi stack export`): the key and the token only as ciphertext.
  *
  * Each runs as a project directory with the plain `pulumi up`, through the language host `npm run engine` built
- * (pulumi-language-python with Pulumi.yaml's `runtime.options.virtualenv`, pulumi-language-go, pulumi-language-yaml),
- * on the SDK as a user installs it (./sdkPackages.ts): the release's wheel `pip install`ed into the venv, the release's
- * Go module required by go.mod and downloaded by `go` from a module proxy.
+ * (pulumi-language-nodejs, pulumi-language-python with Pulumi.yaml's `runtime.options.virtualenv`, pulumi-language-go,
+ * pulumi-language-yaml), on the SDK as a user installs it (./sdkPackages.ts): the release's npm tarball `npm install`ed
+ * into the project, the release's wheel `pip install`ed into the venv, the release's Go module required by go.mod and
+ * downloaded by `go` from a module proxy.
  */
 import * as fs from "node:fs";
 import { createRequire } from "node:module";
@@ -20,6 +21,7 @@ import type { RunningServer } from "../../server/index.js";
 import { docProgram, installPlugin, repoRoot, run, succeeded } from "./languages-support.js";
 import {
   expectModuleImported,
+  expectTarballInstalled,
   expectWheelImported,
   GO_MODULE,
   goEnv,
@@ -331,6 +333,28 @@ async function projectProgram(
     destroy: async () => void (await pulumiIn(work, ["destroy", "--yes", "--skip-preview"])),
   };
 }
+
+scenario(
+  "nodejs",
+  async (server, work) => {
+    // What `pulumi new typescript` writes, then `npm install <the release's tarball>` (its dependencies from npm's
+    // cache where it has them).
+    const template = path.join(repoRoot, "test", "fixtures", "pulumi-template", "nodenext");
+    const packageJson = fs.readFileSync(path.join(template, "package.json"), "utf8");
+    fs.writeFileSync(path.join(work, "package.json"), packageJson.replace("${PROJECT}", "cpln-nodejs"));
+    fs.copyFileSync(path.join(template, "tsconfig.json"), path.join(work, "tsconfig.json"));
+    const install = ["install", "--prefer-offline", "--no-audit", "--no-fund", sdks.npmTarball];
+    succeeded("npm install", await run("npm", install, { cwd: work, env: env(work), timeoutMs: 600_000 }));
+    return projectProgram(server, work, "cpln-nodejs", {
+      "Pulumi.yaml": "name: cpln-nodejs\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n",
+      "index.ts": docProgram("nodejs"),
+    });
+  },
+  {
+    what: "the release's npm tarball, npm-installed into the project",
+    check: async (work) => expectTarballInstalled(work, sdks),
+  },
+);
 
 scenario(
   "python",

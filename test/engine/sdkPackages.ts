@@ -1,6 +1,7 @@
 /**
  * The SDKs as a user installs them, for the programs the engine tests run: the packages scripts/release-sdks.sh makes
- * for a release (the Python wheel, the Go module), and from them
+ * for a release (the Python wheel, the Go module, the Node.js SDK's npm tarball, which a project `npm install`s), and
+ * from them
  *   - a Python virtual environment with `pulumi` and the wheel installed by `pip install <file>.whl`;
  *   - a Go module proxy (a `file://` GOPROXY layout: `@v/list`, `.info`, `.mod`, `.zip`) serving the module, which the
  *     program's go.mod requires and `go` downloads into its module cache as `go get` does from a registry.
@@ -21,6 +22,9 @@ import { generatedSdks, repoRoot, run, succeeded } from "./languages-support.js"
 
 export const GO_MODULE = "github.com/cpln-pulumi/cpln-pulumi/sdk/go";
 export const PYTHON_PACKAGE = "pulumi_cpln_native";
+export const NPM_PACKAGE = "@cpln-pulumi/cpln-native";
+/** What release-sdks.sh packages for the tests (.NET and Java need toolchains this machine has not). */
+const LANGUAGES = "python,go,nodejs";
 
 export interface PackagedSdks {
   /** The release's wheel, as `pip install` took it. */
@@ -30,6 +34,8 @@ export interface PackagedSdks {
   /** `file://` URL of the Go module proxy serving the module at `goVersion`. */
   goProxy: string;
   goVersion: string;
+  /** The release's npm tarball of the Node.js SDK. */
+  npmTarball: string;
 }
 
 const cacheRoot = (env: Record<string, string>): string =>
@@ -49,7 +55,8 @@ export async function packagedSdks(env: Record<string, string>): Promise<Package
     // The `pulumi` release scripts/sdks.sh pins, read from its venv's name (`pulumi-<version>-<key>`).
     const pythonPulumi = /^pulumi-([^-]+)-/.exec(path.basename(generated.venv))?.[1];
     if (pythonPulumi === undefined) throw new Error(`scripts/sdks.sh's venv ${generated.venv} names no pulumi version`);
-    const key = `${sdkKey}-${sha(`${fs.readFileSync(script, "utf8")}\n${pythonPulumi}\n${ZIP_MODULE}`).slice(0, 8)}`;
+    const packaging = `${fs.readFileSync(script, "utf8")}\n${pythonPulumi}\n${ZIP_MODULE}\n${LANGUAGES}`;
+    const key = `${sdkKey}-${sha(packaging).slice(0, 8)}`;
     const dir = path.join(packagesDir, key);
     const version = /^(\d+\.\d+\.\d+)-/.exec(sdkKey)?.[1];
     if (version === undefined) throw new Error(`scripts/sdks.sh's SDK directory ${sdkKey} names no version`);
@@ -59,6 +66,7 @@ export async function packagedSdks(env: Record<string, string>): Promise<Package
       venv: path.join(dir, "venv"),
       goProxy: `file://${path.join(dir, "goproxy")}`,
       goVersion,
+      npmTarball: path.join(dir, "release", "nodejs", `cpln-pulumi-cpln-native-${version}.tgz`),
     };
     if (fs.existsSync(path.join(dir, ".complete"))) return packaged;
 
@@ -71,9 +79,11 @@ export async function packagedSdks(env: Record<string, string>): Promise<Package
       "--out",
       path.join(dir, "release"),
       "--languages",
-      "python,go",
+      LANGUAGES,
     ]);
-    if (!fs.existsSync(packaged.wheel)) throw new Error(`scripts/release-sdks.sh made no ${packaged.wheel}`);
+    for (const made of [packaged.wheel, packaged.npmTarball]) {
+      if (!fs.existsSync(made)) throw new Error(`scripts/release-sdks.sh made no ${made}`);
+    }
 
     await step("python3 -m venv", "python3", ["-m", "venv", packaged.venv]);
     await step("pip install", path.join(packaged.venv, "bin", "python"), [
@@ -227,4 +237,24 @@ export async function expectModuleImported(
   expect(fs.readFileSync(path.join(programDir, "go.sum"), "utf8")).toMatch(
     new RegExp(`^${GO_MODULE.replace(/\./g, "\\.")} ${packaged.goVersion} h1:[A-Za-z0-9+/]{43}=$`, "m"),
   );
+}
+
+/**
+ * That the Node.js project in `projectDir` has the SDK npm unpacked from the release's tarball: package-lock.json
+ * records that file and its sha512 (a `file:` directory would be a link, recorded with no integrity), and the package
+ * the program's `require` resolves is that copy in node_modules, at the schema's version.
+ */
+export function expectTarballInstalled(projectDir: string, packaged: PackagedSdks): void {
+  const lock = JSON.parse(fs.readFileSync(path.join(projectDir, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { resolved?: string; integrity?: string; link?: boolean }>;
+  };
+  const entry = lock.packages[`node_modules/${NPM_PACKAGE}`];
+  const integrity = `sha512-${createHash("sha512").update(fs.readFileSync(packaged.npmTarball)).digest("base64")}`;
+  expect(entry).toMatchObject({ resolved: `file:${path.relative(projectDir, packaged.npmTarball)}`, integrity });
+  expect(entry?.link).toBeUndefined();
+  const resolved = require.resolve(`${NPM_PACKAGE}/package.json`, { paths: [projectDir] });
+  expect(resolved).toBe(path.join(projectDir, "node_modules", ...NPM_PACKAGE.split("/"), "package.json"));
+  expect(fs.lstatSync(path.dirname(resolved)).isSymbolicLink()).toBe(false);
+  const version = /-(\d+\.\d+\.\d+)\.tgz$/.exec(packaged.npmTarball)![1];
+  expect((JSON.parse(fs.readFileSync(resolved, "utf8")) as { version: string }).version).toBe(version);
 }

@@ -62,7 +62,7 @@ export interface PackageMetadata {
     };
     python: { packageName: string; pyproject: { enabled: boolean }; respectSchemaVersion: boolean };
     go: { importBasePath: string; respectSchemaVersion: boolean };
-    csharp: { rootNamespace: string; packageReferences: Record<string, string>; respectSchemaVersion: boolean };
+    csharp: { rootNamespace: string; packageReferences?: Record<string, string>; respectSchemaVersion: boolean };
     java: {
       basePackage: string;
       buildFiles: string;

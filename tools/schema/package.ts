@@ -71,8 +71,10 @@ export function packageMetadata(version: string): PackageMetadata {
       // this plugin version (docs/languages.md).
       python: { packageName: "pulumi_cpln_native", pyproject: { enabled: true }, respectSchemaVersion: true },
       go: { importBasePath: `${GO_MODULE}/cplnnative`, respectSchemaVersion: true },
-      // NuGet package CplnPulumi.CplnNative (rootNamespace + the package name).
-      csharp: { rootNamespace: "CplnPulumi", packageReferences: { Pulumi: "3.*" }, respectSchemaVersion: true },
+      // NuGet package CplnPulumi.CplnNative (rootNamespace + the package name: the .csproj's name). No
+      // packageReferences: the generator (tools/engine/gen-dotnet) then writes the Pulumi range it generates code
+      // for (`[3.76.1.0,4)` in codegen/dotnet/gen.go at pkg v3.225.1) rather than any 3.x.
+      csharp: { rootNamespace: "CplnPulumi", respectSchemaVersion: true },
       // Maven io.github.cplnpulumi:cpln-native (a Java package name allows no hyphen).
       java: {
         basePackage: "io.github.cplnpulumi",
