@@ -814,7 +814,10 @@ describe("resolveConfig", () => {
     });
   });
 
-  it("cpln:timeoutSeconds wins over CPLN_TIMEOUT (seconds → ms); a bad value names its key", () => {
+  it("cpln:timeoutSeconds wins over CPLN_TIMEOUT (seconds → ms); a bad value names its key; neither: 60 s", () => {
+    // Neither set: the config leaves the limit to the client, whose default is 60 s (docs/installation-configuration.md).
+    expect(resolveConfig({ env: { CPLN_ORG: "o", CPLN_TOKEN: "t" } }).timeoutMs).toBeUndefined();
+    expect(new CplnClient({ endpoint: "http://127.0.0.1:9", token: "t", org: "o" }).timeoutMs).toBe(60_000);
     const env = { CPLN_ORG: "o", CPLN_TOKEN: "t", CPLN_TIMEOUT: "7" };
     expect(resolveConfig({ env }).timeoutMs).toBe(7000);
     expect(resolveConfig({ env, stackConfig: stack({ "cpln:timeoutSeconds": "2.5" }) }).timeoutMs).toBe(2500);
