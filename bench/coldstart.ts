@@ -57,7 +57,7 @@ interface Installed {
 const lastLine = (text: string): string => text.trim().split("\n").pop() ?? "";
 
 /** The Go provider built (go's build cache makes a second build seconds) and archived as Pulumi expects. */
-function goArchive(dir: string, version: string): string {
+export function goArchive(dir: string, version: string): string {
   const staging = path.join(dir, "go-plugin");
   fs.mkdirSync(staging, { recursive: true });
   execFileSync("go", ["build", "-o", path.join(staging, "pulumi-resource-gorandom"), "."], {
