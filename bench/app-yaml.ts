@@ -13,6 +13,9 @@
  * any provider could reach (pulumiverse / floor), and the speed-up of what a provider controls (pulumiverse − floor)
  * / (native − floor). The native plugin is the released single executable (scripts/plugin-binary.sh).
  * `CPLN_BENCH_APP_LOG_DIR=<dir>` writes each command's engine log there (lib/cli-timer.ts, for bench/log-phases.ts).
+ * `CPLN_BENCH_APP_BASE_ARCHIVE=<plugin archive>` adds `native-base`, the native program on that plugin (e.g. the
+ * single executable of the commit before a change, in a PULUMI_HOME of its own), to the same rounds: before and after
+ * side by side, its ratio native-base / native per step.
  */
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -29,8 +32,11 @@ import { repoRoot } from "./lib/procs.js";
 import { median, type Report } from "./lib/report.js";
 
 const ROUNDS = Number(process.env.CPLN_BENCH_APP_ROUNDS ?? 3);
-const adapters = ["floor", "native", "pulumiverse"] as const;
-type Adapter = (typeof adapters)[number];
+const BASE_ARCHIVE = process.env.CPLN_BENCH_APP_BASE_ARCHIVE;
+type Adapter = "floor" | "native" | "native-base" | "pulumiverse";
+const adapters: readonly Adapter[] = BASE_ARCHIVE
+  ? ["floor", "native", "native-base", "pulumiverse"]
+  : ["floor", "native", "pulumiverse"];
 const steps = ["up", "edit", "destroy"] as const;
 type Step = (typeof steps)[number];
 
@@ -59,7 +65,7 @@ async function stackDir(
   const dir = path.join(workDir, adapter);
   fs.mkdirSync(dir);
   fs.copyFileSync(
-    path.join(repoRoot, "bench", "programs", "app-yaml", adapter, "Pulumi.yaml"),
+    path.join(repoRoot, "bench", "programs", "app-yaml", adapter === "native-base" ? "native" : adapter, "Pulumi.yaml"),
     path.join(dir, "Pulumi.yaml"),
   );
   const run = (args: string[]) => pulumi(binDir, env, dir, [...args, "--non-interactive"]);
@@ -70,7 +76,7 @@ async function stackDir(
     await run(["config", "set", "--secret", "gorandom:token", server.adminKey]);
     return dir;
   }
-  const namespace = adapter === "native" ? "cpln-native" : "cpln";
+  const namespace = adapter === "pulumiverse" ? "cpln" : "cpln-native";
   await run(["config", "set", `${namespace}:org`, server.org]);
   await run(["config", "set", `${namespace}:endpoint`, server.url]);
   await run(["config", "set", "--secret", `${namespace}:token`, server.adminKey]);
@@ -97,10 +103,17 @@ export async function appYamlRuns(ctx: BenchContext, report: Report): Promise<vo
   const goDir = ctx.tempFile("go");
   fs.mkdirSync(goDir, { recursive: true });
   installPlugin(binDir, env, workDir, "gorandom", "0.1.0", goArchive(goDir, "0.1.0"));
+  // native-base: the same plugin name and version, so a PULUMI_HOME of its own (the backend is shared).
+  const envOf = (adapter: Adapter): Record<string, string> =>
+    adapter === "native-base" ? { ...env, PULUMI_HOME: path.join(workDir, "pulumi-home-base") } : env;
+  if (BASE_ARCHIVE) {
+    fs.mkdirSync(envOf("native-base").PULUMI_HOME!);
+    installPlugin(binDir, envOf("native-base"), workDir, "cpln-native", "0.1.0", path.resolve(BASE_ARCHIVE));
+  }
   const server = await delayedServer(ctx);
   try {
     const dirs = {} as Record<Adapter, string>;
-    for (const adapter of adapters) dirs[adapter] = await stackDir(binDir, env, workDir, adapter, server);
+    for (const adapter of adapters) dirs[adapter] = await stackDir(binDir, envOf(adapter), workDir, adapter, server);
     const seconds = Object.fromEntries(
       adapters.map((adapter) => [adapter, Object.fromEntries(steps.map((step) => [step, [] as number[]]))]),
     ) as Record<Adapter, Record<Step, number[]>>;
@@ -108,7 +121,7 @@ export async function appYamlRuns(ctx: BenchContext, report: Report): Promise<vo
     for (let round = 0; round < ROUNDS; round++) {
       for (const step of steps) {
         for (const adapter of adapters) {
-          const adapterEnv = { ...env, CPLN_BENCH_APP_ADAPTER: `yaml-${adapter}` };
+          const adapterEnv = { ...envOf(adapter), CPLN_BENCH_APP_ADAPTER: `yaml-${adapter}` };
           const run = (args: string[]) => pulumi(binDir, adapterEnv, dirs[adapter], [...args, "--non-interactive"]);
           if (step !== "destroy")
             await run(["config", "set", "greeting", step === "up" ? "hello" : `bonjour ${round}`]);
@@ -207,5 +220,12 @@ function reportSteps(
       "(pulumiverse - floor) / (native - floor): the speed-up of the time above the floor, which a provider controls",
       (round) => (pulumiverse[round]! - floor[round]!) / (native[round]! - floor[round]!),
     );
+    if (BASE_ARCHIVE) {
+      ratios(
+        "native.speedup-over-base",
+        "native-base / native: the plugin of CPLN_BENCH_APP_BASE_ARCHIVE against this checkout's, same rounds",
+        (round) => seconds["native-base"][step][round]! / native[round]!,
+      );
+    }
   }
 }
