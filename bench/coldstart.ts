@@ -8,7 +8,9 @@
  * - `launcher`: the archive for a machine with Node.js (dist/tools/native/archive.js: a shell launcher running `node`
  *   on one esbuild bundle of the plugin).
  * With `CPLN_BENCH_COLDSTART_BASE=<a built checkout of another commit>`, also `sea-base` and `launcher-base`, the same
- * two built from that checkout by its own scripts: before and after a change, side by side in one run.
+ * two built from that checkout by its own scripts: before and after a change, side by side in one run; with
+ * `CPLN_BENCH_COLDSTART_BASE_SEA=<a single executable's archive>` (scripts/plugin-binary.sh's of the commit before)
+ * only `sea-base`, that archive.
  *
  * Three measures, each over ROUNDS rounds (7, or `CPLN_BENCH_COLDSTART_ROUNDS`) with the plugins in turn inside a
  * round, so load from elsewhere on the machine falls on all of them alike:
@@ -42,9 +44,13 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
 type Plugin = "go" | "sea" | "launcher" | "sea-base" | "launcher-base";
 /** A checkout of another commit, built (`npm run build`), whose plugins run beside this one's. */
 const BASE = process.env.CPLN_BENCH_COLDSTART_BASE;
+/** Or the single executable's archive of another commit alone. */
+const BASE_SEA = process.env.CPLN_BENCH_COLDSTART_BASE_SEA;
 const plugins: readonly Plugin[] = BASE
   ? ["go", "sea", "launcher", "sea-base", "launcher-base"]
-  : ["go", "sea", "launcher"];
+  : BASE_SEA
+    ? ["go", "sea", "launcher", "sea-base"]
+    : ["go", "sea", "launcher"];
 
 interface Installed {
   plugin: Plugin;
@@ -96,6 +102,7 @@ function archives(dir: string, version: string): Partial<Record<Plugin, string>>
     go: goArchive(dir, version),
     ...mine,
     ...(base ? { "sea-base": base.sea, "launcher-base": base.launcher } : {}),
+    ...(BASE_SEA && !base ? { "sea-base": path.resolve(BASE_SEA) } : {}),
   };
 }
 
