@@ -8,10 +8,10 @@
  * and edit made of the Go provider's random strings (bench/go-provider: answers at once, sends no request): what the
  * CLI and the engine cost on this graph with a provider that costs nothing.
  *
- * Steps `up`, `edit` (app:greeting), `destroy`, the three one after the other in each step, `CPLN_BENCH_APP_ROUNDS`
- * rounds (3): medians, each ratio the median of the per-round ones — the speed-up (pulumiverse / native), the best
- * any provider could reach (pulumiverse / floor), and the speed-up of what a provider controls (pulumiverse − floor)
- * / (native − floor). The native plugin is the released single executable (scripts/plugin-binary.sh).
+ * Steps `up`, `edit` (app:greeting), `destroy`, the programs one after the other in each step (every other round in
+ * reverse order), `CPLN_BENCH_APP_ROUNDS` rounds (3): medians, each ratio the median of the per-round ones — the
+ * speed-up (pulumiverse / native), the best any provider could reach (pulumiverse / floor), and the speed-up of what
+ * a provider controls (pulumiverse − floor) / (native − floor). The native plugin is the released single executable (scripts/plugin-binary.sh).
  * `CPLN_BENCH_APP_LOG_DIR=<dir>` writes each command's engine log there (lib/cli-timer.ts, for bench/log-phases.ts).
  * `CPLN_BENCH_APP_BASE_ARCHIVE=<plugin archive>` adds `native-base`, the native program on that plugin (e.g. the
  * single executable of the commit before a change, in a PULUMI_HOME of its own), to the same rounds: before and after
@@ -120,7 +120,8 @@ export async function appYamlRuns(ctx: BenchContext, report: Report): Promise<vo
     const requests = {} as Record<Adapter, Record<Step, Record<string, number>>>;
     for (let round = 0; round < ROUNDS; round++) {
       for (const step of steps) {
-        for (const adapter of adapters) {
+        // Every other round in reverse order, so that no program always runs right after another one.
+        for (const adapter of round % 2 ? [...adapters].reverse() : adapters) {
           const adapterEnv = { ...envOf(adapter), CPLN_BENCH_APP_ADAPTER: `yaml-${adapter}` };
           const run = (args: string[]) => pulumi(binDir, adapterEnv, dirs[adapter], [...args, "--non-interactive"]);
           if (step !== "destroy")
