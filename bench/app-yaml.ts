@@ -11,7 +11,8 @@
  * Steps `up`, `edit` (app:greeting), `destroy`, the programs one after the other in each step (every other round in
  * reverse order), `CPLN_BENCH_APP_ROUNDS` rounds (3): medians, each ratio the median of the per-round ones — the
  * speed-up (pulumiverse / native), the best any provider could reach (pulumiverse / floor), and the speed-up of what
- * a provider controls (pulumiverse − floor) / (native − floor). The native plugin is the released single executable (scripts/plugin-binary.sh).
+ * a provider controls (pulumiverse − floor) / (native − floor). The native plugin is the released single executable
+ * (scripts/plugin-binary.sh).
  * `CPLN_BENCH_APP_LOG_DIR=<dir>` writes each command's engine log there (lib/cli-timer.ts, for bench/log-phases.ts).
  * `CPLN_BENCH_APP_BASE_ARCHIVE=<plugin archive>` adds `native-base`, the native program on that plugin (e.g. the
  * single executable of the commit before a change, in a PULUMI_HOME of its own), to the same rounds: before and after
