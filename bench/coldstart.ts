@@ -8,10 +8,12 @@
  * - `launcher`: the archive for a machine with Node.js (dist/tools/native/archive.js: a shell launcher running `node`
  *   on one esbuild bundle of the plugin).
  * With `CPLN_BENCH_COLDSTART_BASE=<a built checkout of another commit>`, also `sea-base` and `launcher-base`, the same
- * two built from that checkout by its own scripts: before and after a change, side by side in one run.
+ * two built from that checkout by its own scripts: before and after a change, side by side in one run; with
+ * `CPLN_BENCH_COLDSTART_BASE_SEA=<a single executable's archive>` (scripts/plugin-binary.sh's of the commit before)
+ * only `sea-base`, that archive.
  *
  * Three measures, each over ROUNDS rounds (7, or `CPLN_BENCH_COLDSTART_ROUNDS`) with the plugins in turn inside a
- * round, so load from elsewhere on the machine falls on all of them alike:
+ * round (every other round in reverse order), so load from elsewhere on the machine falls on all of them alike:
  * - `preview`: the wall time of `pulumi preview` of a one-resource YAML stack (a volume set for cpln-native, a random
  *   string for Go) — the CLI, the YAML language host, the plugin started for the schema and for the resource;
  * - `spawn`: the plugin alone, from spawn to its port on stdout (tools/providerhost's ProviderProcess, as the engine waits);
@@ -42,9 +44,13 @@ if (!Number.isInteger(ROUNDS) || ROUNDS < 1) {
 type Plugin = "go" | "sea" | "launcher" | "sea-base" | "launcher-base";
 /** A checkout of another commit, built (`npm run build`), whose plugins run beside this one's. */
 const BASE = process.env.CPLN_BENCH_COLDSTART_BASE;
+/** Or the single executable's archive of another commit alone. */
+const BASE_SEA = process.env.CPLN_BENCH_COLDSTART_BASE_SEA;
 const plugins: readonly Plugin[] = BASE
   ? ["go", "sea", "launcher", "sea-base", "launcher-base"]
-  : ["go", "sea", "launcher"];
+  : BASE_SEA
+    ? ["go", "sea", "launcher", "sea-base"]
+    : ["go", "sea", "launcher"];
 
 interface Installed {
   plugin: Plugin;
@@ -57,7 +63,7 @@ interface Installed {
 const lastLine = (text: string): string => text.trim().split("\n").pop() ?? "";
 
 /** The Go provider built (go's build cache makes a second build seconds) and archived as Pulumi expects. */
-function goArchive(dir: string, version: string): string {
+export function goArchive(dir: string, version: string): string {
   const staging = path.join(dir, "go-plugin");
   fs.mkdirSync(staging, { recursive: true });
   execFileSync("go", ["build", "-o", path.join(staging, "pulumi-resource-gorandom"), "."], {
@@ -96,6 +102,7 @@ function archives(dir: string, version: string): Partial<Record<Plugin, string>>
     go: goArchive(dir, version),
     ...mine,
     ...(base ? { "sea-base": base.sea, "launcher-base": base.launcher } : {}),
+    ...(BASE_SEA && !base ? { "sea-base": path.resolve(BASE_SEA) } : {}),
   };
 }
 
@@ -209,9 +216,11 @@ export async function coldStart(ctx: BenchContext, report: Report): Promise<void
       ]),
     ) as Record<Plugin, Record<CallName | "total", number[]>>;
     for (let round = 0; round < ROUNDS; round++) {
-      for (const plugin of plugins) previews[plugin].push(await preview(found.binDir, installed[plugin]));
-      for (const plugin of plugins) spawns[plugin].push(await spawnToPort(installed[plugin]));
-      for (const plugin of nodePlugins) {
+      // Every other round in reverse order: a plugin's place in the round moved its first calls by 100 ms here.
+      const inTurn = <T>(list: readonly T[]): readonly T[] => (round % 2 ? [...list].reverse() : list);
+      for (const plugin of inTurn(plugins)) previews[plugin].push(await preview(found.binDir, installed[plugin]));
+      for (const plugin of inTurn(plugins)) spawns[plugin].push(await spawnToPort(installed[plugin]));
+      for (const plugin of inTurn(nodePlugins)) {
         const { executable, projectDir, env } = installed[plugin];
         const ms = await firstCalls(executable, projectDir, env, server, `cold-${plugin}-${round}`);
         for (const call of callNames) calls[plugin][call].push(ms[call]);

@@ -2,6 +2,9 @@
 // plugin with. The Go module proxy refuses pulumi-random's provider module here, so this is the smallest provider
 // written the same way: Pulumi's Go SDK (provider.Main serving ResourceProviderServer over gRPC), one resource
 // (`gorandom:index:RandomString`, a random string of `length` characters), its schema served by GetSchema.
+// An optional `tag` (any string, e.g. other resources' results) changes in place: Diff says update, Update keeps the
+// result. bench/app-yaml.ts's `floor` builds the app's graph of 7 resources from it (edges through `tag`), so an
+// engine command's cost with a provider that answers at once and sends no request is measured on the same graph.
 package main
 
 import (
@@ -25,10 +28,14 @@ var schema = map[string]any{
 	"version": version,
 	"resources": map[string]any{
 		"gorandom:index:RandomString": map[string]any{
-			"inputProperties": map[string]any{"length": map[string]any{"type": "integer"}},
-			"requiredInputs":  []string{"length"},
+			"inputProperties": map[string]any{
+				"length": map[string]any{"type": "integer"},
+				"tag":    map[string]any{"type": "string"},
+			},
+			"requiredInputs": []string{"length"},
 			"properties": map[string]any{
 				"length": map[string]any{"type": "integer"},
+				"tag":    map[string]any{"type": "string"},
 				"result": map[string]any{"type": "string"},
 			},
 			"required": []string{"length", "result"},
@@ -75,14 +82,26 @@ func (randomProvider) Check(_ context.Context, req *pulumirpc.CheckRequest) (*pu
 }
 
 func (randomProvider) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumirpc.DiffResponse, error) {
-	before := req.GetOldInputs().GetFields()["length"].GetNumberValue()
-	after := req.GetNews().GetFields()["length"].GetNumberValue()
-	if before == after {
-		return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_NONE}, nil
+	before, after := req.GetOldInputs().GetFields(), req.GetNews().GetFields()
+	if before["length"].GetNumberValue() != after["length"].GetNumberValue() {
+		return &pulumirpc.DiffResponse{
+			Changes: pulumirpc.DiffResponse_DIFF_SOME, Replaces: []string{"length"}, DeleteBeforeReplace: true,
+		}, nil
 	}
-	return &pulumirpc.DiffResponse{
-		Changes: pulumirpc.DiffResponse_DIFF_SOME, Replaces: []string{"length"}, DeleteBeforeReplace: true,
-	}, nil
+	if before["tag"].GetStringValue() != after["tag"].GetStringValue() {
+		return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_SOME, Diffs: []string{"tag"}}, nil
+	}
+	return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_NONE}, nil
+}
+
+// Update changes the tag in place: the new inputs with the result the resource already has.
+func (randomProvider) Update(_ context.Context, req *pulumirpc.UpdateRequest) (*pulumirpc.UpdateResponse, error) {
+	fields := map[string]*structpb.Value{}
+	for key, value := range req.GetNews().GetFields() {
+		fields[key] = value
+	}
+	fields["result"] = req.GetOlds().GetFields()["result"]
+	return &pulumirpc.UpdateResponse{Properties: &structpb.Struct{Fields: fields}}, nil
 }
 
 func randomString(length int) (string, error) {
@@ -100,6 +119,9 @@ func randomString(length int) (string, error) {
 
 func (randomProvider) Create(_ context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
 	fields := map[string]*structpb.Value{"length": req.GetProperties().GetFields()["length"]}
+	if tag, ok := req.GetProperties().GetFields()["tag"]; ok {
+		fields["tag"] = tag
+	}
 	if !req.GetPreview() {
 		result, err := randomString(int(fields["length"].GetNumberValue()))
 		if err != nil {

@@ -1,7 +1,7 @@
 /**
  * The one HTTP primitive of the client: JSON in and out, zod parsing of responses, an overall deadline, retries with
- * backoff, and recognition of writes whose outcome is unknown. Each send goes out through `transport.ts` (an undici
- * `Pool` per endpoint origin, bearer authentication, the send's own deadline).
+ * backoff, and recognition of writes whose outcome is unknown. Each send goes out through `transport.ts` (Node's HTTP
+ * client with a keep-alive agent per endpoint origin, bearer authentication, the send's own deadline).
  *
  * This module is loaded by `require` in the process that runs it (the program, or the dynamic-provider host); it is
  * never serialized. Pools are created lazily, inside functions, so nothing is built at load time.

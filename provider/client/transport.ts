@@ -1,10 +1,14 @@
 /**
- * How one request goes out: an undici `Pool` per endpoint origin (undici loaded at the first request, by path),
- * bearer authentication, a send bounded by the call's deadline on the monotonic clock, and the `CPLN_REQUEST_LOG`
- * line of each send. Whether and when to send again is `http.ts`'s.
+ * How one request goes out: Node's own HTTP client (`node:http`, `node:https`) with a keep-alive agent per endpoint
+ * origin, bearer authentication, a send bounded by the call's deadline on the monotonic clock, and the
+ * `CPLN_REQUEST_LOG` line of each send. Whether and when to send again is `http.ts`'s.
+ *
+ * Not undici: its HTTP parser is llhttp compiled to WebAssembly, which V8 compiles in the process's first request —
+ * with loading undici's files, 60–180 ms of the first request of every plugin process (a `pulumi destroy` starts one
+ * and waits for it; bench/README.md §10, the floor). Node's client parses with llhttp built into the binary.
  */
 import { appendFileSync } from "node:fs";
-import type { Dispatcher, Pool } from "undici";
+import type * as http from "node:http";
 import { networkError, timeoutError } from "./errors.js";
 import type { HttpMethod, RawResponse } from "./responses.js";
 
@@ -21,59 +25,84 @@ export function logRequest(method: HttpMethod, path: string, body: unknown, stat
   appendFileSync(file, `${JSON.stringify({ method, path, ...(body === undefined ? {} : { body }), status })}\n`);
 }
 
-// ---- pools ----
+// ---- agents ----
 
-let pools: Map<string, Pool> | undefined;
-
-function poolFor(origin: string): Pool {
-  pools ??= new Map();
-  let pool = pools.get(origin);
-  if (pool === undefined || pool.closed || pool.destroyed) {
-    pool = new (undici().Pool)(origin, { keepAliveTimeout: 10_000, connections: 32 });
-    pools.set(origin, pool);
-  }
-  return pool;
+/** The client module of a protocol, loaded at its first request (`node:https` loads TLS). */
+function clientModule(protocol: string): typeof http {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  if (protocol === "https:") return require("node:https") as typeof http;
+  if (protocol === "http:") return require("node:http") as typeof http;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  throw new Error(`unsupported protocol ${protocol}`);
 }
 
-let undiciParts: { Pool: typeof import("undici").Pool; request: Dispatcher["request"] } | undefined;
+interface Origin {
+  module: typeof http;
+  agent: http.Agent;
+}
+
+let agents: Map<string, Origin> | undefined;
 
 /**
- * The two parts of undici this client uses, loaded at the first request, not with the provider: a plugin's start (and
- * a preview, which sends nothing) does not pay for evaluating them. Not undici's index: it loads fetch, WebSocket,
- * the caches and the mocks too, and its cookies module touches the global `Headers`, which makes Node load its own
- * built-in copy of undici as well — together 150–250 ms of a plugin's first request here, for nothing used. undici 7
- * has no `exports` map, so these files are reachable by path; `request` is what the index installs on
- * `Dispatcher.prototype` (`Object.assign(Dispatcher.prototype, api)`), called here with the pool as `this` instead
- * of installed. test/native/startup.test.ts fails if either path moves; package.json allows patch releases only.
+ * The agent of an origin: up to 32 connections kept alive, an idle one closed after 10 s (or sooner when the server's
+ * `Keep-Alive: timeout=` says so, which Node's agent reads), unref'd so that it never holds the process open.
  */
-function undici(): NonNullable<typeof undiciParts> {
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  undiciParts ??= {
-    Pool: require("undici/lib/dispatcher/pool.js") as typeof import("undici").Pool,
-    request: require("undici/lib/api/api-request.js") as Dispatcher["request"],
-  };
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  return undiciParts;
+function originFor(url: URL): Origin {
+  agents ??= new Map();
+  let origin = agents.get(url.origin);
+  if (origin === undefined) {
+    const module = clientModule(url.protocol);
+    origin = { module, agent: new module.Agent({ keepAlive: true, maxSockets: 32, timeout: 10_000 }) };
+    agents.set(url.origin, origin);
+  }
+  return origin;
 }
 
-/** Closes the pool of `endpoint`'s origin (in-flight requests finish first); a later request opens a new one. */
+/** Closes the connections of `endpoint`'s origin (in-flight requests finish first); a later request opens new ones. */
 export async function closePool(endpoint: string): Promise<void> {
-  const origin = new URL(endpoint).origin;
-  const pool = pools?.get(origin);
-  if (pool === undefined) return;
-  pools?.delete(origin);
-  await pool.close();
+  const key = new URL(endpoint).origin;
+  const origin = agents?.get(key);
+  if (origin === undefined) return;
+  agents?.delete(key);
+  const { agent } = origin;
+  const busy = (): number => Object.values(agent.sockets).reduce((sum, list) => sum + (list?.length ?? 0), 0);
+  while (busy() > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  agent.destroy();
 }
 
 // ---- one attempt ----
 
-function splitEndpoint(endpoint: string): { origin: string; prefix: string } {
-  const url = new URL(endpoint);
-  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, "") };
-}
-
 function authorization(token: string): string {
   return /^bearer /i.test(token) ? token : `Bearer ${token}`;
+}
+
+/** One request and its whole answer; rejects on a network error, an abort, or a connection closed mid-answer. */
+function exchange(
+  url: URL,
+  path: string,
+  method: HttpMethod,
+  headers: Record<string, string>,
+  payload: string | undefined,
+  signal: AbortSignal,
+): Promise<RawResponse> {
+  const { module, agent } = originFor(url);
+  return new Promise<RawResponse>((resolve, reject) => {
+    // The path goes out as given (no URL normalisation), as the host, port and protocol of the endpoint's origin.
+    const hostname = url.hostname.replace(/^\[(.*)\]$/, "$1"); // an IPv6 literal without its brackets
+    const target = { protocol: url.protocol, hostname, port: url.port, path };
+    const request = module.request({ ...target, method, headers, agent, signal }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("error", reject);
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text }));
+      response.on("close", () => {
+        if (!response.complete) reject(new Error("the connection closed before the whole answer arrived"));
+      });
+    });
+    request.on("error", reject);
+    request.end(payload);
+  });
 }
 
 export async function sendOnce(
@@ -85,32 +114,27 @@ export async function sendOnce(
   timeoutMs: number,
 ): Promise<RawResponse> {
   if (deadline - performance.now() <= 0) throw timeoutError(method, path, timeoutMs);
-  const { origin, prefix } = splitEndpoint(connection.endpoint);
+  const endpoint = new URL(connection.endpoint);
+  const prefix = endpoint.pathname.replace(/\/+$/, "");
   const headers: Record<string, string> = {
     accept: "application/json",
     authorization: authorization(connection.token),
     "user-agent": "cpln-pulumi",
   };
-  if (body !== undefined) headers["content-type"] = "application/json";
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) {
+    headers["content-type"] = "application/json";
+    headers["content-length"] = String(Buffer.byteLength(payload));
+  }
   const controller = new AbortController();
   let timedOut = false;
+  // The deadline alone ends the call: no socket timeout on an active request.
   const cancelTimer = atDeadline(deadline, () => {
     timedOut = true;
     controller.abort();
   });
   try {
-    const response = await undici().request.call(poolFor(origin), {
-      method,
-      path: prefix + path,
-      headers,
-      body: body === undefined ? null : JSON.stringify(body),
-      signal: controller.signal,
-      // The deadline alone ends the call (atDeadline, below); undici's coarse timers would be a second, earlier limit.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
-    const text = await response.body.text();
-    return { status: response.statusCode, headers: response.headers, text };
+    return await exchange(endpoint, prefix + path, method, headers, payload, controller.signal);
   } catch (error) {
     if (timedOut) throw timeoutError(method, path, timeoutMs);
     throw networkError(method, path, error);
