@@ -13,7 +13,14 @@
 import { z } from "zod";
 import type { Issue } from "../errors.js";
 import { lazy } from "../lazy.js";
-import { crossFieldRules, documentedRules, echoOnly, type DocumentedRule } from "./jsonRules.js";
+import {
+  crossFieldRules,
+  documentedRules,
+  echoOnly,
+  exactlyOneOf,
+  requires,
+  type DocumentedRule,
+} from "./jsonRules.js";
 import {
   description,
   describedTaggedPatchFields,
@@ -53,12 +60,6 @@ function ruled<T extends z.ZodType>(mode: ObjectMode, schema: T, rules: Record<s
   return schema;
 }
 
-// Each branch declares what it requires (`{}`: any value), so linters can tell a branch's names from typos.
-const requires = (...names: string[]) => ({
-  properties: Object.fromEntries(names.map((n) => [n, {}])),
-  required: names,
-});
-const exactlyOne = (a: string, b: string) => ({ oneOf: [requires(a), requires(b)] });
 const notBoth = (a: string, b: string) => ({ not: requires(a, b) });
 
 function aws(mode: ObjectMode) {
@@ -80,7 +81,7 @@ function aws(mode: ObjectMode) {
         .optional()
         .describe("An existing AWS role the identity assumes (instead of policyRefs)."),
     }).describe("AWS access: exactly one of roleName and policyRefs; trustPolicy only with policyRefs."),
-    { allOf: [exactlyOne("roleName", "policyRefs"), notBoth("roleName", "trustPolicy")] },
+    { allOf: [exactlyOneOf("roleName", "policyRefs"), notBoth("roleName", "trustPolicy")] },
   );
 }
 
@@ -105,7 +106,7 @@ function gcp(mode: ObjectMode) {
         .optional()
         .describe("Roles granted to the identity's service account, per resource."),
     }).describe("GCP access: exactly one of serviceAccount and bindings."),
-    exactlyOne("serviceAccount", "bindings"),
+    exactlyOneOf("serviceAccount", "bindings"),
   );
 }
 
@@ -163,7 +164,7 @@ function networkResource(mode: ObjectMode) {
       resolverIP: z.ipv4("must be an IPv4 address").optional().describe("IPv4 address of the DNS resolver to use."),
       ports: ports(),
     }).describe("An endpoint in a private network reached through an agent: exactly one of FQDN and IPs."),
-    exactlyOne("FQDN", "IPs"),
+    exactlyOneOf("FQDN", "IPs"),
   );
 }
 
@@ -181,7 +182,7 @@ function nativeNetworkResource(mode: ObjectMode) {
         .optional()
         .describe("GCP Private Service Connect (not with awsPrivateLink)."),
     }).describe("A cloud-native private endpoint: exactly one of awsPrivateLink and gcpServiceConnect."),
-    exactlyOne("awsPrivateLink", "gcpServiceConnect"),
+    exactlyOneOf("awsPrivateLink", "gcpServiceConnect"),
   );
 }
 

@@ -11,6 +11,22 @@ export type JsonSchemaRules = Record<string, unknown>;
  */
 export const crossFieldRules = lazy(() => z.registry<JsonSchemaRules>());
 
+/** A branch of a rule naming what it requires (`{}`: any value), so linters can tell its names from typos. */
+export const requires = (...names: string[]): JsonSchemaRules => ({
+  properties: Object.fromEntries(names.map((name) => [name, {}])),
+  required: names,
+});
+
+/**
+ * "Exactly one of `names`": at least one (`anyOf`) and no two (`not`). It says what `oneOf` says, but Schemathesis'
+ * coverage phase checks every candidate case against each `oneOf` branch: POST of an identity took 91 s of CPU for
+ * 686 cases with `oneOf`, 6.8 s for 689 with this (2026-11-29), and identity's `oneOf`s were most of CI's Schemathesis.
+ */
+export function exactlyOneOf(...names: string[]): JsonSchemaRules {
+  const pairs = names.flatMap((name, i) => names.slice(i + 1).map((other) => requires(name, other)));
+  return { anyOf: names.map((name) => requires(name)), not: pairs.length === 1 ? pairs[0] : { anyOf: pairs } };
+}
+
 /** `z.toJSONSchema`'s `override` hook adding the registered rules. */
 export function addCrossFieldRules(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
   const rules = crossFieldRules().get(ctx.zodSchema as z.ZodType);

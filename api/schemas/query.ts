@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { lazy } from "../lazy.js";
-import { crossFieldRules, documentedRules } from "./jsonRules.js";
+import { crossFieldRules, documentedRules, exactlyOneOf } from "./jsonRules.js";
 import { globProblem, maxGlobLength, maxRegexLength, maxRegexProgram, regexProblem } from "../patterns.js";
 import { policyKindNames } from "../kinds/catalogs.js";
 import { links, object, patchObject, type ObjectMode } from "./common.js";
@@ -74,7 +74,7 @@ function buildTerm(mode: ObjectMode) {
     .register(crossFieldRules(), {
       // The rules of checkTerm that JSON Schema can say. That a '=~' value compiles under RE2 is said by `format:
       // regex` (ECMA-262, close to RE2) and in words; the compiled-size limit only in words.
-      oneOf: termSelectors.map((selector) => ({ required: [selector] })),
+      ...exactlyOneOf(...termSelectors),
       allOf: [
         {
           if: { properties: { op: { enum: ["exists", "!exists"] } }, required: ["op"] },
@@ -189,7 +189,7 @@ export const queryTermPatch = lazy(() =>
     })
     .describe("Partial term, identified by its property, rel or tag.")
     .register(crossFieldRules(), {
-      oneOf: termSelectors.map((selector) => ({ required: [selector] })),
+      ...exactlyOneOf(...termSelectors),
       ...documentedRules([
         {
           rule: "A $patch/terms item that matches no term is appended: it must then be a whole term (op, and a value unless op is exists or !exists).",
