@@ -10,8 +10,10 @@
 #     package.json checksum in the package's md5sums is checked), from the npm registry, since an `npm i -g npm` on
 #     a host replaces the package's copy; yarn 1.22.22 from the npm registry; all laid out under /usr/local as the
 #     official image has them, with its `node` user (uid 1000).
-#   - /usr/local/etc/npmrc sets `nodedir=/usr/local` (the headers above): node-gyp otherwise downloads them from
-#     nodejs.org, which is not reachable here; the official image's node-gyp would fetch the same headers.
+# What this machine's network needs of the build is given to its RUN steps as read-only mounts, never kept in a layer:
+# an npmrc (at npm's global config path) with `nodedir=/usr/local` (the headers above: node-gyp otherwise downloads
+# them from nodejs.org, which is not reachable here) and `cafile=` this machine's CA bundle (its HTTPS goes through a
+# proxy whose CA only that bundle holds: without it every npm fetch fails with SELF_SIGNED_CERT_IN_CHAIN).
 # The base is kept as a root file system tar under <cache>/image/ keyed by all its inputs (the recipe below, the
 # suite, the mirror, the Node.js package's version and the npm/yarn versions); one build at a time (flock on
 # <cache>/image/.lock). A missing tar is rebuilt, a missing local image is re-imported from the tar.
@@ -22,7 +24,7 @@
 #                               without it (401), and a /data volume keeping what was created across a new container
 # Env: CPLN_TOKEN (the admin key for --check; a random one when unset; passed to podman by name only),
 # CPLN_IMAGE_MIRROR (default http://deb.debian.org/debian; e.g. a snapshot.debian.org archive URL to pin a date).
-# Needs (apt, as root): buildah podman debootstrap (see docs/releasing.md for the versions used).
+# Needs (apt, as root): buildah, podman and debootstrap (docs/cpln-local.md names the versions used).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="${CPLN_PULUMI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cpln-pulumi}/image"
@@ -77,7 +79,7 @@ EOF
   if dpkg --verify nodejs | grep -vE ' /usr/lib/node_modules/npm/' | grep -q .; then
     fail "files of the nodejs package were changed on this machine: $(dpkg --verify nodejs | grep -v /npm/ | head -3)"
   fi
-  mkdir -p "$rootfs/usr/local/bin" "$rootfs/usr/local/include" "$rootfs/usr/local/lib/node_modules" "$rootfs/usr/local/etc"
+  mkdir -p "$rootfs/usr/local/bin" "$rootfs/usr/local/include" "$rootfs/usr/local/lib/node_modules"
   cp -a "$node_bin" "$rootfs/usr/local/bin/node"
   cp -a /usr/include/node "$rootfs/usr/local/include/node"
   cp -a /usr/lib/node_modules/corepack "$rootfs/usr/local/lib/node_modules/corepack"
@@ -94,11 +96,12 @@ EOF
   ln -s ../lib/node_modules/corepack/dist/corepack.js "$rootfs/usr/local/bin/corepack"
   ln -s "/opt/yarn-v$yarn_version/bin/yarn" "$rootfs/usr/local/bin/yarn"
   ln -s "/opt/yarn-v$yarn_version/bin/yarnpkg" "$rootfs/usr/local/bin/yarnpkg"
-  printf 'nodedir=/usr/local\n' >"$rootfs/usr/local/etc/npmrc"
-  chroot "$rootfs" groupadd --gid 1000 node
-  chroot "$rootfs" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
-  [ "$(chroot "$rootfs" /usr/local/bin/node -v)" = "$(node_version)" ] || fail "node does not run in the base"
-  [ "$(chroot "$rootfs" /usr/local/bin/npm -v)" = "$npm_version" ] || fail "npm does not run in the base"
+  # In the new root with none of this machine's environment (e.g. NODE_EXTRA_CA_CERTS naming a file it lacks).
+  local in_root=(chroot "$rootfs" env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)
+  "${in_root[@]}" groupadd --gid 1000 node
+  "${in_root[@]}" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
+  [ "$("${in_root[@]}" node -v)" = "$(node_version)" ] || fail "node does not run in the base"
+  [ "$("${in_root[@]}" npm -v)" = "$npm_version" ] || fail "npm does not run in the base"
 
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb \
     "$rootfs"/var/log/* "$rootfs"/tmp/* "$rootfs"/root/.npm
@@ -158,11 +161,16 @@ base() {
 }
 
 build() {
-  local base_image
+  local base_image ca
   base_image=$(base)
+  ca=${NODE_EXTRA_CA_CERTS:-/etc/ssl/certs/ca-certificates.crt}
+  [ -f "$ca" ] || fail "no CA bundle at $ca (set NODE_EXTRA_CA_CERTS to the one this machine's HTTPS needs)"
+  npmrc=$(mktemp) # global: the EXIT trap runs after this function has returned
+  trap 'rm -f "$npmrc"' EXIT
+  printf 'nodedir=/usr/local\ncafile=/run/cpln-image/ca.pem\n' >"$npmrc"
   say "building $image from the Dockerfile on $base_image"
   nice -n 10 buildah bud --isolation chroot --pull=never --build-arg "BASE=$base_image" -t "$image" \
-    -f "$root/Dockerfile" "$root" >&2
+    -v "$npmrc:/usr/local/etc/npmrc:ro" -v "$ca:/run/cpln-image/ca.pem:ro" -f "$root/Dockerfile" "$root" >&2
   echo "$image"
 }
 
