@@ -34,10 +34,12 @@ podman image exists "$image" || {
 }
 if [ -z "${CPLN_TOKEN:-}" ]; then CPLN_TOKEN=$(node -p 'require("node:crypto").randomBytes(24).toString("hex")'); fi
 export CPLN_TOKEN
-port=$(node -e 's=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+free_port='s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })'
+port=$(node -e "$free_port")
 endpoint="http://127.0.0.1:$port"
 name="cpln-local-check-$$"
 volume="cpln-local-check-$$"
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
   "${podman[@]}" rm --force --time 0 "$name" >/dev/null 2>&1 || true
   podman volume rm --force "$volume" >/dev/null 2>&1 || true

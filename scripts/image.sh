@@ -45,8 +45,10 @@ fail() {
 build_base() {
   local out=$1 arch node_bin md5
   arch=$(dpkg --print-architecture)
-  debootstrap --variant=minbase --arch="$arch" "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 ||
-    fail "debootstrap $suite from $mirror failed; its log: $rootfs.log"
+  debootstrap --variant=minbase --arch="$arch" "$suite" "$rootfs" "$mirror" >"$rootfs.log" 2>&1 || {
+    tail -n 20 "$rootfs.log" >&2
+    fail "debootstrap $suite from $mirror failed (the end of its log above)"
+  }
   rm -f "$rootfs/etc/apt/sources.list"
   cat >"$rootfs/etc/apt/sources.list.d/debian.sources" <<EOF
 Types: deb
@@ -70,7 +72,7 @@ EOF
   find "$rootfs/usr/share/doc" -mindepth 1 -not -name copyright -not -type d -delete
   find "$rootfs/usr/share/doc" -mindepth 1 -type d -empty -delete
   find "$rootfs/usr/share/locale" -mindepth 1 -maxdepth 1 -not -name locale.alias -exec rm -rf {} +
-  rm -rf "$rootfs"/usr/share/{groff,info,linda,man}/* "$rootfs"/usr/share/lintian/overrides/*
+  rm -rf "${rootfs:?}"/usr/share/{groff,info,linda,man}/* "${rootfs:?}"/usr/share/lintian/overrides/*
   printf 'Acquire::Languages "none";\n' >"$rootfs/etc/apt/apt.conf.d/docker-no-languages"
   printf 'Apt::AutoRemove::SuggestsImportant "false";\n' >"$rootfs/etc/apt/apt.conf.d/docker-autoremove-suggests"
 
@@ -88,8 +90,10 @@ EOF
   [ "$(tar -xzOf "$rootfs.pack/npm-$npm_version.tgz" package/package.json | md5sum | cut -d' ' -f1)" = "$md5" ] ||
     fail "npm $npm_version is not the npm the nodejs package $(dpkg-query -W -f='${Version}' nodejs) shipped"
   mkdir -p "$rootfs/usr/local/lib/node_modules/npm" "$rootfs/opt/yarn-v$yarn_version"
-  tar -xzf "$rootfs.pack/npm-$npm_version.tgz" --strip-components=1 --no-same-owner -C "$rootfs/usr/local/lib/node_modules/npm"
-  tar -xzf "$rootfs.pack/yarn-$yarn_version.tgz" --strip-components=1 --no-same-owner -C "$rootfs/opt/yarn-v$yarn_version"
+  tar -xzf "$rootfs.pack/npm-$npm_version.tgz" --strip-components=1 --no-same-owner \
+    -C "$rootfs/usr/local/lib/node_modules/npm"
+  tar -xzf "$rootfs.pack/yarn-$yarn_version.tgz" --strip-components=1 --no-same-owner \
+    -C "$rootfs/opt/yarn-v$yarn_version"
   ln -s node "$rootfs/usr/local/bin/nodejs"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
@@ -103,10 +107,18 @@ EOF
   [ "$("${in_root[@]}" node -v)" = "$(node_version)" ] || fail "node does not run in the base"
   [ "$("${in_root[@]}" npm -v)" = "$npm_version" ] || fail "npm does not run in the base"
 
-  rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb \
-    "$rootfs"/var/log/* "$rootfs"/tmp/* "$rootfs"/root/.npm
-  rm -rf "$rootfs"/dev/* # device nodes debootstrap made: a container runtime provides /dev
+  rm -rf "${rootfs:?}"/var/lib/apt/lists/* "${rootfs:?}"/var/cache/apt/*.bin \
+    "${rootfs:?}"/var/cache/apt/archives/*.deb "${rootfs:?}"/var/log/* "${rootfs:?}"/tmp/* "${rootfs:?}"/root/.npm
+  rm -rf "${rootfs:?}"/dev/* # device nodes debootstrap made: a container runtime provides /dev
   tar --numeric-owner --xattrs -C "$rootfs" -cf "$out" .
+}
+
+# A failed debootstrap may leave /proc and /sys mounted in the new root: those are unmounted first, and rm stays on
+# the new root's file system whatever is left.
+# shellcheck disable=SC2317 # called by the EXIT trap
+remove_rootfs() {
+  findmnt -rn -o TARGET | grep -F "$rootfs/" | sort -r | xargs -r umount -l || true
+  rm -rf --one-file-system "$rootfs" "$rootfs.pack" "$rootfs.tar" "$rootfs.log"
 }
 
 # The Node.js version of the nodejs package's binary, e.g. v20.20.2.
@@ -123,7 +135,9 @@ base_key() {
 base() {
   local node_major base_major key tar name ctr
   [ "$(id -u)" = 0 ] || fail "building the base needs root (debootstrap, chroot, buildah's root storage)"
-  for tool in debootstrap buildah flock; do command -v "$tool" >/dev/null || fail "needs $tool (apt-get install $tool)"; done
+  for tool in debootstrap buildah flock; do
+    command -v "$tool" >/dev/null || fail "needs $tool (apt-get install $tool)"
+  done
   node_major=$(node_version | sed -E 's/^v([0-9]+)\..*/\1/')
   base_major=$(sed -n -E 's/^ARG BASE=node:([0-9]+)-.*/\1/p' "$root/Dockerfile")
   [ "$node_major" = "$base_major" ] ||
@@ -140,21 +154,23 @@ base() {
   if [ ! -f "$tar" ]; then
     say "building the base: debootstrap $suite from $mirror, Node.js $(node_version) (minutes)"
     rootfs=$(mktemp -d "$cache/.rootfs.XXXXXX")
-    trap 'rm -rf "$rootfs" "$rootfs.pack" "$rootfs.tar"; rm -f "$rootfs.log"' EXIT
+    trap remove_rootfs EXIT
     mkdir "$rootfs.pack"
     build_base "$rootfs.tar"
     mv "$rootfs.tar" "$tar"
-    rm -rf "$rootfs" "$rootfs.pack" "$rootfs.log"
+    remove_rootfs
     trap - EXIT
   fi
   if ! buildah inspect --type image "$name" >/dev/null 2>&1; then
     say "importing $tar as $name"
     ctr=$(buildah from scratch)
+    trap 'buildah rm "$ctr" >/dev/null 2>&1' EXIT
     buildah add --quiet "$ctr" "$tar" / >/dev/null
     buildah config --os linux --arch "$(dpkg --print-architecture)" --user root --workingdir / \
       --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
       --env "NODE_VERSION=$(node_version | tr -d v)" --env "YARN_VERSION=$yarn_version" --cmd node "$ctr"
     buildah commit --quiet --rm "$ctr" "$name" >/dev/null
+    trap - EXIT
   fi
   flock -u 8
   echo "$name"
