@@ -34,7 +34,8 @@ podman image exists "$image" || {
 }
 if [ -z "${CPLN_TOKEN:-}" ]; then CPLN_TOKEN=$(node -p 'require("node:crypto").randomBytes(24).toString("hex")'); fi
 export CPLN_TOKEN
-free_port='s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })'
+free_port='const s = require("node:net").createServer();
+s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
 port=$(node -e "$free_port")
 endpoint="http://127.0.0.1:$port"
 name="cpln-local-check-$$"
