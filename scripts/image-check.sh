@@ -3,7 +3,7 @@
 # scripts/image.sh) with podman, as root, and checks what a user of the image relies on:
 #   1. the org's policies with the admin key: 200, a list holding the seeded superusers-gvc and viewers-gvc;
 #   2. the same request without a key: 401;
-#   3. the server runs as the image's `node` user (uid 1000), not root;
+#   3. the server runs as the image's `node` user (uid 1000), not root, and the key is on no command line;
 #   4. a gvc created in one container is read back from a new container on the same /data volume.
 # Prints the time from `podman run` to the first answer of each container. The admin key is CPLN_TOKEN (a random one
 # when unset): podman gets the variable's name only (`-e CPLN_TOKEN`) and curl reads the header from stdin, so it is
@@ -99,6 +99,11 @@ check "  lists the seeded superusers-gvc ($(grep -c . <<<"$names") policies)" gr
 check "  lists the seeded viewers-gvc" grep -qx -e viewers-gvc <<<"$names"
 check "GET /org/$org/policy without a key: 401" [ "$(request GET "/org/$org/policy" "" nokey | head -n 1)" = 401 ]
 check "the server runs as uid 1000 (node)" [ "$("${podman[@]}" exec "$name" id -u)" = 1000 ]
+# While it runs, no process of this machine (podman, conmon, the server, curl) has the key among its arguments.
+# (grep reads the key from a file descriptor: printf is a shell builtin, so the key is on no argument list here.)
+# shellcheck disable=SC2009,SC2317 # all arguments are the point (pgrep -f would list the key); check calls it
+key_unlisted() { ! ps -eo args= | grep -qF -f <(printf '%s\n' "$CPLN_TOKEN"); }
+check "the admin key is on no command line (ps)" key_unlisted
 created=$(request POST "/org/$org/gvc" '{"name":"image-check","description":"made by scripts/image-check.sh"}')
 check "POST /org/$org/gvc image-check: 201" [ "$(head -n 1 <<<"$created")" = 201 ]
 
