@@ -2,8 +2,8 @@
 # (scripts/release-packages.mjs), installed with its production dependencies (better-sqlite3 compiles here when no
 # prebuilt binary matches), on Node 20. The admin key comes from CPLN_TOKEN (or a new one is printed at start).
 #   docker build -t cpln-local .
-#   docker run --rm -p 8080:8080 -e CPLN_TOKEN -v cpln-data:/data cpln-local   (the key from the environment: by
-#                                                                             name, so it is on no command line)
+#   docker run --rm -p 8080:8080 -e CPLN_TOKEN -v cpln-data:/data cpln-local
+# (`-e CPLN_TOKEN` passes the variable by name, so the key is on no command line.)
 # BASE is the image every stage starts from: the public Node 20 image unless a build names another one with the
 # same layout (scripts/image.sh builds one from Debian's and this machine's packages when no registry is reachable).
 ARG BASE=node:20-bookworm-slim
