@@ -5,7 +5,7 @@
 #   - Debian bookworm by `debootstrap --variant=minbase` from the Debian mirror (signatures checked against the
 #     host's debian-archive-keyring), slimmed as the official debian:bookworm-slim is (debuerreotype's
 #     .slimify-excludes/-includes as dpkg path filters), its apt sources the official image's debian.sources;
-#   - Node.js from this machine's `nodejs` package (NodeSource's repack of the official build): the node binary, its
+#   - Node.js from this machine's `nodejs` package (NodeSource's, 20.20.2-1nodesource1 here): the node binary, its
 #     headers and corepack, checked unmodified by `dpkg --verify`; npm at the version that package shipped (its
 #     package.json checksum in the package's md5sums is checked), from the npm registry, since an `npm i -g npm` on
 #     a host replaces the package's copy; yarn 1.22.22 from the npm registry; all laid out under /usr/local as the
@@ -24,7 +24,7 @@
 #                               without it (401), and a /data volume keeping what was created across a new container
 # Env: CPLN_TOKEN (the admin key for --check; a random one when unset; passed to podman by name only),
 # CPLN_IMAGE_MIRROR (default http://deb.debian.org/debian; e.g. a snapshot.debian.org archive URL to pin a date).
-# Needs (apt, as root): buildah, podman and debootstrap (docs/cpln-local.md names the versions used).
+# Needs (apt, as root): buildah, debootstrap; for --check podman, runc, containernetworking-plugins (docs/cpln-local.md).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="${CPLN_PULUMI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cpln-pulumi}/image"
