@@ -24,7 +24,7 @@
 #                               without it (401), and a /data volume keeping what was created across a new container
 # Env: CPLN_TOKEN (the admin key for --check; a random one when unset; passed to podman by name only),
 # CPLN_IMAGE_MIRROR (default http://deb.debian.org/debian; e.g. a snapshot.debian.org archive URL to pin a date).
-# Needs (apt, as root): buildah, debootstrap; for --check podman, runc, containernetworking-plugins (docs/cpln-local.md).
+# Needs (apt, as root): buildah, debootstrap; for --check podman, runc, containernetworking-plugins (see docs/).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="${CPLN_PULUMI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cpln-pulumi}/image"
