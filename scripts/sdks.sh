@@ -26,8 +26,12 @@ gen_src="$root/tools/engine/gen"
 python_pulumi=3.272.0
 cache_root="${CPLN_PULUMI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cpln-pulumi}"
 version=$(sed -n -E 's/^  "version": "([^"]+)",$/\1/p' "$root/package.json" | head -n 1)
-pkg_version=$(sed -n -E 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/pkg/v3 (v[^ ]+)$#\2#p' "$gen_src/go.mod" | head -n 1)
-hash() { sha256sum "$@" | sha256sum | cut -c1-12; }
+# The pulumi/pkg version a generator's go.mod requires directly.
+pkg_of() { sed -n -E 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/pkg/v3 (v[^ ]+)$#\2#p' "$1" | head -n 1; }
+pkg_version=$(pkg_of "$gen_src/go.mod")
+# Of the files' contents only: sha256sum's lines also name each file, which made every checkout's path a key of its
+# own (each fresh clone regenerated the SDKs and rebuilt the generators).
+hash() { sha256sum "$@" | cut -d' ' -f1 | sha256sum | cut -c1-12; }
 gen_key=$(hash "$gen_src/main.go" "$gen_src/go.mod" "$gen_src/go.sum")
 gen="$cache_root/engine/gen-$pkg_version-$gen_key/cpln-pulumi-gen"
 sdk_key="$version-$(printf '%s %s' "$(hash "$root/schema.json")" "$gen_key" | sha256sum | cut -c1-12)"
@@ -57,7 +61,7 @@ lock() {
 if [ "${1:-}" = "dotnet" ]; then
   dotnet_src="$root/tools/engine/gen-dotnet"
   logo="$root/docs/logo.png"
-  dotnet_pkg=$(sed -n -E 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/pkg/v3 (v[^ ]+)$#\2#p' "$dotnet_src/go.mod" | head -n 1)
+  dotnet_pkg=$(pkg_of "$dotnet_src/go.mod")
   dotnet_key=$(hash "$dotnet_src/main.go" "$dotnet_src/go.mod" "$dotnet_src/go.sum")
   gen_dotnet="$cache_root/engine/gen-dotnet-$dotnet_pkg-$dotnet_key/cpln-pulumi-gen-dotnet"
   dotnet="$cache_root/sdks/dotnet-$version-$(printf '%s %s' "$(hash "$root/schema.json" "$logo")" "$dotnet_key" | sha256sum | cut -c1-12)"
