@@ -8,6 +8,7 @@
 # - The server is dist/server/cli.js on 127.0.0.1, port 0, in-memory data, with an admin key drawn here and passed
 #   through the environment (CPLN_TOKEN), never on a command line; Schemathesis reads it from the environment too
 #   (its config file says `${CPLN_TOKEN}`). The server is stopped on exit, whatever happens.
+# - `scripts/schemathesis.sh --install` only makes the venv (no dist/ needed): .ci/run starts it beside npm ci.
 # - Budget: SCHEMATHESIS_MAX_EXAMPLES (default 25 since issue 39; 5 before) cases per operation and phase, one
 #   worker (Python 3.11's ast is not thread-safe: two workers made Hypothesis fail with "AST constructor recursion
 #   depth mismatch"), a fixed seed (SCHEMATHESIS_SEED) so a CI failure can be replayed. Minutes: see docs/security.md.
@@ -22,15 +23,22 @@ venv="${CPLN_PULUMI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cpln-pulumi}/schemath
 complete() { [ -x "$venv/bin/schemathesis" ] && [ "$("$venv/bin/schemathesis" --version 2>/dev/null)" = "schemathesis, version $version" ]; }
 if ! complete; then
   command -v python3 >/dev/null 2>&1 || { echo "schemathesis: needs python3 (with venv) and PyPI" >&2; exit 1; }
-  echo "schemathesis: installing $version into $venv" >&2
-  rm -rf "$venv"
+  # One install at a time: a second run waits, then finds the venv the first one made.
   mkdir -p "$(dirname "$venv")"
-  # Built where it lives (a venv's scripts name their directory); `complete` fails on a half-built one.
-  python3 -m venv "$venv" || { rm -rf "$venv"; echo "schemathesis: python3 -m venv failed" >&2; exit 1; }
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements" ||
-    { rm -rf "$venv"; echo "schemathesis: pip install failed" >&2; exit 1; }
-  complete || { rm -rf "$venv"; echo "schemathesis: $venv does not report version $version" >&2; exit 1; }
+  exec 9>"$venv.lock"
+  flock 9
+  if ! complete; then
+    echo "schemathesis: installing $version into $venv" >&2
+    rm -rf "$venv"
+    # Built where it lives (a venv's scripts name their directory); `complete` fails on a half-built one.
+    python3 -m venv "$venv" || { rm -rf "$venv"; echo "schemathesis: python3 -m venv failed" >&2; exit 1; }
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements" ||
+      { rm -rf "$venv"; echo "schemathesis: pip install failed" >&2; exit 1; }
+    complete || { rm -rf "$venv"; echo "schemathesis: $venv does not report version $version" >&2; exit 1; }
+  fi
+  exec 9>&-
 fi
+[ "${1:-}" = "--install" ] && exit 0
 
 [ -f "$root/dist/server/cli.js" ] || { echo "schemathesis: dist/server/cli.js is missing; run npm run build" >&2; exit 1; }
 work=$(mktemp -d)
