@@ -2,8 +2,8 @@
  * `npm run demo`: starts cpln-local on a free port with a fresh SQLite file, runs examples/quickstart against it
  * (up → an edit → up → destroy) and prints what happened: each resource with its id, the PATCH the provider sent for
  * the edit, and the stack outputs, through the Pulumi CLI (Automation API). The CLI is the one `npm run engine` built,
- * or one installed; where there is none and Go is, the demo builds it first (about 20 minutes cold, said before it
- * starts); else it says in one line how to install Pulumi and exits 1. Leaves nothing running.
+ * or one installed; where there is none and Go is, the demo builds it first (about 6 minutes on 2 idle cores, said
+ * before it starts); else it says in one line how to install Pulumi and exits 1. Leaves nothing running.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -192,7 +192,7 @@ async function pulumiCli(): Promise<PulumiCli | undefined> {
     return undefined;
   }
   console.log(
-    `Pulumi CLI not found (${searched}): building it from the Go module proxy with \`npm run engine\` (scripts/engine.sh) — about 20 minutes on 2 cores the first time, then cached and reused (seconds).`,
+    `Pulumi CLI not found (${searched}): building it from the Go module proxy with \`npm run engine\` (scripts/engine.sh) — about 6 minutes on 2 idle cores the first time, longer on busy ones; then cached and reused (seconds).`,
   );
   try {
     return await buildPulumiCli();

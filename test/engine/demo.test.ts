@@ -120,7 +120,7 @@ describe("npm run demo without a Pulumi CLI", () => {
     const result = demoWithout([fakeGo]);
     expect(result.status).toBe(1);
     expect(result.stdout.split("\n")[0]).toBe(
-      "Pulumi CLI not found (npm run engine's cache, PATH, ~/.pulumi/bin): building it from the Go module proxy with `npm run engine` (scripts/engine.sh) — about 20 minutes on 2 cores the first time, then cached and reused (seconds).",
+      "Pulumi CLI not found (npm run engine's cache, PATH, ~/.pulumi/bin): building it from the Go module proxy with `npm run engine` (scripts/engine.sh) — about 6 minutes on 2 idle cores the first time, longer on busy ones; then cached and reused (seconds).",
     );
     expect(result.stderr).toMatch(/^engine: \[1\/\d+, \d+ s\] /m);
     expect(result.stderr).toMatch(/^demo: scripts\/engine\.sh failed \(exit \d+\): see its lines above$/m);
