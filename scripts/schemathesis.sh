@@ -24,6 +24,7 @@ complete() { [ -x "$venv/bin/schemathesis" ] && [ "$("$venv/bin/schemathesis" --
 if ! complete; then
   command -v python3 >/dev/null 2>&1 || { echo "schemathesis: needs python3 (with venv) and PyPI" >&2; exit 1; }
   # One install at a time: a second run waits, then finds the venv the first one made.
+  command -v flock >/dev/null 2>&1 || { echo "schemathesis: needs flock(1) (util-linux) so that two installs never run at once" >&2; exit 1; }
   mkdir -p "$(dirname "$venv")"
   exec 9>"$venv.lock"
   flock 9
