@@ -18,8 +18,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 engine="$root/tools/engine"
 
-# The version a go.mod requires directly (`require M v` or a line of a require block, not `// indirect`).
-pinned() { sed -n -E "s#^[[:space:]]*(require[[:space:]]+)?$1 (v[^ ]+)\$#\2#p" "$2" | head -n 1; }
+# shellcheck source=scripts/go-mod.sh
+. "$root/scripts/go-mod.sh"
 cli_version=$(pinned github.com/pulumi/pulumi/pkg/v3 "$engine/cli/go.mod")
 yaml_version=$(pinned github.com/pulumi/pulumi-yaml "$engine/yaml/go.mod")
 host_version() { pinned github.com/pulumi/pulumi/sdk/v3 "$engine/hosts/$1/go.mod"; }

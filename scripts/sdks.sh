@@ -26,8 +26,10 @@ gen_src="$root/tools/engine/gen"
 python_pulumi=3.272.0
 cache_root="${CPLN_PULUMI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cpln-pulumi}"
 version=$(sed -n -E 's/^  "version": "([^"]+)",$/\1/p' "$root/package.json" | head -n 1)
+# shellcheck source=scripts/go-mod.sh
+. "$root/scripts/go-mod.sh"
 # The pulumi/pkg version a generator's go.mod requires directly.
-pkg_of() { sed -n -E 's#^[[:space:]]*(require[[:space:]]+)?github.com/pulumi/pulumi/pkg/v3 (v[^ ]+)$#\2#p' "$1" | head -n 1; }
+pkg_of() { pinned github.com/pulumi/pulumi/pkg/v3 "$1"; }
 pkg_version=$(pkg_of "$gen_src/go.mod")
 # Of the files' contents only: sha256sum's lines also name each file, which made every checkout's path a key of its
 # own (each fresh clone regenerated the SDKs and rebuilt the generators).
